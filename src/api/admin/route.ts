@@ -1,0 +1,40 @@
+/** Admin API (DESIGN.md §12), behind ADMIN_TOKEN; absent when it is unset. */
+import type { FastifyPluginAsync } from 'fastify'
+import { NotFound } from '../../domain/errors.js'
+import type { Deps } from '../../services/deps.js'
+import * as merchants from '../../services/merchants.js'
+import * as configs from '../../services/provider-configs.js'
+import { getMerchant } from '../../store/repos/merchants.js'
+import { registerAdminAuth } from '../plugins/auth.js'
+import { S, type ApiKeyBodyT, type MerchantBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
+
+type M = { Params: { id: string } }
+
+export const adminRoutes = (deps: Deps, token: string): FastifyPluginAsync => async (app) => {
+  registerAdminAuth(app, token)
+
+  app.post<{ Body: MerchantBodyT }>('/merchants', { schema: S.createMerchant }, async (req, reply) =>
+    reply.code(201).send(await merchants.createMerchant(deps, req.body)))
+
+  app.get<M>('/merchants/:id', { schema: S.merchant }, async (req) => {
+    const m = await getMerchant(deps.db, req.params.id)
+    if (!m) throw new NotFound()
+    return { id: m.id, name: m.name, email: m.email, createdAt: m.createdAt.toISOString() }
+  })
+
+  app.post<M & { Body: ApiKeyBodyT }>('/merchants/:id/api_keys', { schema: S.createKey }, async (req, reply) =>
+    reply.code(201).send(await merchants.createApiKey(deps, req.params.id, req.body.mode)))
+
+  app.get<M>('/merchants/:id/api_keys', { schema: S.merchant }, async (req) => ({ data: await merchants.listApiKeys(deps, req.params.id) }))
+
+  app.delete<{ Params: { id: string; keyId: string } }>('/merchants/:id/api_keys/:keyId', { schema: S.key }, (req) =>
+    merchants.revokeApiKey(deps, req.params.id, req.params.keyId))
+
+  app.post<M & { Body: ProviderConfigBodyT }>('/merchants/:id/provider_configs', { schema: S.createConfig }, async (req, reply) =>
+    reply.code(201).send(await configs.createProviderConfig(deps, req.params.id, req.body)))
+
+  app.get<M>('/merchants/:id/provider_configs', { schema: S.merchant }, async (req) => ({ data: await configs.listProviderConfigs(deps, req.params.id) }))
+
+  app.patch<{ Params: { id: string; configId: string }; Body: ProviderConfigPatchT }>('/merchants/:id/provider_configs/:configId', { schema: S.patchConfig }, (req) =>
+    configs.updateProviderConfig(deps, req.params.id, req.params.configId, req.body))
+}

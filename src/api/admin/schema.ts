@@ -1,0 +1,45 @@
+import { Type, type Static } from 'typebox'
+import { Mode, errors } from '../schemas.js'
+
+const Creds = Type.Record(Type.String(), Type.Unknown())
+const MerchantParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
+
+export const MerchantBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+  password: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false })
+
+export const ApiKeyBody = Type.Object({ mode: Mode }, { additionalProperties: false })
+
+export const ProviderConfigBody = Type.Object({
+  provider: Type.String(),
+  label: Type.String(),
+  enabled: Type.Optional(Type.Boolean()),
+  isDefault: Type.Optional(Type.Boolean()),
+  credentials: Creds,
+  settings: Type.Optional(Creds),
+}, { additionalProperties: false })
+
+export const ProviderConfigPatch = Type.Object({
+  label: Type.Optional(Type.String()),
+  enabled: Type.Optional(Type.Boolean()),
+  isDefault: Type.Optional(Type.Boolean()),
+  credentials: Type.Optional(Creds),
+  settings: Type.Optional(Creds),
+}, { additionalProperties: false })
+
+export type MerchantBodyT = Static<typeof MerchantBody>
+export type ApiKeyBodyT = Static<typeof ApiKeyBody>
+export type ProviderConfigBodyT = Static<typeof ProviderConfigBody>
+export type ProviderConfigPatchT = Static<typeof ProviderConfigPatch>
+
+const hide = { hide: true, response: errors(400, 401, 404) }
+export const S = {
+  createMerchant: { ...hide, body: MerchantBody },
+  merchant: { ...hide, params: MerchantParams },
+  createKey: { ...hide, params: MerchantParams, body: ApiKeyBody },
+  key: { ...hide, params: Type.Object({ id: Type.String(), keyId: Type.String() }) },
+  createConfig: { ...hide, params: MerchantParams, body: ProviderConfigBody },
+  patchConfig: { ...hide, params: Type.Object({ id: Type.String(), configId: Type.String() }), body: ProviderConfigPatch },
+}

@@ -1,0 +1,21 @@
+import { Type, type Static } from 'typebox'
+import { Amount, CurrencyCode, SessionCreated, errors } from '../schemas.js'
+
+export const CheckoutBody = Type.Object({
+  amount: Amount,
+  currency: CurrencyCode,
+  description: Type.Optional(Type.String({ maxLength: 200 })),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { maxProperties: 50, description: 'at most 50 keys; keys ≤ 40 characters, values ≤ 500' })),
+  successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'absolute http(s) URL; https in live mode' })),
+  expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, description: 'default 3600' })),
+  providerHints: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'provider id → configuration label; only the first is used; ignored in test mode' })),
+}, { additionalProperties: false })
+
+export type CheckoutBodyT = Static<typeof CheckoutBody>
+
+export const CreateCheckout = {
+  summary: 'Create a payment session',
+  tags: ['sessions'],
+  body: CheckoutBody,
+  response: { 200: SessionCreated, ...errors(400, 401, 409, 429) },
+}

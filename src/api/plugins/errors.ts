@@ -1,0 +1,39 @@
+/** One error handler for the JSON scopes: TillError → {"error": …}; anything else a 500 without a stack. */
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { InvalidJson, NotFound, PayloadTooLarge, TillError, ServiceUnavailable } from '../../domain/errors.js'
+
+const PG_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', '57P01', '57P02', '57P03', '08006', '08001', '08003'])
+
+function isDatabaseDown(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; cause?: unknown }
+  if (e?.code && PG_UNAVAILABLE.has(e.code)) return true
+  if (typeof e?.message === 'string' && /timeout exceeded when trying to connect|Connection terminated/.test(e.message)) return true
+  return e?.cause ? isDatabaseDown(e.cause) : false
+}
+
+export function toTillError(err: FastifyError | Error): TillError | null {
+  if (err instanceof TillError) return err
+  const code = (err as FastifyError).code
+  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError) return new InvalidJson()
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PayloadTooLarge()
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new TillError(415, 'Content-Type must be application/json')
+  if (code === 'FST_ERR_NOT_FOUND') return new NotFound()
+  const status = (err as FastifyError).statusCode
+  if (status && status >= 400 && status < 500) return new TillError(status, err.message)
+  if (isDatabaseDown(err)) return new ServiceUnavailable()
+  return null
+}
+
+export function registerJsonErrors(app: FastifyInstance) {
+  app.setErrorHandler((err, req, reply) => {
+    const known = toTillError(err as Error)
+    if (known) {
+      if (known.status >= 500) req.log.warn({ err }, known.message)
+      const { retryAfter, ...extra } = known.extra as { retryAfter?: number }
+      if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter))
+      return reply.code(known.status).send({ error: known.message, ...extra })
+    }
+    req.log.error({ err }, 'unhandled error')
+    return reply.code(500).send({ error: 'internal error', requestId: req.id })
+  })
+}

@@ -1,0 +1,26 @@
+/** Test helpers: test keys only; a live key gets 404 as if they did not exist. */
+import type { FastifyPluginAsync } from 'fastify'
+import { NotFound } from '../../domain/errors.js'
+import type { Deps } from '../../services/deps.js'
+import * as helpers from '../../services/test-helpers.js'
+import { PaySession, RefundAction, SessionAction, type PayBodyT } from './schema.js'
+
+type Id = { Params: { id: string } }
+
+export const testHelperRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
+  app.addHook('preHandler', async (req) => {
+    if (req.ctx.mode !== 'test') throw new NotFound()
+  })
+  app.post<Id & { Body: PayBodyT | undefined }>('/test_helpers/sessions/:id/pay', { schema: PaySession }, (req) =>
+    helpers.paySession(deps, req.ctx, req.params.id, req.body?.refundBehavior))
+  app.post<Id>('/test_helpers/sessions/:id/fail', { schema: SessionAction('Test mode: fail a session\'s payment') }, (req) =>
+    helpers.failSession(deps, req.ctx, req.params.id))
+  app.post<Id>('/test_helpers/sessions/:id/cancel', { schema: SessionAction('Test mode: cancel a session as the customer would') }, (req) =>
+    helpers.cancelSessionHelper(deps, req.ctx, req.params.id))
+  app.post<Id>('/test_helpers/sessions/:id/expire', { schema: SessionAction('Test mode: expire a session now') }, (req) =>
+    helpers.expireSessionHelper(deps, req.ctx, req.params.id))
+  app.post<Id>('/test_helpers/refunds/:id/succeed', { schema: RefundAction('Test mode: settle a pending refund as succeeded') }, (req) =>
+    helpers.settleRefundHelper(deps, req.ctx, req.params.id, 'succeeded'))
+  app.post<Id>('/test_helpers/refunds/:id/fail', { schema: RefundAction('Test mode: settle a pending refund as failed') }, (req) =>
+    helpers.settleRefundHelper(deps, req.ctx, req.params.id, 'failed'))
+}

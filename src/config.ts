@@ -1,0 +1,30 @@
+/** Environment → typed configuration, read once (DESIGN.md §11). */
+export interface Config {
+  port: number
+  host: string
+  baseUrl: string
+  databaseUrl: string | null
+  dataDir: string
+  adminToken: string | null
+  secretsKey: string | null
+  logLevel: string
+  rateLimitPerSecond: number
+  jobsEnabled: boolean
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = env.PORT ? Number(env.PORT) : 8080
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`)
+  return {
+    port,
+    host: env.HOST || '127.0.0.1',
+    baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL || null,
+    dataDir: env.DATA_DIR || './data',
+    adminToken: env.ADMIN_TOKEN || null,
+    secretsKey: env.SECRETS_KEY || null,
+    logLevel: env.LOG_LEVEL || 'info',
+    rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND ? Number(env.RATE_LIMIT_PER_SECOND) : 100,
+    jobsEnabled: env.TILL_JOBS !== '0',
+  }
+}

@@ -1,0 +1,24 @@
+import { AmountExceedsRefundable } from './errors.js'
+
+export type RecordStatus = 'paid' | 'partially_refunded' | 'refunded' | 'refunding'
+export type RefundStatus = 'pending' | 'succeeded' | 'failed'
+
+/** refundable = amount − succeeded refunds − pending refunds (DESIGN.md §4). */
+export function refundable(amount: number, refundedAmount: number, pendingSum: number): number {
+  return Math.max(0, amount - refundedAmount - pendingSum)
+}
+
+/** The amount to reserve: the whole remainder when omitted; never more than what remains. */
+export function refundAmount(requested: number | undefined, available: number): number {
+  const amount = requested ?? available
+  if (amount <= 0 || amount > available) throw new AmountExceedsRefundable(available)
+  return amount
+}
+
+/** A record's status follows from its totals: any unsettled refund keeps it `refunding`. */
+export function recordStatus(amount: number, refundedAmount: number, hasPending: boolean): RecordStatus {
+  if (hasPending) return 'refunding'
+  if (refundedAmount >= amount) return 'refunded'
+  if (refundedAmount > 0) return 'partially_refunded'
+  return 'paid'
+}

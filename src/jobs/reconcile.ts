@@ -1,0 +1,91 @@
+/**
+ * Reconciliation: asks providers about attempts still `processing` and refunds still `pending`,
+ * with backoff, so a lost notification never leaves money unrecorded. Claims are leased with
+ * SKIP LOCKED and every provider call happens outside a transaction.
+ */
+import type { Currency } from '../domain/money.js'
+import { effectiveStatus, isOpen, type SessionStatus } from '../domain/session-machine.js'
+import { ProviderError, type PaymentRef, type RefundState } from '../providers/types.js'
+import type { Deps } from '../services/deps.js'
+import { applyFacts, configFor, notifyPath } from '../services/payments.js'
+import { nextRefundCheck, settleRefund } from '../services/refund-settle.js'
+import * as records from '../store/repos/records.js'
+import * as sessions from '../store/repos/sessions.js'
+
+export function nextAttemptCheck(now: Date, checks: number): Date {
+  const steps = [60, 120, 300, 600, 1800, 3600]
+  return new Date(now.getTime() + steps[Math.min(checks, steps.length - 1)] * 1000)
+}
+
+const paymentRef = (a: { id: string; providerRef: string | null; providerData: Record<string, unknown> }): PaymentRef => ({
+  attemptId: a.id,
+  providerRef: a.providerRef,
+  data: a.providerData,
+})
+
+export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number> {
+  const now = deps.clock()
+  const due = await deps.db.transaction(async (tx) => {
+    const rows = await sessions.claimDueAttempts(tx, now, limit)
+    for (const a of rows) await sessions.bumpAttemptCheck(tx, a.id, nextAttemptCheck(now, a.checks))
+    return rows
+  })
+  for (const a of due) {
+    try {
+      const provider = deps.providers.get(a.provider)
+      if (!provider) continue
+      const cfg = await configFor(deps, deps.db, a.provider, a.providerConfigId)
+      const session = (await sessions.getSessionById(deps.db, a.sessionId))!
+      const state = await provider.queryPayment(cfg, paymentRef(a))
+      if (state.status === 'succeeded' || state.status === 'failed') {
+        await applyFacts(deps, a.provider, a.providerConfigId, [
+          { kind: 'payment', attemptId: a.id, status: state.status, providerRef: state.providerRef, amount: state.amount, currency: state.status === 'succeeded' ? session.currency : undefined, paidAt: state.paidAt },
+        ])
+        continue
+      }
+      const superseded = (await sessions.latestAttemptId(deps.db, a.sessionId)) !== a.id
+      const open = isOpen(effectiveStatus(session.status as SessionStatus, session.expiresAt, deps.clock()))
+      if (state.status === 'closed' || superseded || !open) {
+        const closed = state.status === 'closed' ? { closed: true as const } : await provider.closePayment(cfg, paymentRef(a))
+        if ('alreadyPaid' in closed) await applyFacts(deps, a.provider, a.providerConfigId, [closed.alreadyPaid])
+        else await sessions.updateAttempt(deps.db, a.id, { status: 'closed', nextCheckAt: null }, deps.clock())
+      }
+    } catch (e) {
+      deps.log.warn({ err: e, attemptId: a.id }, 'attempt reconciliation failed; will retry')
+    }
+  }
+  return due.length
+}
+
+export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> {
+  const now = deps.clock()
+  const due = await deps.db.transaction(async (tx) => {
+    const rows = await records.claimDueRefunds(tx, now, limit)
+    for (const r of rows) await records.updateRefund(tx, r.id, { nextCheckAt: nextRefundCheck(now, r.checks + 1), checks: r.checks + 1 })
+    return rows
+  })
+  for (const r of due) {
+    try {
+      const record = (await records.getRecordById(deps.db, r.recordId))!
+      const provider = deps.providers.get(record.provider)
+      if (!provider) continue
+      const cfg = await configFor(deps, deps.db, record.provider, record.providerConfigId)
+      const payment: PaymentRef = { attemptId: record.attemptId ?? '', providerRef: record.providerRef, data: record.providerData }
+      let state: RefundState
+      try {
+        state = await provider.queryRefund(cfg, { refundId: r.id, providerRefundRef: r.providerRef, amount: r.amount, createdAt: r.createdAt, payment })
+      } catch (e) {
+        // The provider never saw it (a crash before the call): ask again with the same refund id.
+        if (!(e instanceof ProviderError && e.code === 'not_found') || r.initiatedBy !== 'merchant') throw e
+        state = await provider.refund(cfg, {
+          refundId: r.id, amount: r.amount, totalAmount: record.amount, currency: record.currency as Currency, reason: r.reason,
+          payment, notifyUrl: deps.config.baseUrl + notifyPath(record.provider, record.providerConfigId),
+        })
+      }
+      await deps.db.transaction((tx) => settleRefund(tx, deps, r.id, state))
+    } catch (e) {
+      deps.log.warn({ err: e, refundId: r.id }, 'refund reconciliation failed; will retry')
+    }
+  }
+  return due.length
+}

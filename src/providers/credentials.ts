@@ -1,0 +1,45 @@
+/** Shared checks for provider credentials and settings, so a bad configuration fails on save. */
+import { createPrivateKey, createPublicKey } from 'node:crypto'
+import { InvalidField, UnknownField } from '../domain/errors.js'
+
+export type Fields = Record<string, unknown>
+
+export function onlyKnown(obj: Fields, allowed: readonly string[], prefix: string) {
+  for (const k of Object.keys(obj)) if (!allowed.includes(k)) throw new UnknownField(`${prefix}.${k}`)
+}
+
+export function requireString(obj: Fields, key: string, prefix: string, pattern?: RegExp, rule?: string): string {
+  const v = obj[key]
+  if (typeof v !== 'string' || v.length === 0) throw new InvalidField(`${prefix}.${key}`, 'is required')
+  if (pattern && !pattern.test(v)) throw new InvalidField(`${prefix}.${key}`, rule ?? 'is malformed')
+  return v
+}
+
+export function requirePrivateKeyPem(obj: Fields, key: string, prefix: string) {
+  const pem = requireString(obj, key, prefix)
+  try {
+    if (!pem.includes('-----BEGIN PRIVATE KEY-----')) throw new Error('not PKCS#8')
+    const k = createPrivateKey(pem)
+    if (k.asymmetricKeyType !== 'rsa') throw new Error('not RSA')
+  } catch {
+    throw new InvalidField(`${prefix}.${key}`, 'must be an RSA private key in PKCS#8 PEM')
+  }
+}
+
+export function requirePublicKeyPem(obj: Fields, key: string, prefix: string) {
+  const pem = requireString(obj, key, prefix)
+  try {
+    createPublicKey(pem)
+  } catch {
+    throw new InvalidField(`${prefix}.${key}`, 'must be a public key in PEM')
+  }
+}
+
+/** settings.apiBase: an absolute http(s) URL, for a sandbox or a local fake. */
+export function checkSettings(settings: Fields, allowed: readonly string[] = ['apiBase']) {
+  onlyKnown(settings, allowed, 'settings')
+  if (settings.apiBase !== undefined) {
+    const ok = typeof settings.apiBase === 'string' && /^https?:\/\/[^\s]+$/.test(settings.apiBase) && URL.canParse(settings.apiBase)
+    if (!ok) throw new InvalidField('settings.apiBase', 'must be an absolute http or https URL')
+  }
+}

