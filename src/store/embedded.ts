@@ -130,11 +130,20 @@ export async function startEmbedded(dataDir: string, log: Log): Promise<Embedded
   return {
     connection,
     async stop() {
-      await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', '60'], asPg)
+      await stopEmbedded(dataDir)
       await fs.rm(lock, { force: true })
       log.info('embedded PostgreSQL stopped')
     },
   }
+}
+
+/** Stops the cluster of a DATA_DIR if it runs (used at shutdown and by the test scripts). */
+export async function stopEmbedded(dataDir: string): Promise<void> {
+  const pgData = path.join(path.resolve(dataDir), 'pg')
+  const pid = await readPid(path.join(pgData, 'postmaster.pid'))
+  if (!pid || !alive(pid)) return
+  const bin = await binaries()
+  await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', '60'], { ...(await runAsIds()), env: { ...process.env, LC_ALL: 'C' } })
 }
 
 export async function ensureDatabase(admin: PoolConfig, name: string): Promise<void> {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every test: type check, unit tests, and the HTTP tests against a private embedded PostgreSQL.
+# With CI=true (or TEST_PG15=1) the storage and API tests run again on Debian's PostgreSQL 15.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TEST_DATA="${TEST_DATA:-$PWD/.test-data}"
+mkdir -p "$TEST_DATA"
+
+echo "== type check"
+npx tsc --noEmit -p .
+
+cleanup() {
+  npx tsx scripts/test-db.ts stop "$TEST_DATA/embedded" >/dev/null 2>&1 || true
+  [ -n "${PG15_DIR:-}" ] && bash scripts/pg15.sh stop "$PG15_DIR" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+echo "== starting the embedded PostgreSQL for tests"
+export TEST_DATABASE_URL="$(npx tsx scripts/test-db.ts embedded "$TEST_DATA/embedded")"
+
+FILES=$(find src test -name '*.test.ts' | sort)
+echo "== tests on the embedded PostgreSQL"
+npx tsx --test --test-concurrency=2 --test-timeout=120000 $FILES
+
+if [ "${CI:-}" = "true" ] || [ "${TEST_PG15:-}" = "1" ]; then
+  echo "== storage and API tests on PostgreSQL 15"
+  PG15_DIR="$TEST_DATA/pg15"
+  export TEST_DATABASE_URL="$(bash scripts/pg15.sh start "$PG15_DIR")"
+  npx tsx scripts/test-db.ts template "$TEST_DATABASE_URL"
+  npx tsx --test --test-concurrency=2 --test-timeout=120000 $(find test/api test/store -name '*.test.ts' 2>/dev/null | sort)
+fi

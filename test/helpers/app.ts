@@ -1,0 +1,115 @@
+/**
+ * The real app on a fresh database, listening on a loopback port, driven with fetch: every test
+ * goes through HTTP exactly as a merchant's server would. Closed when the test ends.
+ */
+import { randomBytes } from 'node:crypto'
+import type { TestContext } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig, type Config } from '../../src/config.js'
+import { createDeps } from '../../src/deps.js'
+import type { Deps } from '../../src/services/deps.js'
+import { openPool, type Database } from '../../src/store/db.js'
+import { freshDatabase } from './db.js'
+
+export const ADMIN_TOKEN = 'test-admin-token'
+
+/** A clock tests move by hand, so expiry and retries are driven without sleeping. */
+export function testClock(start = new Date()) {
+  let now = start.getTime()
+  const clock = () => new Date(now)
+  clock.advance = (ms: number) => {
+    now += ms
+  }
+  clock.set = (d: Date) => {
+    now = d.getTime()
+  }
+  return clock
+}
+
+export type TestClock = ReturnType<typeof testClock>
+
+export interface Api {
+  status: number
+  body: any
+  headers: Headers
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  deps: Deps
+  database: Database
+  databaseUrl: string
+  baseUrl: string
+  clock: TestClock
+  /** A merchant made through the admin API, with one key per mode. */
+  merchant: { id: string; testKey: string; liveKey: string }
+  request(method: string, path: string, opts?: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Api>
+  admin(method: string, path: string, body?: unknown): Promise<Api>
+  newMerchant(name?: string): Promise<{ id: string; testKey: string; liveKey: string }>
+}
+
+const silent = { info() {}, warn() {}, error() {} }
+
+export async function startTestApp(t: TestContext, overrides: Partial<Config> = {}): Promise<TestApp> {
+  const db = await freshDatabase()
+  const database = openPool(db.url, 10)
+  const clock = testClock()
+  const config: Config = {
+    ...loadConfig({}),
+    port: 0,
+    adminToken: ADMIN_TOKEN,
+    rateLimitPerSecond: 10_000,
+    jobsEnabled: false,
+    ...overrides,
+  }
+  const deps = createDeps(config, database.db, randomBytes(32), silent, clock)
+  const app = await buildApp(deps)
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  // Pages and notifications must point at this very server.
+  config.baseUrl = overrides.baseUrl ?? address
+  t.after(async () => {
+    await app.close()
+    await database.close()
+    await db.drop()
+  })
+
+  async function request(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Api> {
+    const headers: Record<string, string> = { ...opts.headers }
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`
+    let body: string | undefined
+    if (opts.raw !== undefined) body = opts.raw
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body)
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json'
+    const res = await fetch(address + path, { method, headers, body })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
+
+  const admin = (method: string, path: string, body?: unknown) => request(method, `/admin/v1${path}`, { key: ADMIN_TOKEN, body })
+
+  async function newMerchant(name = 'Acme') {
+    const res = await admin('POST', '/merchants', { name })
+    if (res.status !== 201) throw new Error(`merchant not created: ${res.status} ${JSON.stringify(res.body)}`)
+    return { id: res.body.id, testKey: res.body.keys.test, liveKey: res.body.keys.live }
+  }
+
+  const merchant = await newMerchant()
+  return { app, deps, database, databaseUrl: db.url, baseUrl: address, clock, merchant, request, admin, newMerchant }
+}
+
+/** Creates a test-mode session and pays it with the test helper; returns the paid session. */
+export async function paidSession(ta: TestApp, body: Record<string, unknown> = { amount: 1000, currency: 'CNY' }, refundBehavior?: string) {
+  const created = await ta.request('POST', '/api/v1/checkout', { key: ta.merchant.testKey, body })
+  if (created.status !== 200) throw new Error(`checkout failed: ${JSON.stringify(created.body)}`)
+  const paid = await ta.request('POST', `/api/v1/test_helpers/sessions/${created.body.id}/pay`, {
+    key: ta.merchant.testKey,
+    body: refundBehavior ? { refundBehavior } : {},
+  })
+  if (paid.status !== 200) throw new Error(`pay failed: ${JSON.stringify(paid.body)}`)
+  return paid.body
+}

@@ -1,0 +1,37 @@
+/** A fresh database per test file, cloned from the migrated template that scripts/test.sh made. */
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+
+export function adminUrl(): string {
+  const url = process.env.TEST_DATABASE_URL
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`')
+  return url
+}
+
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `t_${randomBytes(6).toString('hex')}`
+  const client = new pg.Client({ connectionString: adminUrl() })
+  await client.connect()
+  for (let tries = 0; ; tries++) {
+    try {
+      await client.query(`create database ${name} template till_template`)
+      break
+    } catch (e) {
+      // Two files cloning the template at the same instant: PostgreSQL asks the second to wait.
+      if ((e as { code?: string }).code !== '55006' || tries > 50) throw e
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100))
+    }
+  }
+  await client.end()
+  const url = new URL(adminUrl())
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl() })
+      await c.connect()
+      await c.query(`drop database if exists ${name} with (force)`)
+      await c.end()
+    },
+  }
+}
