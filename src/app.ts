@@ -1,7 +1,7 @@
 /** buildApp(deps): every scope registered explicitly; tests build the very same app. */
 import rateLimit from '@fastify/rate-limit'
 import { sql } from 'drizzle-orm'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import { createHash } from 'node:crypto'
 import { adminRoutes } from './api/admin/route.js'
 import { checkoutRoutes } from './api/checkout/route.js'
@@ -29,8 +29,15 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomBase62(20)}`,
-    return503OnClosing: true,
+    // Requests that reach an open connection during a graceful stop are served (with Connection: close),
+    // not answered by Fastify's bare 503 that carries no Request-Id; the database closes only after them.
+    return503OnClosing: false,
     forceCloseConnections: false,
+    // The router's own refusals (a malformed %-escape, an over-long path segment) name no resource:
+    // the JSON 404 with its Request-Id, not Fastify's default body.
+    frameworkErrors: (_err, req, reply) => {
+      (reply as FastifyReply).header('Request-Id', req.id).code(404).send({ error: 'Not found' })
+    },
   })
   app.setValidatorCompiler(validatorCompiler)
   registerJsonErrors(app)
@@ -39,6 +46,16 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   })
   app.addHook('onRequest', async (req, reply) => {
     reply.header('Request-Id', req.id)
+  })
+  // Graceful stop: server.close() only drops connections idle at that instant, so a keep-alive
+  // connection whose request was in flight would hold the process open for keepAliveTimeout (72 s).
+  // Every answer sent while closing ends its connection instead.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('Connection', 'close')
   })
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
@@ -53,6 +70,8 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
 
   await registerOpenApi(app, deps.config.baseUrl)
   await app.register(async (api) => {
+    // Bodies are JSON only (spec §4): anything else is 415, not a string to validate.
+    api.removeContentTypeParser('text/plain')
     await api.register(openApiRoute)
     await api.register(async (authed) => {
       registerKeyAuth(authed, deps)

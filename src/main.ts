@@ -9,6 +9,9 @@ import { bootstrapDemo } from './services/merchants.js'
 import { openPool, runMigrations } from './store/db.js'
 import { startEmbedded, type EmbeddedPostgres } from './store/embedded.js'
 
+/** Set while starting: undoes what is up so far, so a failed start leaves no embedded cluster running. */
+let undoStart: (() => Promise<void>) | null = null
+
 export async function main() {
   const config = loadConfig()
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.credentials'] })
@@ -18,6 +21,10 @@ export async function main() {
     embedded = await startEmbedded(config.dataDir, { info: (m) => log.info(m), warn: (m) => log.warn(m) })
   }
   const database = openPool(config.databaseUrl ?? embedded!.connection, Number(process.env.DB_POOL_SIZE) || 10)
+  undoStart = async () => {
+    await database.close().catch(() => {})
+    await embedded?.stop()
+  }
   await runMigrations(database.pool)
 
   const secrets = await loadSecretsKey(config.secretsKey, config.dataDir)
@@ -35,6 +42,7 @@ export async function main() {
 
   const app = await buildApp(deps, { logger: { level: config.logLevel } })
   await app.listen({ port: config.port, host: config.host })
+  undoStart = null
   const jobs = config.jobsEnabled ? startJobs(deps) : null
 
   let stopping = false
@@ -52,7 +60,8 @@ export async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'))
 }
 
-main().catch((err) => {
+main().catch(async (err) => {
   console.error(err)
+  await undoStart?.().catch((e) => console.error(e))
   process.exit(1)
 })

@@ -8,6 +8,9 @@ export const METADATA_MAX_KEY_LENGTH = 40
 export const METADATA_MAX_VALUE_LENGTH = 500
 export const SUCCESS_URL_MAX_LENGTH = 2048
 
+/** Length in characters (code points), as the request schema counts description: an emoji is one character. */
+const chars = (s: string) => [...s].length
+
 /** metadata: at most 50 keys, keys ≤ 40 characters, values strings ≤ 500 characters (DESIGN.md §10). */
 export function checkMetadata(metadata: unknown): Record<string, string> {
   if (metadata === undefined) return {}
@@ -17,11 +20,11 @@ export function checkMetadata(metadata: unknown): Record<string, string> {
   const entries = Object.entries(metadata)
   if (entries.length > METADATA_MAX_KEYS) throw new InvalidField('metadata', `must have at most ${METADATA_MAX_KEYS} keys`)
   for (const [key, value] of entries) {
-    if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH) {
+    if (key.length === 0 || chars(key) > METADATA_MAX_KEY_LENGTH) {
       throw new InvalidField('metadata', `keys must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`)
     }
     if (typeof value !== 'string') throw new InvalidField(`metadata.${key}`, 'must be a string')
-    if (value.length > METADATA_MAX_VALUE_LENGTH) {
+    if (chars(value) > METADATA_MAX_VALUE_LENGTH) {
       throw new InvalidField(`metadata.${key}`, `must be at most ${METADATA_MAX_VALUE_LENGTH} characters`)
     }
   }
@@ -33,7 +36,7 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 /** successUrl: absolute http(s), ≤ 2048 characters; https only in live mode, except localhost in test mode. */
 export function checkSuccessUrl(value: string | undefined, mode: Mode): string | null {
   if (value === undefined) return null
-  if (value.length > SUCCESS_URL_MAX_LENGTH) {
+  if (chars(value) > SUCCESS_URL_MAX_LENGTH) {
     throw new InvalidField('successUrl', `must be at most ${SUCCESS_URL_MAX_LENGTH} characters`)
   }
   let url: URL

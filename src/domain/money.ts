@@ -13,7 +13,7 @@ export const CURRENCY_CODES = Object.keys(CURRENCIES) as Currency[]
 export const MIN_AMOUNT = 1
 export const MAX_AMOUNT = 99_999_999
 
-export const isCurrency = (v: unknown): v is Currency => typeof v === 'string' && v in CURRENCIES
+export const isCurrency = (v: unknown): v is Currency => typeof v === 'string' && Object.hasOwn(CURRENCIES, v)
 
 /** Minor units to a display string, e.g. 9900 CNY → "¥99.00", 1500 JPY → "¥1,500". */
 export function formatAmount(amount: number, currency: Currency, locale = 'en'): string {

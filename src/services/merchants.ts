@@ -1,4 +1,5 @@
 /** Merchants and their secret keys (DESIGN.md §5, §12). Keys are shown once and stored hashed. */
+import { sql } from 'drizzle-orm'
 import type { Mode } from '../domain/checkout-rules.js'
 import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
 import { newId, randomBase62 } from '../domain/ids.js'
@@ -6,6 +7,8 @@ import { apiKeyMode, generateApiKey, hashApiKey, hashPassword } from '../securit
 import type { Executor } from '../store/db.js'
 import * as repo from '../store/repos/merchants.js'
 import type { Deps } from './deps.js'
+
+const DEMO_LOCK = 7_411_002
 
 export interface MerchantInput {
   name: string
@@ -19,23 +22,29 @@ async function addKey(tx: Executor, merchantId: string, mode: Mode, now: Date) {
   return { id: row.id, mode, key }
 }
 
-export async function createMerchant(deps: Deps, input: MerchantInput) {
+function checkMerchantInput(input: MerchantInput) {
   if (input.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw new InvalidField('email', 'must be an email address')
   if (input.password !== undefined && input.password.length < 8) throw new InvalidField('password', 'must be at least 8 characters')
+}
+
+/** A merchant with one test and one live key, inside the caller's transaction. */
+async function insertMerchantWithKeys(tx: Executor, input: MerchantInput, passwordHash: string | null, now: Date) {
+  const id = newId('mer')
+  try {
+    await repo.insertMerchant(tx, { id, name: input.name, email: input.email ?? null, passwordHash, createdAt: now })
+  } catch (e) {
+    if ((e as { cause?: { code?: string }; code?: string }).cause?.code === '23505') throw new BadRequest('email is already in use')
+    throw e
+  }
+  const test = await addKey(tx, id, 'test', now)
+  const live = await addKey(tx, id, 'live', now)
+  return { id, name: input.name, email: input.email ?? null, keys: { test: test.key, live: live.key } }
+}
+
+export async function createMerchant(deps: Deps, input: MerchantInput) {
+  checkMerchantInput(input)
   const passwordHash = input.password ? await hashPassword(input.password) : null
-  const now = deps.clock()
-  return deps.db.transaction(async (tx) => {
-    const id = newId('mer')
-    try {
-      await repo.insertMerchant(tx, { id, name: input.name, email: input.email ?? null, passwordHash, createdAt: now })
-    } catch (e) {
-      if ((e as { cause?: { code?: string }; code?: string }).cause?.code === '23505') throw new BadRequest('email is already in use')
-      throw e
-    }
-    const test = await addKey(tx, id, 'test', now)
-    const live = await addKey(tx, id, 'live', now)
-    return { id, name: input.name, email: input.email ?? null, keys: { test: test.key, live: live.key } }
-  })
+  return deps.db.transaction((tx) => insertMerchantWithKeys(tx, input, passwordHash, deps.clock()))
 }
 
 export async function createApiKey(deps: Deps, merchantId: string, mode: Mode) {
@@ -74,8 +83,13 @@ export async function authenticateKey(deps: Deps, key: string) {
 
 /** First start on an empty database: a "Demo" merchant whose keys and login are printed once. */
 export async function bootstrapDemo(deps: Deps) {
-  if ((await repo.countMerchants(deps.db)) > 0) return null
   const password = randomBase62(16)
-  const m = await createMerchant(deps, { name: 'Demo', email: 'demo@example.com', password })
-  return { ...m, password }
+  const passwordHash = await hashPassword(password)
+  return deps.db.transaction(async (tx) => {
+    // Instances starting together on an empty database: exactly one creates Demo.
+    await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_LOCK})`)
+    if ((await repo.countMerchants(tx)) > 0) return null
+    const m = await insertMerchantWithKeys(tx, { name: 'Demo', email: 'demo@example.com', password }, passwordHash, deps.clock())
+    return { ...m, password }
+  })
 }

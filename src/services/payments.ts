@@ -104,13 +104,15 @@ export async function startAttempt(deps: Deps, sessionId: string, input: StartAt
 }
 
 async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: string | null, fact: PaymentFact) {
-  const attempt = await sessions.getAttempt(tx, fact.attemptId, true)
+  const peek = await sessions.getAttempt(tx, fact.attemptId)
   // A notification can only touch attempts made with the configuration its URL names.
-  if (!attempt || attempt.provider !== provider || (attempt.providerConfigId ?? null) !== configId) {
+  if (!peek || peek.provider !== provider || (peek.providerConfigId ?? null) !== configId) {
     deps.log.warn({ attemptId: fact.attemptId, provider, configId }, 'notification for an unknown attempt ignored')
     return
   }
-  const session = (await sessions.getSessionById(tx, attempt.sessionId, true))!
+  // Lock order everywhere: session, then its attempts (startAttempt and the expiry sweep agree).
+  const session = (await sessions.getSessionById(tx, peek.sessionId, true))!
+  const attempt = (await sessions.getAttempt(tx, peek.id, true))!
   const now = deps.clock()
   if (fact.status === 'succeeded') {
     if (attempt.status === 'succeeded') return // duplicate

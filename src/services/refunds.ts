@@ -3,7 +3,7 @@
  * any transaction, then store its answer. A crash in between leaves a pending refund that
  * reconciliation settles by asking the provider with the same refund id.
  */
-import { BadRequest, NotFound } from '../domain/errors.js'
+import { BadRequest, IdempotencyMismatch, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
 import { refundable, refundAmount } from '../domain/refund-math.js'
@@ -14,6 +14,8 @@ import type { Deps, RequestContext } from './deps.js'
 import { configFor, notifyPath } from './payments.js'
 import { recordWithRefund } from './present.js'
 import { nextRefundCheck, settleRefund } from './refund-settle.js'
+
+const KEY_RETENTION_MS = 24 * 3600_000
 
 export interface RefundInput {
   recordId: string
@@ -26,9 +28,16 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
   return deps.db.transaction(async (tx) => {
     const record = await records.lockRecord(tx, ctx, input.recordId)
     if (!record) throw new NotFound()
-    if (ctx.idempotencyKey) {
-      const earlier = await records.findRefundByIdempotencyKey(tx, ctx, ctx.idempotencyKey)
-      if (earlier) return { refund: earlier, record, fresh: false }
+    const now = deps.clock()
+    let idempotencyKey = ctx.idempotencyKey
+    if (idempotencyKey) {
+      const earlier = await records.findRefundByIdempotencyKey(tx, ctx, idempotencyKey)
+      if (earlier && now.getTime() - earlier.createdAt.getTime() < KEY_RETENTION_MS) {
+        if (earlier.recordId !== record.id || (input.amount !== undefined && input.amount !== earlier.amount)) throw new IdempotencyMismatch()
+        return { refund: earlier, record, fresh: false }
+      }
+      // A key older than its 24 h retention is a new request; only the newest use is remembered.
+      if (earlier) await records.updateRefund(tx, earlier.id, { idempotencyKey: null })
     }
     const pending = await records.pendingRefundSum(tx, record.id)
     const available = refundable(record.amount, record.refundedAmount, pending.sum)
@@ -36,7 +45,6 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
     if (isLiveProvider(record.provider) && !LIVE_PROVIDERS[record.provider].capabilities.partialRefunds && amount !== record.amount) {
       throw new BadRequest(`provider ${record.provider} does not support partial refunds`)
     }
-    const now = deps.clock()
     const refund = await records.insertRefund(tx, {
       id: newId('ref'),
       recordId: record.id,
@@ -45,7 +53,7 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
       amount,
       status: 'pending',
       reason: input.reason ?? null,
-      idempotencyKey: ctx.idempotencyKey,
+      idempotencyKey,
       nextCheckAt: nextRefundCheck(now, 0),
       createdAt: now,
       updatedAt: now,

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -61,15 +61,39 @@ async function readPid(file: string): Promise<number | null> {
   }
 }
 
-/** One Till per DATA_DIR: a live owner is an error; a dead one (SIGKILL) leaves its postgres to clean up. */
+/** A process's start time (Linux /proc), so a pid reused after a reboot is not taken for its old owner. */
+function startTime(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * One Till per DATA_DIR. The lock file is created exclusively and names its owner by pid and start
+ * time; a dead owner (SIGKILL, reboot) is replaced, and the postgres it left behind is cleaned up.
+ */
 async function claimDataDir(dataDir: string): Promise<string> {
   const lock = path.join(dataDir, 'till.pid')
-  const owner = await readPid(lock)
-  if (owner && owner !== process.pid && alive(owner)) {
-    throw new Error(`DATA_DIR ${dataDir} is in use by another Till process (pid ${owner})`)
+  const me = `${process.pid} ${startTime(process.pid)}\n`
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      await fs.writeFile(lock, me, { flag: 'wx' })
+      return lock
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+    }
+    const [pid, started = ''] = (await fs.readFile(lock, 'utf8').catch(() => '')).trim().split(' ')
+    const owner = Number(pid)
+    if (owner === process.pid) return lock
+    if (owner > 0 && alive(owner) && (started === '' || started === startTime(owner))) {
+      throw new Error(`DATA_DIR ${dataDir} is in use by another Till process (pid ${owner})`)
+    }
+    await fs.rm(lock, { force: true })
   }
-  await fs.writeFile(lock, `${process.pid}\n`)
-  return lock
+  throw new Error(`could not claim DATA_DIR ${dataDir}`)
 }
 
 export async function startEmbedded(dataDir: string, log: Log): Promise<EmbeddedPostgres> {

@@ -27,9 +27,9 @@ export const hookRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     return ack.body === undefined ? reply.code(ack.status).send() : reply.code(ack.status).send(ack.body)
   }
 
-  app.post('/hooks/mock', async (req, reply) => send(reply, await handle('mock', null, deps.mockConfig, req.body as Buffer, req.headers)))
+  app.post('/hooks/mock', { schema: { hide: true } }, async (req, reply) => send(reply, await handle('mock', null, deps.mockConfig, req.body as Buffer, req.headers)))
 
-  app.post<{ Params: { provider: string; configId: string } }>('/hooks/:provider/:configId', async (req, reply) => {
+  app.post<{ Params: { provider: string; configId: string } }>('/hooks/:provider/:configId', { schema: { hide: true } }, async (req, reply) => {
     const row = await getProviderConfigById(deps.db, req.params.configId)
     if (!row || row.provider !== req.params.provider) throw new NotFound()
     const cfg = openConfig(deps, row)

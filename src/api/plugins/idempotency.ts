@@ -18,7 +18,8 @@ declare module 'fastify' {
 }
 
 export function registerIdempotency(app: FastifyInstance, deps: Deps) {
-  app.addHook('preHandler', async (req, reply) => {
+  // Before validation, so that a refused body (a 4xx) is remembered and replayed like any answer.
+  app.addHook('preValidation', async (req, reply) => {
     if (req.method !== 'POST') return
     const key = req.headers['idempotency-key']
     if (key === undefined) return

@@ -6,7 +6,7 @@
 import Ajv, { type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
-import { InvalidField, UnknownField } from '../../domain/errors.js'
+import { InvalidField, NotFound, UnknownField } from '../../domain/errors.js'
 
 const strict = addFormats.default(new Ajv.default({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false }))
 const coercing = addFormats.default(new Ajv.default({ coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false, strict: false }))
@@ -79,7 +79,24 @@ export const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpP
       if (unknown) return { error: new UnknownField(unknown) }
     }
     // No body at all (Fastify passes null) reads as an empty object: optional-only bodies pass, required fields are named.
-    if (validate(body && data == null ? {} : data)) return { value: data }
+    const valid = validate(body && data == null ? {} : data)
+    const nul = valid ? nulField(data, '') : null
+    // A path that fails its schema (too long, NUL) names no resource: 404, as an unknown id does.
+    if (httpPart === 'params' && (!valid || nul !== null)) return { error: new NotFound() }
+    if (nul !== null) return { error: new InvalidField(nul || root, 'must not contain NUL characters') }
+    if (valid) return { value: data }
     return { error: describe(validate.errors![0], root) }
   }
+}
+
+/** PostgreSQL text and jsonb cannot hold U+0000: the field holding one is named here, not a 500 from the database. */
+function nulField(data: unknown, path: string): string | null {
+  if (typeof data === 'string') return data.includes('\u0000') ? path : null
+  if (data === null || typeof data !== 'object') return null
+  for (const [k, v] of Object.entries(data)) {
+    if (k.includes('\u0000')) return path
+    const found = nulField(v, path ? `${path}.${k}` : k)
+    if (found !== null) return found
+  }
+  return null
 }

@@ -1,0 +1,188 @@
+/** The sweeps (expiry, refund reconciliation), driven by the injectable clock: no sleeping. */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { newId } from '../../src/domain/ids.js'
+import { reconcileRefunds } from '../../src/jobs/reconcile.js'
+import { expireDue, startAttempt } from '../../src/services/payments.js'
+import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { createSession, eventsWhere, recordRow, refundRows, sessionRow } from '../helpers/store-queries.js'
+
+const getSession = (ta: TestApp, id: string) => ta.request('GET', `/api/v1/sessions/${id}`, { key: ta.merchant.testKey })
+const refund = (ta: TestApp, body: Record<string, unknown>) => ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body })
+
+async function refundStatus(ta: TestApp, id: string) {
+  const { rows } = await ta.database.pool.query('select status, next_check_at, created_at, provider_ref from refunds where id = $1', [id])
+  return rows[0] as { status: string; next_check_at: Date | null; created_at: Date; provider_ref: string | null }
+}
+
+test('the expiry sweep stores expired with one event for sessions past their expiry and leaves the rest', async (t) => {
+  const ta = await startTestApp(t)
+  const short = await createSession(ta, { amount: 1000, currency: 'CNY', expiresInSeconds: 60, metadata: { orderId: 's' } })
+  const started = await createSession(ta, { amount: 1000, currency: 'CNY', expiresInSeconds: 60 })
+  await startAttempt(ta.deps, started.id, { provider: 'mock', providerConfigId: null, channel: 'mock' })
+  const long = await createSession(ta, { amount: 1000, currency: 'CNY', expiresInSeconds: 3600 })
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY', expiresInSeconds: 60 })
+
+  // Not yet due: nothing moves.
+  ta.clock.advance(59_000)
+  assert.equal(await expireDue(ta.deps), 0)
+  assert.equal((await sessionRow(ta, short.id)).status, 'pending')
+
+  ta.clock.advance(2_000)
+  assert.equal(await expireDue(ta.deps), 2)
+  assert.equal((await sessionRow(ta, short.id)).status, 'expired')
+  assert.equal((await sessionRow(ta, started.id)).status, 'expired')
+  assert.equal((await sessionRow(ta, long.id)).status, 'pending')
+  assert.equal((await sessionRow(ta, paid.id)).status, 'paid')
+  assert.equal((await getSession(ta, long.id)).body.status, 'pending')
+  assert.equal((await getSession(ta, paid.id)).body.status, 'paid')
+
+  const evs = await eventsWhere(ta, 'sessionId', short.id)
+  assert.deepEqual(evs.map((e) => e.type), ['session.expired'])
+  assert.deepEqual(evs[0].data, { sessionId: short.id, status: 'expired', amount: 1000, currency: 'CNY', metadata: { orderId: 's' } })
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', started.id)).map((e) => e.type), ['session.expired'])
+  assert.deepEqual(await eventsWhere(ta, 'sessionId', long.id), [])
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', paid.id)).map((e) => e.type), ['payment.succeeded'])
+
+  // The sweep again: nothing left to do, nothing emitted twice.
+  assert.equal(await expireDue(ta.deps), 0)
+  assert.equal((await eventsWhere(ta, 'sessionId', short.id)).length, 1)
+})
+
+test('two expiry sweeps running at once emit exactly one event per session', async (t) => {
+  const ta = await startTestApp(t)
+  const ids: string[] = []
+  for (let i = 0; i < 6; i++) ids.push((await createSession(ta, { amount: 100 + i, currency: 'CNY', expiresInSeconds: 60 })).id)
+  ta.clock.advance(3_600_000)
+  const counts = await Promise.all([expireDue(ta.deps), expireDue(ta.deps), expireDue(ta.deps)])
+  assert.equal(counts.reduce((a, b) => a + b, 0), 6)
+  for (const id of ids) {
+    assert.equal((await sessionRow(ta, id)).status, 'expired')
+    assert.deepEqual((await eventsWhere(ta, 'sessionId', id)).map((e) => e.type), ['session.expired'])
+  }
+  const { rows } = await ta.database.pool.query("select count(*)::int as n from events where type = 'session.expired'")
+  assert.equal(rows[0].n, 6)
+})
+
+test('a session the test helper already expired is not expired again by the sweep', async (t) => {
+  const ta = await startTestApp(t)
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', expiresInSeconds: 60 })
+  const res = await ta.request('POST', `/api/v1/test_helpers/sessions/${s.id}/expire`, { key: ta.merchant.testKey })
+  assert.equal(res.body.status, 'expired')
+  ta.clock.advance(120_000)
+  assert.equal(await expireDue(ta.deps), 0)
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', s.id)).map((e) => e.type), ['session.expired'])
+})
+
+test('a pending mock refund settles as succeeded through reconciliation once 30 s have passed, not before', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY', metadata: { orderId: 'p' } }, 'pending')
+  const res = await refund(ta, { recordId: paid.record.id })
+  assert.equal(res.body.refund.status, 'pending')
+  const id = res.body.refund.id
+
+  // Right away, and just before 30 s: not due, nothing settles.
+  assert.equal(await reconcileRefunds(ta.deps), 0)
+  ta.clock.advance(29_000)
+  assert.equal(await reconcileRefunds(ta.deps), 0)
+  assert.equal((await refundStatus(ta, id)).status, 'pending')
+  assert.equal((await recordRow(ta, paid.record.id)).status, 'refunding')
+
+  // Past both the check time and 30 s since the refund was made.
+  const row = await refundStatus(ta, id)
+  const due = Math.max(row.next_check_at!.getTime(), row.created_at.getTime() + 30_000)
+  ta.clock.set(new Date(due + 1))
+  assert.equal(await reconcileRefunds(ta.deps), 1)
+  assert.equal((await refundStatus(ta, id)).status, 'succeeded')
+  const record = await recordRow(ta, paid.record.id)
+  assert.equal(record.status, 'refunded')
+  assert.equal(record.refunded_amount, 1000)
+  assert.equal((await getSession(ta, paid.id)).body.status, 'refunded')
+
+  const evs = await eventsWhere(ta, 'refundId', id)
+  assert.deepEqual(evs.map((e) => e.type).sort(), ['refund.pending', 'refund.succeeded'])
+  const done = evs.find((e) => e.type === 'refund.succeeded')!
+  assert.equal(done.data.amount, 1000)
+  assert.equal(done.data.refundedAmount, 1000)
+  assert.equal(done.data.recordStatus, 'refunded')
+  assert.deepEqual(done.data.metadata, { orderId: 'p' })
+
+  // Settled means settled: a later pass finds nothing.
+  ta.clock.advance(3_600_000)
+  assert.equal(await reconcileRefunds(ta.deps), 0)
+  assert.equal((await eventsWhere(ta, 'refundId', id)).length, 2)
+})
+
+test('a pending refund asked about before 30 s stays pending and is asked again later', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY' }, 'pending')
+  const res = await refund(ta, { recordId: paid.record.id, amount: 400 })
+  const id = res.body.refund.id
+  // Due for a check early (as after a restart), but the provider still says pending.
+  await ta.database.pool.query('update refunds set next_check_at = $2 where id = $1', [id, new Date(ta.clock().getTime() - 1)])
+  ta.clock.advance(10_000)
+  assert.equal(await reconcileRefunds(ta.deps), 1)
+  const still = await refundStatus(ta, id)
+  assert.equal(still.status, 'pending')
+  assert.ok(still.next_check_at!.getTime() > ta.clock().getTime(), 'the next check is pushed back')
+  assert.equal((await recordRow(ta, paid.record.id)).status, 'refunding')
+  assert.deepEqual((await eventsWhere(ta, 'refundId', id)).map((e) => e.type), ['refund.pending'])
+
+  ta.clock.set(new Date(still.next_check_at!.getTime() + 1))
+  assert.equal(await reconcileRefunds(ta.deps), 1)
+  assert.equal((await refundStatus(ta, id)).status, 'succeeded')
+  const record = await recordRow(ta, paid.record.id)
+  assert.equal(record.status, 'partially_refunded')
+  assert.equal(record.refunded_amount, 400)
+})
+
+test('a refund left pending by a crash before the provider call is settled by reconciliation', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY', metadata: { orderId: 'crash' } })
+  const id = newId('ref')
+  const now = ta.clock()
+  // What the reservation commits before the provider is called: a pending row, no provider ref.
+  await ta.database.pool.query(
+    `insert into refunds (id, record_id, merchant_id, mode, amount, status, reason, idempotency_key, next_check_at, created_at, updated_at)
+     values ($1, $2, $3, 'test', 400, 'pending', 'crashed', null, $4, $5, $5)`,
+    [id, paid.record.id, ta.merchant.id, new Date(now.getTime() - 1000), now],
+  )
+  // Already held back from what can be refunded.
+  const over = await refund(ta, { recordId: paid.record.id, amount: 601 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 600 })
+
+  assert.equal(await reconcileRefunds(ta.deps), 1)
+  const settled = await refundStatus(ta, id)
+  assert.equal(settled.status, 'succeeded')
+  assert.equal(typeof settled.provider_ref, 'string')
+  const record = await recordRow(ta, paid.record.id)
+  assert.equal(record.status, 'partially_refunded')
+  assert.equal(record.refunded_amount, 400)
+  assert.equal((await getSession(ta, paid.id)).body.record.status, 'partially_refunded')
+
+  const evs = await eventsWhere(ta, 'refundId', id)
+  assert.deepEqual(evs.map((e) => e.type), ['refund.succeeded'])
+  assert.equal(evs[0].data.amount, 400)
+  assert.equal(evs[0].data.refundedAmount, 400)
+  assert.equal(evs[0].data.recordStatus, 'partially_refunded')
+  assert.deepEqual(evs[0].data.metadata, { orderId: 'crash' })
+
+  // The rest is refundable again, exactly.
+  const rest = await refund(ta, { recordId: paid.record.id })
+  assert.equal(rest.status, 200)
+  assert.equal(rest.body.refund.amount, 600)
+  assert.equal(rest.body.status, 'refunded')
+  assert.equal((await refundRows(ta, paid.record.id)).length, 2)
+})
+
+test('two reconciliation passes at once settle a pending refund once', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY' }, 'pending')
+  const res = await refund(ta, { recordId: paid.record.id })
+  ta.clock.advance(31_000)
+  const counts = await Promise.all([reconcileRefunds(ta.deps), reconcileRefunds(ta.deps)])
+  assert.equal(counts[0] + counts[1], 1)
+  assert.equal((await refundStatus(ta, res.body.refund.id)).status, 'succeeded')
+  const evs = await eventsWhere(ta, 'refundId', res.body.refund.id)
+  assert.deepEqual(evs.map((e) => e.type).sort(), ['refund.pending', 'refund.succeeded'])
+})
