@@ -1,16 +1,23 @@
 #!/usr/bin/env node
-// `till`: for now `till start` (and `till serve`) runs the service; more commands come with the CLI issue.
+// `till`: `till start` (and `till serve`) runs the service, `till fake wechat` the WeChat Pay fake; more commands come with the CLI issue.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
-const [cmd] = process.argv.slice(2)
-if (cmd === 'start' || cmd === 'serve') {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], { stdio: 'inherit' })
+const [cmd, ...args] = process.argv.slice(2)
+const run = (entry, argv = []) => {
+  // tsx resolved from Till's own node_modules, so `till` works from any directory.
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, entry), ...argv], { stdio: 'inherit' })
   for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
   child.on('exit', (code) => process.exit(code ?? 1))
+}
+if (cmd === 'start' || cmd === 'serve') {
+  run('src/main.ts')
+} else if (cmd === 'fake') {
+  // `till fake wechat [options]`: a local WeChat Pay v3 for offline tests (src/cli/fake.ts).
+  run('src/cli/fake.ts', args)
 } else {
-  console.error('usage: till start')
+  console.error('usage: till start | till fake wechat [--help]')
   process.exit(cmd === '--help' || cmd === '-h' ? 0 : 2)
 }

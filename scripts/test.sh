@@ -16,17 +16,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
+echo "== browser for the browser tests"
+bash scripts/chromium.sh
+
 echo "== starting the embedded PostgreSQL for tests"
 export TEST_DATABASE_URL="$(npx tsx scripts/test-db.ts embedded "$TEST_DATA/embedded")"
 
-FILES=$(find src test -name '*.test.ts' | sort)
+FILES=$(find src test clients/js/test -name '*.test.ts' | sort)
 echo "== tests on the embedded PostgreSQL"
 npx tsx --test --test-concurrency=2 --test-timeout=120000 $FILES
 
 if [ "${CI:-}" = "true" ] || [ "${TEST_PG15:-}" = "1" ]; then
-  echo "== storage and API tests on PostgreSQL 15"
+  echo "== storage, API and webhook tests on PostgreSQL 15"
   PG15_DIR="$TEST_DATA/pg15"
   export TEST_DATABASE_URL="$(bash scripts/pg15.sh start "$PG15_DIR")"
   npx tsx scripts/test-db.ts template "$TEST_DATABASE_URL"
-  npx tsx --test --test-concurrency=2 --test-timeout=120000 $(find test/api test/store -name '*.test.ts' 2>/dev/null | sort)
+  npx tsx --test --test-concurrency=2 --test-timeout=120000 $(find test/api test/store test/webhooks -name '*.test.ts' ! -name crash.test.ts 2>/dev/null | sort)
 fi

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import { createHash } from 'node:crypto'
 import { adminRoutes } from './api/admin/route.js'
 import { checkoutRoutes } from './api/checkout/route.js'
+import { eventRoutes } from './api/events/route.js'
 import { hookRoutes } from './api/hooks/route.js'
 import { openApiRoute, registerOpenApi } from './api/openapi.js'
 import { registerKeyAuth } from './api/plugins/auth.js'
@@ -14,8 +15,10 @@ import { validatorCompiler } from './api/plugins/validation.js'
 import { refundRoutes } from './api/refunds/route.js'
 import { sessionRoutes } from './api/sessions/route.js'
 import { testHelperRoutes } from './api/test-helpers/route.js'
+import { webhookEndpointRoutes } from './api/webhook-endpoints/route.js'
 import { NotFound, RateLimited } from './domain/errors.js'
 import { randomBase62 } from './domain/ids.js'
+import { pageRoutes } from './pages/plugin.js'
 import type { Deps } from './services/deps.js'
 
 export const BODY_LIMIT = 64 * 1024
@@ -86,11 +89,14 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
       await authed.register(sessionRoutes(deps))
       await authed.register(refundRoutes(deps))
       await authed.register(testHelperRoutes(deps))
+      await authed.register(webhookEndpointRoutes(deps))
+      await authed.register(eventRoutes(deps))
     })
   }, { prefix: '/api/v1' })
 
   if (deps.config.adminToken) await app.register(adminRoutes(deps, deps.config.adminToken), { prefix: '/admin/v1' })
   await app.register(hookRoutes(deps))
+  await app.register(pageRoutes(deps))
 
   deps.deliverNotification = async (path, body, headers) => {
     const res = await app.inject({ method: 'POST', url: path, payload: body, headers })

@@ -10,6 +10,8 @@ export interface Config {
   logLevel: string
   rateLimitPerSecond: number
   jobsEnabled: boolean
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhook deliveries may reach loopback, private and link-local addresses in live mode too. */
+  webhookAllowPrivate: boolean
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -26,5 +28,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND ? Number(env.RATE_LIMIT_PER_SECOND) : 100,
     jobsEnabled: env.TILL_JOBS !== '0',
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
   }
 }

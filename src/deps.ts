@@ -1,9 +1,12 @@
 /** Builds the service graph from configuration and an open database. Tests call the same function. */
+import type pg from 'pg'
 import type { Config } from './config.js'
 import { createMockProvider } from './providers/mock/index.js'
 import { createRegistry } from './providers/registry.js'
+import { createWechatProvider } from './providers/wechat/index.js'
 import { SecretBox } from './security/secret-box.js'
 import type { Deps, Logger } from './services/deps.js'
+import { createSessionSignals } from './services/session-signals.js'
 import type { Db } from './store/db.js'
 
 export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logger, clock: () => Date = () => new Date()): Deps {
@@ -13,9 +16,11 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     db,
     clock,
     box,
-    providers: createRegistry([createMockProvider(() => clock())]),
+    providers: createRegistry([createMockProvider(() => clock()), createWechatProvider({ now: () => clock() })]),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,
+    // drizzle keeps its pool as $client; the listener copies its connection settings.
+    signals: createSessionSignals((db as Db & { $client: pg.Pool }).$client, log),
     deliverNotification: async () => {
       throw new Error('the app is not built yet')
     },

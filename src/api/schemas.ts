@@ -7,7 +7,7 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const Amount = Type.Integer({ minimum: MIN_AMOUNT, maximum: MAX_AMOUNT, description: 'minor units (spec 2.1): 9900 CNY is 99.00; 100 JPY is 100 yen' })
 export const CurrencyCode = Type.Enum(CURRENCY_CODES)
 export const Mode = Type.Enum(['test', 'live'])
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
 export const ErrorBody = Type.Object({ error: Type.String() }, { additionalProperties: true, $id: 'Error' })
 

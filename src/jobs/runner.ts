@@ -1,42 +1,119 @@
-/** Periodic sweeps: expiry, reconciliation, idempotency-key purge. Each is idempotent and safe to run on every instance. */
+/**
+ * Background jobs: periodic idempotent sweeps (expiry, reconciliation, idempotency-key purge) and the
+ * webhook worker. Each is safe to run on every instance; a job with `wakeOn` also runs as soon as a
+ * committed transaction NOTIFYs its channel, which keeps event-to-delivery latency low.
+ */
+import pg from 'pg'
 import { expireDue } from '../services/payments.js'
 import type { Deps } from '../services/deps.js'
+import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeKeys } from '../store/repos/idempotency.js'
+import { createOutbox } from './outbox.js'
 import { reconcileAttempts, reconcileRefunds } from './reconcile.js'
 
 export interface Job {
   name: string
   everyMs: number
-  run(deps: Deps): Promise<unknown>
+  /** A PostgreSQL NOTIFY channel that runs the job at once. */
+  wakeOn?: string
+  /** Once per process: the pass to run, and what to wait for on stop (work the pass started but did not await). */
+  start(deps: Deps): { run(): Promise<unknown>; stop?(): Promise<void> }
 }
 
+const sweep = (name: string, everyMs: number, run: (d: Deps) => Promise<unknown>): Job => ({ name, everyMs, start: (d) => ({ run: () => run(d) }) })
+
 export const JOBS: Job[] = [
-  { name: 'expiry', everyMs: 1000, run: (d) => expireDue(d) },
-  { name: 'reconcile-attempts', everyMs: 5000, run: (d) => reconcileAttempts(d) },
-  { name: 'reconcile-refunds', everyMs: 5000, run: (d) => reconcileRefunds(d) },
-  { name: 'idempotency-purge', everyMs: 3_600_000, run: (d) => purgeKeys(d.db, new Date(d.clock().getTime() - 24 * 3600_000)) },
+  sweep('expiry', 1000, (d) => expireDue(d)),
+  sweep('reconcile-attempts', 5000, (d) => reconcileAttempts(d)),
+  sweep('reconcile-refunds', 5000, (d) => reconcileRefunds(d)),
+  sweep('idempotency-purge', 3_600_000, (d) => purgeKeys(d.db, new Date(d.clock().getTime() - 24 * 3600_000))),
+  {
+    // A pass only fills free delivery slots and returns; deliveries finish on their own time.
+    name: 'webhooks',
+    everyMs: 250,
+    wakeOn: WEBHOOK_CHANNEL,
+    start: (d) => {
+      const outbox = createOutbox(d)
+      return { run: () => outbox.pump(), stop: () => outbox.stop() }
+    },
+  },
 ]
+
+/** A dedicated connection LISTENing on the channels; reconnects after a loss (the timers cover the gap). */
+function listen(deps: Deps, wake: Map<string, () => void>) {
+  let client: pg.Client | null = null
+  let closed = false
+  let retry: NodeJS.Timeout | undefined
+  const reconnect = () => {
+    if (!closed && !retry) retry = setTimeout(() => {
+      retry = undefined
+      void connect()
+    }, 1000)
+  }
+  const connect = async () => {
+    const c = new pg.Client(deps.db.$client.options)
+    c.on('notification', (n) => wake.get(n.channel)?.())
+    c.on('error', () => {})
+    c.on('end', reconnect)
+    try {
+      await c.connect()
+      for (const channel of wake.keys()) await c.query(`listen ${pg.escapeIdentifier(channel)}`)
+      if (closed) await c.end()
+      else client = c
+    } catch (err) {
+      deps.log.warn({ err }, 'job wake-up listener not connected; jobs run on their timers meanwhile')
+      await c.end().catch(() => {})
+      reconnect()
+    }
+  }
+  if (wake.size) void connect()
+  return async () => {
+    closed = true
+    clearTimeout(retry)
+    await client?.end().catch(() => {})
+  }
+}
 
 export function startJobs(deps: Deps, jobs: Job[] = JOBS): { stop(): Promise<void> } {
   let stopped = false
   const running = new Set<Promise<unknown>>()
-  const timers = jobs.map((job) => {
+  const wake = new Map<string, () => void>()
+  const started = jobs.map((job) => {
+    const instance = job.start(deps)
+    const timer: { ref?: NodeJS.Timeout; busy: boolean; again: boolean } = { busy: false, again: false }
     const tick = async () => {
       if (stopped) return
-      const p = job.run(deps).catch((err) => deps.log.warn({ err, job: job.name }, 'job failed'))
+      clearTimeout(timer.ref)
+      if (timer.busy) {
+        timer.again = true
+        return
+      }
+      timer.busy = true
+      const p = instance.run().catch((err) => deps.log.warn({ err, job: job.name }, 'job failed'))
       running.add(p)
       await p
       running.delete(p)
-      if (!stopped) timer.ref = setTimeout(tick, job.everyMs)
+      timer.busy = false
+      if (stopped) return
+      if (timer.again) {
+        timer.again = false
+        void tick()
+      } else {
+        timer.ref = setTimeout(tick, job.everyMs)
+      }
     }
-    const timer = { ref: setTimeout(tick, job.everyMs) }
-    return timer
+    timer.ref = setTimeout(tick, job.everyMs)
+    if (job.wakeOn) wake.set(job.wakeOn, () => void tick())
+    return { timer, instance }
   })
+  const unlisten = listen(deps, wake)
   return {
     async stop() {
       stopped = true
-      for (const t of timers) clearTimeout(t.ref)
+      for (const s of started) clearTimeout(s.timer.ref)
+      await unlisten()
       await Promise.all(running)
+      await Promise.all(started.map((s) => s.instance.stop?.()))
     },
   }
 }

@@ -3,6 +3,7 @@ import type { Currency } from '../domain/money.js'
 import { checkSettings, type Fields } from './credentials.js'
 import { validateCreemCredentials } from './creem/credentials.js'
 import type { Capabilities, PaymentProvider } from './types.js'
+import { WECHAT_CAPABILITIES } from './wechat/constants.js'
 import { validateWechatCredentials } from './wechat/credentials.js'
 
 export interface LiveProvider {
@@ -17,7 +18,7 @@ export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
   wechat: {
     id: 'wechat',
     name: 'WeChat Pay',
-    capabilities: { currencies: ['CNY'], channels: ['native', 'h5', 'jsapi'], partialRefunds: true, modes: ['live'] },
+    capabilities: WECHAT_CAPABILITIES,
     validateCredentials: validateWechatCredentials,
     validateSettings: (s) => checkSettings(s),
   },

@@ -4,6 +4,7 @@ import type { ProviderConfig } from '../providers/types.js'
 import type { SecretBox } from '../security/secret-box.js'
 import type { Db } from '../store/db.js'
 import type { Scope } from '../store/repos/scope.js'
+import type { SessionSignals } from './session-signals.js'
 
 export interface Logger {
   info(obj: unknown, msg?: string): void
@@ -21,6 +22,8 @@ export interface Deps {
   /** The mock provider's configuration (its signing key), derived from the secrets key. */
   mockConfig: ProviderConfig
   log: Logger
+  /** Wakes relay pages, on every instance, when a session finishes (LISTEN/NOTIFY plus in-process). */
+  signals: SessionSignals
   /** Hands a provider notification to /hooks/… (the mock provider's "network"). */
   deliverNotification(path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string }>
 }

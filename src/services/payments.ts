@@ -6,7 +6,7 @@ import { sessionEventData, type EventType } from '../domain/events.js'
 import { SessionTerminal } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
-import { effectiveStatus, nextStatus, type SessionStatus, type SessionTrigger } from '../domain/session-machine.js'
+import { effectiveStatus, isTerminal, nextStatus, type SessionStatus, type SessionTrigger } from '../domain/session-machine.js'
 import type { AttemptInput, Fact, PaymentFact, ProviderConfig } from '../providers/types.js'
 import type { Executor, Tx } from '../store/db.js'
 import { appendEvent } from '../store/repos/events.js'
@@ -34,6 +34,8 @@ async function transition(tx: Tx, deps: Deps, s: SessionRow, trigger: SessionTri
   if (!to) return null
   const now = deps.clock()
   const updated = await sessions.updateSession(tx, s.id, { ...patch, status: to }, now)
+  // Relay pages waiting on this session, on any instance, wake when this transaction commits.
+  if (isTerminal(to)) await deps.signals.announce(tx, s.id)
   if (event) {
     const record = to === 'paid' ? await getRecordBySession(tx, s.id) : null
     await appendEvent(tx, s, event, sessionEventData(updated, record), now)
@@ -154,7 +156,7 @@ async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: 
 
 /** Applies a provider's normalized facts in one transaction. */
 export async function applyFacts(deps: Deps, provider: string, configId: string | null, facts: Fact[]) {
-  await deps.db.transaction(async (tx) => {
+  await deps.signals.transaction(deps.db, async (tx) => {
     for (const fact of facts) {
       if (fact.kind === 'payment') await applyPaymentFact(tx, deps, provider, configId, fact)
       else if (fact.kind === 'refund') await applyRefundFact(tx, deps, provider, configId, fact)
@@ -164,7 +166,7 @@ export async function applyFacts(deps: Deps, provider: string, configId: string 
 
 async function closeSession(deps: Deps, sessionId: string, trigger: 'cancel' | 'expire', event: EventType) {
   const now = deps.clock()
-  return deps.db.transaction(async (tx) => {
+  return deps.signals.transaction(deps.db, async (tx) => {
     const s = await sessions.getSessionById(tx, sessionId, true)
     if (!s) throw new Error(`session ${sessionId} not found`)
     const status = effectiveStatus(s.status as SessionStatus, s.expiresAt, now)
@@ -191,7 +193,7 @@ export const expireSession = (deps: Deps, sessionId: string) => closeSession(dep
 /** The sweep: open sessions past expiry, claimed with SKIP LOCKED so instances never act twice. */
 export async function expireDue(deps: Deps, limit = 100): Promise<number> {
   const now = deps.clock()
-  return deps.db.transaction(async (tx) => {
+  return deps.signals.transaction(deps.db, async (tx) => {
     const due = await sessions.claimExpired(tx, now, limit)
     for (const s of due) await closeOpen(tx, deps, s, 'expire', 'session.expired', now)
     return due.length

@@ -5,7 +5,8 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 import * as schema from './schema.js'
 
-export type Db = NodePgDatabase<typeof schema>
+/** The pool stays reachable (`$client`) for what Drizzle does not do: LISTEN on a dedicated connection. */
+export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool }
 /** A transaction handle; repositories take one of these (or the pool-backed Db) first. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export type Executor = Db | Tx

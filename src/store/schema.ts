@@ -1,7 +1,7 @@
 /** The one SQL schema. drizzle-kit generates store/migrations/ from this file (`npm run db:generate`). */
 import { sql } from 'drizzle-orm'
 import {
-  boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
+  bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
 } from 'drizzle-orm/pg-core'
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' })
@@ -134,8 +134,65 @@ export const events = pgTable('events', {
   mode: text('mode').$type<'test' | 'live'>().notNull(),
   type: text('type').notNull(),
   data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  /** The webhook body, serialised once: every delivery and retry sends (and signs) these exact bytes. */
+  payload: text('payload').notNull(),
   createdAt: createdAt(),
 }, (t) => [index('events_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id)])
+
+/** Where a merchant wants its events (DESIGN.md §6). Deleted endpoints stay, so attempt history stays readable. */
+export const webhookEndpoints = pgTable('webhook_endpoints', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  url: text('url').notNull(),
+  /** Event types to send; null means every type. */
+  events: text('events').array(),
+  enabled: boolean('enabled').notNull().default(true),
+  /** AES-256-GCM boxes bound to the endpoint row: the secret must be readable to sign with it. */
+  secretEnc: text('secret_enc').notNull(),
+  /** After a rotation the old secret signs beside the new one until previous_secret_expires_at. */
+  previousSecretEnc: text('previous_secret_enc'),
+  previousSecretExpiresAt: ts('previous_secret_expires_at'),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+  deletedAt: ts('deleted_at'),
+}, (t) => [index('webhook_endpoints_scope_idx').on(t.merchantId, t.mode)])
+
+/** One row per (event, endpoint), written in the transaction of the event: the durable outbox. */
+export const webhookDeliveries = pgTable('webhook_deliveries', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  eventId: text('event_id').notNull().references(() => events.id),
+  endpointId: text('endpoint_id').notNull().references(() => webhookEndpoints.id),
+  status: text('status').$type<'pending' | 'delivered' | 'failed' | 'canceled'>().notNull(),
+  /** Attempts in the current run of the retry schedule (a redelivery starts a new run). */
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at'),
+  /** The lease of the worker delivering it now; the token fences a worker whose lease lapsed. */
+  leasedUntil: ts('leased_until'),
+  leaseToken: text('lease_token'),
+  deliveredAt: ts('delivered_at'),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('webhook_deliveries_event_endpoint_uq').on(t.eventId, t.endpointId),
+  // Oldest first, ties in the order they were written.
+  index('webhook_deliveries_due_idx').on(t.nextAttemptAt, t.id).where(sql`${t.status} = 'pending'`),
+  index('webhook_deliveries_endpoint_idx').on(t.endpointId),
+  // The few rows in flight, counted per endpoint on every claim.
+  index('webhook_deliveries_leased_idx').on(t.endpointId).where(sql`${t.leasedUntil} is not null`),
+])
+
+/** Every attempt, kept: what the merchant sees under GET /api/v1/events/{id}. */
+export const webhookAttempts = pgTable('webhook_attempts', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  deliveryId: bigint('delivery_id', { mode: 'number' }).notNull().references(() => webhookDeliveries.id),
+  attemptedAt: ts('attempted_at').notNull(),
+  statusCode: integer('status_code'),
+  latencyMs: integer('latency_ms').notNull(),
+  /** The first KiB of the answer. */
+  responseBody: text('response_body'),
+  error: text('error'),
+}, (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attemptedAt)])
 
 export const idempotencyKeys = pgTable('idempotency_keys', {
   merchantId: text('merchant_id').notNull(),

@@ -4,9 +4,10 @@ import { NotFound } from '../../domain/errors.js'
 import type { Deps } from '../../services/deps.js'
 import * as merchants from '../../services/merchants.js'
 import * as configs from '../../services/provider-configs.js'
+import { createEndpointForMerchant } from '../../services/webhook-endpoints.js'
 import { getMerchant } from '../../store/repos/merchants.js'
 import { registerAdminAuth } from '../plugins/auth.js'
-import { S, type ApiKeyBodyT, type MerchantBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
+import { S, type AdminEndpointBodyT, type ApiKeyBodyT, type MerchantBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
 
 type M = { Params: { id: string } }
 
@@ -37,4 +38,7 @@ export const adminRoutes = (deps: Deps, token: string): FastifyPluginAsync => as
 
   app.patch<{ Params: { id: string; configId: string }; Body: ProviderConfigPatchT }>('/merchants/:id/provider_configs/:configId', { schema: S.patchConfig }, (req) =>
     configs.updateProviderConfig(deps, req.params.id, req.params.configId, req.body))
+
+  app.post<M & { Body: AdminEndpointBodyT }>('/merchants/:id/webhook_endpoints', { schema: S.createEndpoint }, async (req, reply) =>
+    reply.code(201).send(await createEndpointForMerchant(deps, req.params.id, req.body)))
 }

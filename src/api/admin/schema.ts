@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Mode, errors } from '../schemas.js'
+import { EventFilter, Url } from '../webhook-endpoints/schema.js'
 
 const Creds = Type.Record(Type.String(), Type.Unknown())
 const MerchantParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
@@ -29,10 +30,13 @@ export const ProviderConfigPatch = Type.Object({
   settings: Type.Optional(Creds),
 }, { additionalProperties: false })
 
+export const AdminEndpointBody = Type.Object({ mode: Mode, url: Url, events: Type.Optional(EventFilter) }, { additionalProperties: false })
+
 export type MerchantBodyT = Static<typeof MerchantBody>
 export type ApiKeyBodyT = Static<typeof ApiKeyBody>
 export type ProviderConfigBodyT = Static<typeof ProviderConfigBody>
 export type ProviderConfigPatchT = Static<typeof ProviderConfigPatch>
+export type AdminEndpointBodyT = Static<typeof AdminEndpointBody>
 
 const hide = { hide: true, response: errors(400, 401, 404) }
 export const S = {
@@ -41,5 +45,6 @@ export const S = {
   createKey: { ...hide, params: MerchantParams, body: ApiKeyBody },
   key: { ...hide, params: Type.Object({ id: Type.String(), keyId: Type.String() }) },
   createConfig: { ...hide, params: MerchantParams, body: ProviderConfigBody },
+  createEndpoint: { ...hide, params: MerchantParams, body: AdminEndpointBody },
   patchConfig: { ...hide, params: Type.Object({ id: Type.String(), configId: Type.String() }), body: ProviderConfigPatch },
 }

@@ -15,7 +15,15 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaimed?: boolean
   }
+  interface FastifyContextConfig {
+    /** The answer holds a secret shown once (a webhook secret): it is kept for replay sealed, never in plain text. */
+    sealReplay?: boolean
+  }
 }
+
+// A sealed body is a SecretBox string (`v1:…`); a stored JSON body starts with `{` or `[`.
+const SEALED = /^v\d+:/
+const replayAad = (ctx: { merchantId: string; mode: string }, key: string) => `idempotency:${ctx.merchantId}:${ctx.mode}:${key}`
 
 export function registerIdempotency(app: FastifyInstance, deps: Deps) {
   // Before validation, so that a refused body (a 4xx) is remembered and replayed like any answer.
@@ -35,18 +43,23 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
     }
     if (existing.fingerprint !== fingerprint) throw new IdempotencyMismatch()
     if (existing.responseStatus === null) throw new IdempotencyInFlight()
+    const body = existing.responseBody && SEALED.test(existing.responseBody) ? deps.box.open(existing.responseBody, replayAad(req.ctx, key)) : existing.responseBody
     return reply
       .code(existing.responseStatus)
       .header('Idempotent-Replayed', 'true')
       .type('application/json; charset=utf-8')
-      .send(existing.responseBody)
+      .send(body)
   })
 
   app.addHook('onSend', async (req, reply, payload) => {
     if (!req.idempotencyClaimed) return payload
     req.idempotencyClaimed = false
     if (reply.statusCode >= 500) await releaseKey(deps.db, req.ctx, req.ctx.idempotencyKey!)
-    else await saveResponse(deps.db, req.ctx, req.ctx.idempotencyKey!, reply.statusCode, String(payload))
+    else {
+      const key = req.ctx.idempotencyKey!
+      const body = req.routeOptions.config.sealReplay ? deps.box.seal(String(payload), replayAad(req.ctx, key)) : String(payload)
+      await saveResponse(deps.db, req.ctx, key, reply.statusCode, body)
+    }
     return payload
   })
 }

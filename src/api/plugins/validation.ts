@@ -45,6 +45,10 @@ export function describe(err: ErrorObject, root: string): InvalidField | Unknown
       return new InvalidField(field, p.limit === 1 ? 'must not be empty' : `must be at least ${p.limit} characters`)
     case 'maxLength':
       return new InvalidField(field, `must be at most ${p.limit} characters`)
+    case 'minItems':
+      return new InvalidField(field, p.limit === 1 ? 'must not be empty' : `must have at least ${p.limit} items`)
+    case 'uniqueItems':
+      return new InvalidField(field, 'must not repeat an item')
     case 'maxProperties':
       return new InvalidField(field, `must have at most ${p.limit} keys`)
     case 'enum':

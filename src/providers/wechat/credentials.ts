@@ -1,9 +1,12 @@
 import { InvalidField } from '../../domain/errors.js'
 import { onlyKnown, requirePrivateKeyPem, requirePublicKeyPem, requireString, type Fields } from '../credentials.js'
 
-const FIELDS = ['mchId', 'appId', 'merchantSerialNo', 'privateKey', 'apiV3Key', 'platformPublicKeyId', 'platformPublicKey'] as const
+const FIELDS = ['mchId', 'appId', 'merchantSerialNo', 'privateKey', 'apiV3Key', 'platformPublicKeyId', 'platformPublicKey', 'appSecret'] as const
 
-/** WeChat Pay v3 direct-merchant credentials. The public-key pair is optional (platform-certificate mode). */
+/**
+ * WeChat Pay v3 direct-merchant credentials. The public-key pair is optional (platform-certificate
+ * mode). appSecret, the official account's secret, is needed only for JSAPI (openid via OAuth).
+ */
 export function validateWechatCredentials(c: Fields) {
   const p = 'credentials'
   onlyKnown(c, FIELDS, p)
@@ -19,4 +22,5 @@ export function validateWechatCredentials(c: Fields) {
     requireString(c, 'platformPublicKeyId', p, /^PUB_KEY_ID_[0-9A-Za-z_]+$/, 'must look like PUB_KEY_ID_…')
     requirePublicKeyPem(c, 'platformPublicKey', p)
   }
+  if (c.appSecret !== undefined) requireString(c, 'appSecret', p, /^[0-9A-Za-z]{16,64}$/, 'must be the official account AppSecret')
 }

@@ -1,11 +1,43 @@
+import { and, desc, eq, sql } from 'drizzle-orm'
 import type { EventType } from '../../domain/events.js'
 import { newId } from '../../domain/ids.js'
+import { eventPayload } from '../../domain/webhooks.js'
 import type { Executor } from '../db.js'
 import { events } from '../schema.js'
+import { fanOut } from './deliveries.js'
 import type { Scope } from './scope.js'
 
-/** Appends an event to the outbox. Call it inside the transaction of the change it describes. */
+export type EventRow = typeof events.$inferSelect
+
+/**
+ * Appends an event to the outbox, with one pending delivery per matching endpoint. Call it inside
+ * the transaction of the change it describes: the change, its event and its deliveries commit together.
+ */
 export async function appendEvent(tx: Executor, scope: Scope, type: EventType, data: Record<string, unknown>, now: Date) {
-  const [e] = await tx.insert(events).values({ id: newId('evt'), merchantId: scope.merchantId, mode: scope.mode, type, data, createdAt: now }).returning()
+  const id = newId('evt')
+  const payload = eventPayload({ id, type, mode: scope.mode, data, createdAt: now })
+  const [e] = await tx.insert(events).values({ id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now }).returning()
+  await fanOut(tx, e, now)
   return e
+}
+
+export async function getEvent(tx: Executor, scope: Scope, id: string): Promise<EventRow | null> {
+  const [e] = await tx.select().from(events).where(and(eq(events.id, id), eq(events.merchantId, scope.merchantId), eq(events.mode, scope.mode)))
+  return e ?? null
+}
+
+/** Newest first; `after` is the last event of the previous page. One more than asked tells whether there is more. */
+export async function listEvents(tx: Executor, scope: Scope, opts: { limit: number; type?: string; after?: EventRow }) {
+  const rows = await tx
+    .select()
+    .from(events)
+    .where(and(
+      eq(events.merchantId, scope.merchantId),
+      eq(events.mode, scope.mode),
+      opts.type ? eq(events.type, opts.type) : undefined,
+      opts.after ? sql`(${events.createdAt}, ${events.id}) < (${opts.after.createdAt}, ${opts.after.id})` : undefined,
+    ))
+    .orderBy(desc(events.createdAt), desc(events.id))
+    .limit(opts.limit + 1)
+  return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit }
 }

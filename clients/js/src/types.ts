@@ -1,0 +1,101 @@
+/**
+ * Public types, taken from the service's OpenAPI document (generated/openapi.ts) by path and
+ * method, so a field exists here exactly when the service has it. Every amount is an integer in
+ * the currency's minor unit: 9900 CNY is ¥99.00, 1500 JPY is ¥1,500 (never multiplied by 100).
+ */
+import type { paths } from './generated/openapi.js'
+
+export type { paths }
+export type Path = keyof paths
+export type Verb = 'get' | 'post' | 'patch' | 'delete'
+type Operation<P extends Path, M extends Verb> = M extends keyof paths[P] ? NonNullable<paths[P][M]> : never
+
+/** The JSON request body of an operation (never when it takes none). */
+export type BodyOf<P extends Path, M extends Verb> = JsonContent<Operation<P, M> extends { requestBody?: infer R } ? NonNullable<R> : never>
+// openapi-typescript writes `requestBody?: never` for "no body"; never must stay never here, not unknown.
+type JsonContent<R> = [R] extends [never] ? never : R extends { content: { 'application/json': infer B } } ? B : never
+/** The query parameters of an operation (never when it takes none). */
+export type QueryOf<P extends Path, M extends Verb> =
+  Operation<P, M> extends { parameters: { query?: infer Q } } ? ([Q] extends [never | undefined] ? never : NonNullable<Q>) : never
+/** The success (200, 201 or 202) JSON answer of an operation. */
+export type ResultOf<P extends Path, M extends Verb> = Operation<P, M> extends { responses: infer R }
+  ? R extends { 200: { content: { 'application/json': infer B } } } ? B
+    : R extends { 201: { content: { 'application/json': infer B } } } ? B
+      : R extends { 202: { content: { 'application/json': infer B } } } ? B
+        : never
+  : never
+
+/** POST /api/v1/checkout body. `providerHints` is part of it; any other field is sent as given too. */
+export type CheckoutParams = BodyOf<'/api/v1/checkout', 'post'>
+/** The session as created: no chosenProvider, no record yet. */
+export type CreatedSession = ResultOf<'/api/v1/checkout', 'post'>
+/** The session as read: chosenProvider, and `record` once paid. */
+export type Session = ResultOf<'/api/v1/sessions/{id}', 'get'>
+export type SessionStatus = Session['status']
+export type RecordSummary = NonNullable<Session['record']>
+export type Currency = CheckoutParams['currency']
+
+/** POST /api/v1/refunds body: omit `amount` to refund everything still refundable. */
+export type RefundParams = BodyOf<'/api/v1/refunds', 'post'>
+/** The payment record with the refund this call created. */
+export type RecordWithRefund = ResultOf<'/api/v1/refunds', 'post'>
+export type PaymentRecord = Omit<RecordWithRefund, 'refund'>
+export type Refund = RecordWithRefund['refund']
+
+export type PayParams = BodyOf<'/api/v1/test_helpers/sessions/{id}/pay', 'post'>
+export type RefundBehavior = NonNullable<PayParams['refundBehavior']>
+
+/** Every error body: `{ error }`, with extra fields on some (`refundable` on amount exceeds refundable). */
+export type ErrorBody = { error: string; [extra: string]: unknown }
+
+/** POST /api/v1/webhook_endpoints body: the URL, and optionally the event types it takes. */
+export type WebhookEndpointParams = BodyOf<'/api/v1/webhook_endpoints', 'post'>
+export type WebhookEndpointUpdate = BodyOf<'/api/v1/webhook_endpoints/{id}', 'patch'>
+export type WebhookEndpoint = ResultOf<'/api/v1/webhook_endpoints/{id}', 'get'>
+/** The endpoint with its signing secret (whsec_…): only the create and rotate answers carry it. */
+export type WebhookEndpointWithSecret = ResultOf<'/api/v1/webhook_endpoints', 'post'>
+export type EventListParams = QueryOf<'/api/v1/events', 'get'>
+/** An event with its deliveries and every attempt, as GET /api/v1/events/{id} answers. */
+export type EventWithDeliveries = ResultOf<'/api/v1/events/{id}', 'get'>
+/** Exactly the body a webhook carries; `data` is untyped in the OpenAPI document (WebhookEvent types it). */
+export type EventEnvelope = ResultOf<'/api/v1/events', 'get'>['data'][number]
+export type WebhookEventType = EventEnvelope['type']
+
+// The shapes of `data` per event type (DESIGN.md §6). They are written here because the OpenAPI
+// document describes `data` only as an object; once its schema types `data`, take them from there.
+export type SessionEventType = Extract<WebhookEventType, `payment.${string}` | `session.${string}`>
+export type RefundEventType = Extract<WebhookEventType, `refund.${string}`>
+
+export interface SessionEventData {
+  sessionId: string
+  status: SessionStatus
+  amount: number
+  currency: Currency
+  /** The metadata given when the session was created. */
+  metadata: Record<string, string>
+  /** Present once paid. */
+  recordId?: string
+  provider?: string
+  providerRef?: string
+  paidAt?: string
+}
+
+export interface RefundEventData {
+  refundId: string
+  recordId: string
+  sessionId: string
+  /** This refund's amount. */
+  amount: number
+  /** The record's total of succeeded refunds. */
+  refundedAmount: number
+  recordStatus: PaymentRecord['status']
+  currency: Currency
+  status: Refund['status']
+  reason: string | null
+  metadata: Record<string, string>
+}
+
+type Typed<T extends WebhookEventType, D> = Omit<EventEnvelope, 'type' | 'data'> & { type: T; data: D }
+
+/** A verified webhook event (`id` evt_…: dedupe on it, delivery is at-least-once); `switch (event.type)` narrows `data`. */
+export type WebhookEvent = Typed<SessionEventType, SessionEventData> | Typed<RefundEventType, RefundEventData>

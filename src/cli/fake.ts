@@ -1,0 +1,106 @@
+/**
+ * `till fake wechat`: runs the local WeChat Pay v3 fake for offline testing, prints the merchant
+ * credentials it accepts and how to point a Till provider configuration at it. Its keys are kept
+ * in a state file so a restart does not invalidate the configuration.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { startWechatFake, type MerchantCredentials } from '../providers/wechat/fake/index.js'
+
+const USAGE = `usage: till fake wechat [--port 8091] [--host 127.0.0.1] [--mode publicKey|platformCert]
+                       [--time-factor 1] [--state FILE] [--json]
+
+  --port         port to listen on (loopback only)                      default 8091
+  --mode         how the fake signs: WeChat Pay public key (PUB_KEY_ID_…) or platform certificates
+  --time-factor  scales the notification retry schedule (0.01: 15 s becomes 150 ms)
+  --state        where the generated merchant and signing keys are kept   default $DATA_DIR/fake-wechat.json
+  --json         print the credentials as one JSON object and nothing else`
+
+interface State {
+  publicKeyId: string
+  platformPrivateKey: string
+  merchant: MerchantCredentials
+}
+
+export async function runFake(argv: string[]) {
+  const [provider, ...rest] = argv
+  if (provider !== 'wechat') {
+    console.error(provider ? `unknown fake: ${provider} (only wechat for now)\n\n${USAGE}` : USAGE)
+    return 2
+  }
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      port: { type: 'string', default: '8091' },
+      host: { type: 'string', default: '127.0.0.1' },
+      mode: { type: 'string', default: 'publicKey' },
+      'time-factor': { type: 'string', default: '1' },
+      state: { type: 'string', default: path.join(process.env.DATA_DIR || './data', 'fake-wechat.json') },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  })
+  if (values.help) {
+    console.log(USAGE)
+    return 0
+  }
+  if (values.mode !== 'publicKey' && values.mode !== 'platformCert') throw new Error('--mode must be publicKey or platformCert')
+  const statePath = values.state!
+  const saved: State | null = existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : null
+
+  const fake = await startWechatFake({
+    host: values.host,
+    port: Number(values.port),
+    mode: values.mode,
+    timeFactor: Number(values['time-factor']),
+    autoRunMs: 200,
+    identity: saved ? { publicKeyId: saved.publicKeyId, privateKeyPem: saved.platformPrivateKey } : undefined,
+  })
+  // The platform key fields follow the mode of this run, not of the one that saved the state.
+  const merchant = saved ? { ...saved.merchant, platformPublicKeyId: undefined, platformPublicKey: undefined } : {}
+  const creds = fake.addMerchant(merchant)
+  if (!saved) {
+    mkdirSync(path.dirname(statePath), { recursive: true })
+    const state: State = {
+      publicKeyId: fake.store.platform.publicKeyId,
+      platformPrivateKey: fake.store.platform.key.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      merchant: creds,
+    }
+    writeFileSync(statePath, JSON.stringify(state, null, 2), { mode: 0o600 })
+  }
+
+  const config = { provider: 'wechat', label: 'fake', credentials: creds, settings: { apiBase: fake.url } }
+  if (values.json) {
+    console.log(JSON.stringify({ url: fake.url, ...config }))
+  } else {
+    console.log(`Fake WeChat Pay v3 listening on ${fake.url} (${values.mode} mode; keys kept in ${statePath})
+
+Configure Till (admin API; BASE_URL must be reachable from this machine, e.g. http://localhost:8080):
+
+  curl -s "$TILL_URL/admin/v1/merchants/$MERCHANT_ID/provider_configs" \\
+    -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \\
+    -d '${JSON.stringify(config)}'
+
+Then create a live session with "providerHints": {"wechat": "fake"}.
+
+Play the customer:   ${fake.url}/__fake/wechat            (open Native orders: "scan" and pay)
+Knobs (JSON POST):   ${fake.url}/__fake/wechat/pay {"out_trade_no"} · /fail · /expire · /refund-outcome
+                     /notifications {"mode":"drop|duplicate|reorder|delayed"} · /probe · /clock-skew · /errors · /mode
+Inspect:             GET ${fake.url}/__fake/wechat/deliveries · /requests · /orders/<out_trade_no>`)
+  }
+
+  await new Promise<void>((resolve) => {
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve())
+  })
+  await fake.close()
+  return 0
+}
+
+runFake(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,135 @@
+/**
+ * /c/<session_id> and its forms: the test-mode controls (pay, fail), a live provider pick, and
+ * "Cancel and return". Every post checks the page's form token and ends in a 303 (or, for a live
+ * pick, the provider's next step).
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import QRCode from 'qrcode'
+import { SessionTerminal } from '../../domain/errors.js'
+import { formatAmount, type Currency } from '../../domain/money.js'
+import { REFUND_BEHAVIORS, type RefundBehavior } from '../../providers/mock/index.js'
+import { isLiveProvider, type LiveProvider } from '../../providers/registry.js'
+import type { Deps } from '../../services/deps.js'
+import * as hosted from '../../services/hosted-checkout.js'
+import { BadForm, FormTokenInvalid } from '../errors.js'
+import { formatTime, type Translate } from '../i18n/index.js'
+import { pageContext, seeOther, sendPage } from '../render.js'
+import { checkFormToken, formToken, originOf, setPageHeaders } from '../security.js'
+import { CheckoutPage, type CheckoutView } from '../views/checkout.js'
+import type { PageContext } from '../views/layout.js'
+import { QrPage, RedirectPage } from '../views/live-action.js'
+
+type Id = { Params: { id: string } }
+type Form = Record<string, string | string[] | undefined>
+
+/** A provider's name in the page's language (WeChat Pay is 微信支付 in Chinese). */
+const providerName = (t: Translate, id: LiveProvider['id']) => t(`provider.${id}`)
+/** A provider named in the page's query (a notice after a pick), by name; anything else is ignored. */
+const namedInQuery = (t: Translate, id: string | undefined) => (id && isLiveProvider(id) ? providerName(t, id) : null)
+
+const field = (body: unknown, name: string): string | undefined => {
+  const v = (body as Form | undefined)?.[name]
+  return typeof v === 'string' ? v : undefined
+}
+
+export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
+  const tokenKey = deps.box.derive('page-csrf')
+
+  async function checkoutView(cs: hosted.CustomerSession, { locale, t }: PageContext, notices: Pick<CheckoutView, 'unavailable' | 'failed'>): Promise<CheckoutView> {
+    const { session } = cs
+    const open = cs.status === 'pending' || cs.status === 'processing'
+    const offers = open ? await hosted.liveOffers(deps, session) : []
+    const waitingOn = session.mode === 'live' && cs.status === 'processing' && session.chosenProvider && isLiveProvider(session.chosenProvider)
+      ? providerName(t, session.chosenProvider)
+      : null
+    return {
+      sessionId: session.id,
+      status: cs.status,
+      testMode: session.mode === 'test',
+      merchantName: cs.merchantName,
+      description: session.description,
+      amount: formatAmount(session.amount, session.currency as Currency, locale),
+      secondsLeft: Math.max(0, (session.expiresAt.getTime() - deps.clock().getTime()) / 1000),
+      expiresAt: formatTime(session.expiresAt, locale),
+      formToken: formToken(tokenKey, session.id),
+      canReturn: session.successUrl !== null,
+      recordId: cs.record?.id ?? null,
+      offers: offers.map((o) => ({ provider: o.provider, name: providerName(t, o.provider) })),
+      ...notices,
+      waitingOn,
+    }
+  }
+
+  app.get<Id & { Querystring: { unavailable?: string; failed?: string } }>('/:id', async (req, reply) => {
+    const cs = await hosted.loadSession(deps, req.params.id)
+    const ctx = pageContext(req, reply)
+    const v = await checkoutView(cs, ctx, { unavailable: namedInQuery(ctx.t, req.query.unavailable), failed: namedInQuery(ctx.t, req.query.failed) })
+    // The pay → relay → successUrl redirect chain is checked against form-action: allow the merchant's origin.
+    const merchantOrigin = originOf(cs.session.successUrl)
+    setPageHeaders(reply, merchantOrigin ? [merchantOrigin] : [])
+    return sendPage(reply, 200, CheckoutPage({ ...ctx, v }))
+  })
+
+  /** The session a form was posted for, once its token has been checked. */
+  async function postedSession(req: FastifyRequest<Id>) {
+    const cs = await hosted.loadSession(deps, req.params.id)
+    if (!checkFormToken(tokenKey, cs.session.id, field(req.body, 'token'))) throw new FormTokenInvalid()
+    return cs
+  }
+
+  /** A second click, or a session that finished meanwhile: the page shows where it stands. */
+  async function unlessFinished<T>(action: () => Promise<T>): Promise<T | null> {
+    try {
+      return await action()
+    } catch (e) {
+      if (!(e instanceof SessionTerminal)) throw e
+      return null
+    }
+  }
+
+  app.post<Id>('/:id/pay', async (req, reply) => {
+    const cs = await postedSession(req)
+    const behavior = field(req.body, 'refundBehavior') ?? 'succeed'
+    if (!(REFUND_BEHAVIORS as readonly string[]).includes(behavior)) throw new BadForm('refundBehavior')
+    await unlessFinished(() => hosted.payInTestMode(deps, cs.session, behavior as RefundBehavior))
+    // With successUrl the relay takes the customer back to the merchant; without, the receipt.
+    if (cs.session.successUrl) return seeOther(reply, `/c/${cs.session.id}/done`)
+    const after = await hosted.loadSession(deps, cs.session.id)
+    return seeOther(reply, after.record ? `/r/${after.record.id}` : `/c/${cs.session.id}`)
+  })
+
+  app.post<Id>('/:id/fail', async (req, reply) => {
+    const cs = await postedSession(req)
+    await unlessFinished(() => hosted.failInTestMode(deps, cs.session))
+    // The customer sees the failure on the checkout page, with the way back to the merchant.
+    return seeOther(reply, `/c/${cs.session.id}`)
+  })
+
+  app.post<Id>('/:id/cancel', async (req, reply) => {
+    const cs = await postedSession(req)
+    await unlessFinished(() => hosted.cancelByCustomer(deps, cs.session))
+    return seeOther(reply, cs.session.successUrl ? `/c/${cs.session.id}/done` : `/c/${cs.session.id}`)
+  })
+
+  app.post<Id>('/:id/choose', async (req, reply) => {
+    const cs = await postedSession(req)
+    const provider = field(req.body, 'provider') ?? ''
+    if (cs.status !== 'pending' && cs.status !== 'processing') return seeOther(reply, `/c/${cs.session.id}`)
+    const result = await unlessFinished(() => hosted.pickProvider(deps, cs.session, provider, { ip: req.ip, userAgent: req.headers['user-agent'] }))
+    if (!result) return seeOther(reply, `/c/${cs.session.id}`)
+    const ctx = pageContext(req, reply)
+    const name = providerName(ctx.t, result.provider)
+    if (result.kind === 'started' && result.action.kind === 'redirect') {
+      return sendPage(reply, 200, RedirectPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, url: result.action.url } }))
+    }
+    if (result.kind === 'started' && result.action.kind === 'qr') {
+      const svg = await QRCode.toString(result.action.content, { type: 'svg', width: 240, margin: 1, errorCorrectionLevel: 'M' })
+      const amount = formatAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
+      return sendPage(reply, 200, QrPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, amount, svg } }))
+    }
+    if (result.kind === 'started' && result.action.kind === 'none') return seeOther(reply, `/c/${cs.session.id}`)
+    if (result.kind === 'failed') return seeOther(reply, `/c/${cs.session.id}?failed=${result.provider}`)
+    // Not built yet: the provider's adapter, or WeChat's in-app JSAPI bridge.
+    return seeOther(reply, `/c/${cs.session.id}?unavailable=${result.provider}`)
+  })
+}

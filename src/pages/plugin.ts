@@ -1,0 +1,75 @@
+/**
+ * The customer-facing pages as one encapsulated scope: its own form parser, security headers,
+ * HTML error and 404 pages, static assets, and the checkout, relay and receipt routes.
+ */
+import formbody from '@fastify/formbody'
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { toTillError } from '../api/plugins/errors.js'
+import type { Deps } from '../services/deps.js'
+import { assetRoutes } from './assets.js'
+import { checkoutRoutes } from './checkout/route.js'
+import type { MessageKey } from './i18n/en.js'
+import { receiptRoutes } from './receipt/route.js'
+import { relayRoutes } from './relay/route.js'
+import { pageContext, sendPage } from './render.js'
+import { setPageHeaders } from './security.js'
+import { MessagePage } from './views/message.js'
+
+/** Forms carry a token and one or two short fields. */
+const FORM_BODY_LIMIT = 4096
+
+const MESSAGES: Record<number, [MessageKey, MessageKey]> = {
+  400: ['error.badRequest.title', 'error.badRequest.body'],
+  403: ['error.forbidden.title', 'error.forbidden.body'],
+  404: ['error.notFound.title', 'error.notFound.body'],
+  500: ['error.server.title', 'error.server.body'],
+}
+
+function messagePage(req: FastifyRequest, reply: FastifyReply, status: number) {
+  const ctx = pageContext(req, reply)
+  const [title, body] = MESSAGES[status] ?? (status >= 500 ? MESSAGES[500] : MESSAGES[400])
+  // Headers from before the error (a route's own CSP) are replaced by the defaults.
+  setPageHeaders(reply)
+  reply.header('Cache-Control', 'no-store')
+  const langSwitch = req.method === 'GET' || req.method === 'HEAD'
+  return sendPage(reply, status, MessagePage({ ...ctx, v: { title: ctx.t(title), body: ctx.t(body), langSwitch } }))
+}
+
+/** The pages' own 404: HTML in the customer's language, for every unknown path under the prefix. */
+const withNotFoundPage = (routes: FastifyPluginAsync): FastifyPluginAsync => async (scope) => {
+  scope.setNotFoundHandler((req, reply) => messagePage(req, reply, 404))
+  await scope.register(routes)
+}
+
+export const pageRoutes = (deps: Deps): FastifyPluginAsync => async (app: FastifyInstance) => {
+  // Only urlencoded forms: a JSON or multipart post to a page is 415.
+  app.removeAllContentTypeParsers()
+  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT })
+
+  app.addHook('onRequest', async (_req, reply) => {
+    setPageHeaders(reply)
+    reply.header('Cache-Control', 'no-store')
+  })
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const known = toTillError(err)
+    const status = known?.status ?? 500
+    if (status >= 500) req.log.error({ err }, 'page error')
+    return messagePage(req, reply, status)
+  })
+
+  // Waiting relays answer at once when the process stops, instead of holding the shutdown for 5 s.
+  app.addHook('preClose', async () => {
+    await deps.signals.close()
+  })
+  app.addHook('onClose', async () => {
+    await deps.signals.close()
+  })
+
+  await app.register(withNotFoundPage(assetRoutes), { prefix: '/assets' })
+  await app.register(withNotFoundPage(async (c) => {
+    await c.register(checkoutRoutes(deps))
+    await c.register(relayRoutes(deps))
+  }), { prefix: '/c' })
+  await app.register(withNotFoundPage(receiptRoutes(deps)), { prefix: '/r' })
+}

@@ -1,0 +1,29 @@
+/** /r/<record_id>: the receipt. Unknown ids get the 404 page. */
+import type { FastifyPluginAsync } from 'fastify'
+import { formatAmount, type Currency } from '../../domain/money.js'
+import type { Deps } from '../../services/deps.js'
+import { loadReceipt } from '../../services/hosted-checkout.js'
+import { formatTime } from '../i18n/index.js'
+import { pageContext, sendPage } from '../render.js'
+import { ReceiptPage, type ReceiptView } from '../views/receipt.js'
+
+export const receiptRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
+  app.get<{ Params: { id: string } }>('/:id', async (req, reply) => {
+    const { record, merchantName, description, mode } = await loadReceipt(deps, req.params.id)
+    const ctx = pageContext(req, reply)
+    const currency = record.currency as Currency
+    const v: ReceiptView = {
+      recordId: record.id,
+      testMode: mode === 'test',
+      merchantName,
+      description,
+      amount: formatAmount(record.amount, currency, ctx.locale),
+      currency,
+      refunded: record.refundedAmount > 0 ? formatAmount(record.refundedAmount, currency, ctx.locale) : null,
+      status: record.status as ReceiptView['status'],
+      paidAt: formatTime(record.paidAt, ctx.locale),
+      paidAtIso: record.paidAt.toISOString(),
+    }
+    return sendPage(reply, 200, ReceiptPage({ ...ctx, v }))
+  })
+}

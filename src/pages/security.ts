@@ -1,0 +1,55 @@
+/** Security headers and form tokens for the customer-facing pages. */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { FastifyReply } from 'fastify'
+
+/**
+ * No inline script or style at all (our one script is a file from 'self', so no nonce is needed).
+ * `form-action` also governs the redirects after a form post: Chromium blocks POST → 303 relay →
+ * 303 successUrl unless successUrl's origin is listed, so the checkout page lists it.
+ */
+export function contentSecurityPolicy(formTargets: string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `form-action ${["'self'", ...formTargets].join(' ')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ')
+}
+
+/** The origin of a merchant's successUrl, for form-action; null when there is none (or it is unusable). */
+export function originOf(url: string | null): string | null {
+  if (!url) return null
+  try {
+    const origin = new URL(url).origin
+    return origin === 'null' ? null : origin
+  } catch {
+    return null
+  }
+}
+
+export function setPageHeaders(reply: FastifyReply, formTargets: string[] = []) {
+  reply.header('Content-Security-Policy', contentSecurityPolicy(formTargets))
+  reply.header('X-Frame-Options', 'DENY')
+  reply.header('Referrer-Policy', 'no-referrer')
+  reply.header('X-Content-Type-Options', 'nosniff')
+  reply.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()')
+}
+
+/**
+ * Forms carry an HMAC of the session id under a key derived from the secrets key: a post made by
+ * another site without our page's token is refused. The customer has no login to protect, but a
+ * stray cross-site form must not be able to pay, fail or cancel a session.
+ */
+export function formToken(key: Buffer, sessionId: string): string {
+  return createHmac('sha256', key).update(`checkout-form:${sessionId}`).digest('base64url')
+}
+
+export function checkFormToken(key: Buffer, sessionId: string, given: unknown): boolean {
+  if (typeof given !== 'string') return false
+  const expected = Buffer.from(formToken(key, sessionId))
+  const actual = Buffer.from(given)
+  return actual.length === expected.length && timingSafeEqual(actual, expected)
+}

@@ -1,0 +1,68 @@
+/** The frame of every page: language, viewport, stylesheet, test-mode banner, language switch. */
+import type { Child } from 'hono/jsx'
+import { ASSETS } from '../assets.js'
+import { CATALOGUES, LOCALES, type Locale, type Translate } from '../i18n/index.js'
+
+export interface PageContext {
+  locale: Locale
+  t: Translate
+}
+
+export interface LayoutProps extends PageContext {
+  title: string
+  /** Test-mode pages carry an unmistakable banner. */
+  testMode?: boolean
+  /** Sends the browser on without a script (a provider's hosted page). */
+  refreshTo?: string
+  /**
+   * The page the language switch reloads: this one by default; another for pages that answer a
+   * form post (reloading those would post nothing); null hides the switch.
+   */
+  langPath?: string | null
+  children?: Child
+}
+
+export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', children }: LayoutProps) {
+  return (
+    <html lang={locale}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
+        <meta name="referrer" content="no-referrer" />
+        {refreshTo && <meta http-equiv="refresh" content={`0;url=${refreshTo}`} />}
+        <title>{testMode ? `[${t('test.banner')}] ${title}` : title}</title>
+        {/* No favicon request: it would only ever be a 404. */}
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href={ASSETS.css.url} />
+        <script src={ASSETS.js.url} defer></script>
+      </head>
+      <body class={testMode ? 'test-mode' : undefined}>
+        {testMode && (
+          <div class="test-banner" role="note">
+            <strong>{t('test.banner')}</strong>
+            <span>{t('test.note')}</span>
+          </div>
+        )}
+        {langPath !== null && (
+          <nav class="lang-switch" aria-label={t('lang.switch')}>
+            {LOCALES.map((l) => (
+              <a href={`${langPath}?lang=${l}`} hreflang={l} lang={l} aria-current={l === locale ? 'true' : undefined}>
+                {CATALOGUES[l]['lang.name']}
+              </a>
+            ))}
+          </nav>
+        )}
+        <main class="card">{children}</main>
+        <footer class="footer">{t('footer.secure')}</footer>
+      </body>
+    </html>
+  )
+}
+
+/** A whole document as a string. Components here are synchronous, so rendering is too. */
+export function renderDocument(node: { toString(): string | Promise<string> }): string {
+  const html = node.toString()
+  if (typeof html !== 'string') throw new Error('page components must be synchronous')
+  return `<!doctype html>${html}`
+}

@@ -1,0 +1,45 @@
+/** /r/<record_id>: what the customer keeps after paying. */
+import type { Child } from 'hono/jsx'
+import { Layout, type PageContext } from './layout.js'
+
+export interface ReceiptView {
+  recordId: string
+  testMode: boolean
+  merchantName: string
+  description: string | null
+  amount: string
+  currency: string
+  refunded: string | null
+  status: 'paid' | 'partially_refunded' | 'refunded' | 'refunding'
+  paidAt: string
+  paidAtIso: string
+}
+
+export function ReceiptPage(p: PageContext & { v: ReceiptView }) {
+  const { t, v } = p
+  const rows: [string, Child][] = [
+    [t('receipt.merchant'), v.merchantName],
+    ...(v.description ? [[t('receipt.description'), v.description] as [string, string]] : []),
+    [t('receipt.amount'), v.amount],
+    [t('receipt.currency'), v.currency],
+    ...(v.refunded ? [[t('receipt.refundedAmount'), v.refunded] as [string, string]] : []),
+    [t('receipt.status'), <span class={`status status-${v.status}`}>{t(`record.${v.status}`)}</span>],
+    [t('receipt.paidAt'), <time datetime={v.paidAtIso}>{v.paidAt}</time>],
+    [t('receipt.number'), <code>{v.recordId}</code>],
+  ]
+  return (
+    <Layout {...p} title={t('receipt.pageTitle', { merchant: v.merchantName })} testMode={v.testMode}>
+      <h1>{t('receipt.title')}</h1>
+      <p class="amount-big">{v.amount}</p>
+      <dl class="facts">
+        {rows.map(([label, value]) => (
+          <div class="fact">
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <p class="hint">{t('receipt.keep')}</p>
+    </Layout>
+  )
+}

@@ -1,0 +1,184 @@
+/**
+ * The fake's /v3 API (PROTOCOLS.md §1.4): every request checked as checks.ts describes, every
+ * answer signed (errors and the empty 204 too). Orders and refunds follow §3.1's state machines.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { SIGN_SCHEME } from '../constants.js'
+import { payOrder, settleRefund } from './actions.js'
+import { authenticate, CLOSE_FIELDS, ORDER_FIELDS, readBody, REFUND_FIELDS, validateOrder, validateRefund, WxError } from './checks.js'
+import { beijing, gcmSeal, randomAlnum, randomDigits, signB64, wechatSigningString } from './crypto.js'
+import type { Notifier } from './notify.js'
+import type { FakeMerchant, FakeStore, RefundOutcome, RefundRecord, TradeType } from './store.js'
+import { refundView, signer, transactionView } from './views.js'
+
+interface Ctx {
+  merchant: FakeMerchant
+  body: Record<string, any>
+  req: FastifyRequest
+}
+type Out = { status: number; body?: unknown }
+
+const MAX_REFUNDS = 50
+const YEAR_MS = 365 * 24 * 3600_000
+
+/** Sorted keys, so a retry that serialises the same body differently still counts as the same body. */
+const canonical = (v: unknown): string =>
+  Array.isArray(v) ? `[${v.map(canonical).join(',')}]`
+    : v && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`
+      : JSON.stringify(v)
+
+export function registerApi(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string) {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
+    const ts = String(Math.floor(store.nowMs() / 1000))
+    const nonce = randomAlnum(32)
+    const who = signer(store, { serial: req.headers['wechatpay-serial'] as string | undefined })
+    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, status: reply.statusCode, atMs: store.clock().getTime() })
+    reply.headers({
+      'Wechatpay-Timestamp': ts,
+      'Wechatpay-Nonce': nonce,
+      'Wechatpay-Serial': who.serial,
+      'Wechatpay-Signature-Type': SIGN_SCHEME,
+      'Wechatpay-Signature': signB64(who.key, wechatSigningString(ts, nonce, body)),
+      'Request-ID': `08${randomDigits(10)}-${randomDigits(9)}`,
+    })
+    return payload
+  })
+
+  const handle = (route: string, allowed: readonly string[] | null, fn: (c: Ctx) => Out | Promise<Out>) => async (req: FastifyRequest, reply: FastifyReply) => {
+    try {
+      const raw = { method: req.method, target: req.raw.url ?? req.url, headers: req.headers, body: (req.body as Buffer | undefined) ?? Buffer.alloc(0) }
+      const merchant = authenticate(store, raw)
+      const body = readBody(store, raw, allowed)
+      const forced = store.takeError(route)
+      if (forced?.hangMs) await sleep(forced.hangMs, undefined, { ref: false })
+      if (forced && !forced.applied) throw new WxError(forced.status, forced.code, forced.message)
+      const out = await fn({ merchant, body, req })
+      if (forced) throw new WxError(forced.status, forced.code, forced.message)
+      return out.body === undefined ? reply.code(out.status).send() : reply.code(out.status).type('application/json').send(JSON.stringify(out.body))
+    } catch (e) {
+      if (!(e instanceof WxError)) throw e
+      return reply.code(e.status).type('application/json').send(JSON.stringify({ code: e.code, message: e.message }))
+    }
+  }
+
+  const checkMchidQuery = (c: Ctx) => {
+    const q = (c.req.query as Record<string, string>).mchid
+    if (q !== c.merchant.mchId) throw new WxError(400, 'PARAM_ERROR', 'mchid与请求商户号不一致')
+  }
+  const orderOf = (c: Ctx, outTradeNo: string) => {
+    const o = store.order(c.merchant.mchId, outTradeNo)
+    if (!o) throw new WxError(404, 'ORDER_NOT_EXIST', '订单不存在')
+    return o
+  }
+
+  const place = (type: TradeType) => (c: Ctx): Out => {
+    const v = validateOrder(store, c.merchant, type, c.body)
+    const fingerprint = canonical(c.body)
+    let o = store.order(c.merchant.mchId, v.out_trade_no)
+    if (o) {
+      if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new WxError(400, 'ORDERPAID', '订单已支付')
+      if (o.state === 'CLOSED') throw new WxError(400, 'ORDER_CLOSED', '订单已关闭')
+      if (o.fingerprint !== fingerprint || o.tradeType !== type) throw new WxError(400, 'INVALID_REQUEST', '请求重入时，参数与首次请求时不一致')
+    } else {
+      const prepayId = store.newPrepayId()
+      o = {
+        mchId: c.merchant.mchId, appId: v.appid, outTradeNo: v.out_trade_no, tradeType: type, fingerprint, description: v.description,
+        total: v.total, notifyUrl: v.notify_url, expiresAtMs: v.expiresAtMs, attach: v.attach, openid: v.openid, state: 'NOTPAY',
+        prepayId, failedTries: 0,
+        codeUrl: type === 'NATIVE' ? `weixin://wxpay/bizpayurl/up?pr=${randomAlnum(7)}&groupid=00` : undefined,
+        h5Url: type === 'MWEB' ? `${baseUrl()}/__fake/h5/checkmweb?prepay_id=${prepayId}&package=${randomDigits(10)}` : undefined,
+      }
+      store.orders.set(`${o.mchId}:${o.outTradeNo}`, o)
+    }
+    if (type === 'NATIVE') return { status: 200, body: { code_url: o.codeUrl } }
+    if (type === 'MWEB') return { status: 200, body: { h5_url: o.h5Url } }
+    return { status: 200, body: { prepay_id: o.prepayId } }
+  }
+
+  app.post('/v3/pay/transactions/native', handle('native', ORDER_FIELDS, place('NATIVE')))
+  app.post('/v3/pay/transactions/jsapi', handle('jsapi', ORDER_FIELDS, place('JSAPI')))
+  app.post('/v3/pay/transactions/h5', handle('h5', ORDER_FIELDS, place('MWEB')))
+
+  app.get<{ Params: { no: string } }>('/v3/pay/transactions/out-trade-no/:no', handle('query', null, (c) => {
+    checkMchidQuery(c)
+    return { status: 200, body: transactionView(orderOf(c, (c.req.params as { no: string }).no)) }
+  }))
+
+  app.get<{ Params: { id: string } }>('/v3/pay/transactions/id/:id', handle('query', null, (c) => {
+    checkMchidQuery(c)
+    const id = (c.req.params as { id: string }).id
+    const o = store.findOrder((x) => x.mchId === c.merchant.mchId && x.transactionId === id)
+    if (!o) throw new WxError(404, 'ORDER_NOT_EXIST', '订单不存在')
+    return { status: 200, body: transactionView(o) }
+  }))
+
+  app.post<{ Params: { no: string } }>('/v3/pay/transactions/out-trade-no/:no/close', handle('close', CLOSE_FIELDS, async (c) => {
+    if (c.body.mchid !== c.merchant.mchId) throw new WxError(400, 'PARAM_ERROR', 'mchid与请求商户号不一致')
+    const o = orderOf(c, (c.req.params as { no: string }).no)
+    if (o.payOnClose && o.state === 'NOTPAY') await payOrder(store, notifier, o)
+    if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new WxError(400, 'ORDERPAID', '订单已支付')
+    o.state = 'CLOSED'
+    return { status: 204 }
+  }))
+
+  app.post('/v3/refund/domestic/refunds', handle('refund', REFUND_FIELDS, (c) => {
+    const v = validateRefund(c.body)
+    const o = v.outTradeNo
+      ? store.order(c.merchant.mchId, v.outTradeNo)
+      : store.findOrder((x) => x.mchId === c.merchant.mchId && x.transactionId === v.transactionId)
+    if (!o || (o.state !== 'SUCCESS' && o.state !== 'REFUND')) throw new WxError(404, 'RESOURCE_NOT_EXISTS', '订单不存在或未支付')
+    const existing = store.refunds.get(`${c.merchant.mchId}:${v.outRefundNo}`)
+    if (existing) {
+      // A retry with the same out_refund_no is the same refund, never a second one.
+      if (existing.outTradeNo !== o.outTradeNo || existing.refund !== v.refund) throw new WxError(400, 'INVALID_REQUEST', '请求重入时，参数与首次请求时不一致')
+      return { status: 200, body: refundView(existing) }
+    }
+    if (v.total !== o.total) throw new WxError(400, 'PARAM_ERROR', '订单金额与原订单不一致')
+    if (store.nowMs() - o.successTimeMs! > YEAR_MS) throw new WxError(400, 'INVALID_REQUEST', '订单已超过退款期限')
+    const live = store.refundsOf(o).filter((r) => r.status !== 'CLOSED')
+    if (store.refundsOf(o).length >= MAX_REFUNDS) throw new WxError(400, 'INVALID_REQUEST', '退款次数超过限制')
+    if (live.reduce((s, r) => s + r.refund, 0) + v.refund > o.total) throw new WxError(400, 'INVALID_REQUEST', '申请退款金额超过订单可退金额')
+    const outcome: RefundOutcome = store.knobs.refundOutcomes.get(v.outRefundNo) ?? store.knobs.refundOutcomes.get('next') ?? { status: 'SUCCESS', delayMs: 0, sync: false }
+    store.knobs.refundOutcomes.delete(store.knobs.refundOutcomes.has(v.outRefundNo) ? v.outRefundNo : 'next')
+    const r: RefundRecord = {
+      mchId: o.mchId, outRefundNo: v.outRefundNo, refundId: store.newRefundId(), outTradeNo: o.outTradeNo, transactionId: o.transactionId!,
+      refund: v.refund, total: v.total, reason: v.reason, notifyUrl: v.notifyUrl, status: 'PROCESSING', createTimeMs: store.nowMs(),
+      outcome: outcome.status,
+    }
+    store.refunds.set(`${r.mchId}:${r.outRefundNo}`, r)
+    o.state = 'REFUND'
+    if (outcome.sync) settleRefund(store, r)
+    // The notification always comes afterwards, from the job queue, never ahead of this answer.
+    store.schedule(outcome.sync ? 0 : outcome.delayMs, async () => {
+      if (settleRefund(store, r) || outcome.sync) await notifier.refundSettled(r)
+    })
+    return { status: 200, body: refundView(r) }
+  }))
+
+  app.get<{ Params: { no: string } }>('/v3/refund/domestic/refunds/:no', handle('queryRefund', null, (c) => {
+    const r = store.refunds.get(`${c.merchant.mchId}:${(c.req.params as { no: string }).no}`)
+    if (!r) throw new WxError(404, 'RESOURCE_NOT_EXISTS', '退款单不存在')
+    return { status: 200, body: refundView(r) }
+  }))
+
+  app.get('/v3/certificates', handle('certificates', null, (c) => ({
+    status: 200,
+    body: {
+      data: store.platform.certs.map((cert) => {
+        const nonce = randomAlnum(12)
+        return {
+          serial_no: cert.serial,
+          effective_time: beijing(cert.notBefore.getTime()),
+          expire_time: beijing(cert.notAfter.getTime()),
+          encrypt_certificate: { algorithm: 'AEAD_AES_256_GCM', nonce, associated_data: 'certificate', ciphertext: gcmSeal(c.merchant.apiV3Key, nonce, 'certificate', cert.pem) },
+        }
+      }),
+    },
+  })))
+}
+

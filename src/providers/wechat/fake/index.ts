@@ -1,0 +1,124 @@
+/**
+ * A local WeChat Pay v3 that speaks the real protocol (PROTOCOLS.md §3.1), bound to loopback.
+ * Tests and `till fake wechat` start it, register a merchant, and point a provider configuration's
+ * settings.apiBase at `url`: the adapter needs nothing else changed.
+ */
+import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { registerApi } from './api.js'
+import { registerControl } from './control.js'
+import { randomDigits } from './crypto.js'
+import { Notifier } from './notify.js'
+import { registerPages } from './pages.js'
+import { FakeStore, rsaPair, type KeyPair, type Platform } from './store.js'
+
+export interface WechatFakeOptions {
+  host?: string
+  port?: number
+  /** The fake's clock; tests share theirs so timestamps, expiry and retries follow the test. */
+  clock?: () => Date
+  /** Scales the notification retry schedule (0.01 makes 15 s into 150 ms). */
+  timeFactor?: number
+  mode?: Platform['mode']
+  /** Run due jobs (retries, refund settlement) on a timer every this many ms; tests leave it off and call runDue(). */
+  autoRunMs?: number
+  /** Source of RSA key pairs (the fake's own and generated merchants'); tests pass a pool. */
+  newKeyPair?: () => KeyPair
+  /** Reuse a signing identity (the CLI keeps it across restarts). */
+  identity?: { publicKeyId: string; privateKeyPem: string }
+}
+
+/** Credentials in the shape Till's wechat provider configuration takes. */
+export interface MerchantCredentials {
+  mchId: string
+  appId: string
+  merchantSerialNo: string
+  privateKey: string
+  apiV3Key: string
+  platformPublicKeyId?: string
+  platformPublicKey?: string
+  appSecret?: string
+}
+
+export interface WechatFake {
+  url: string
+  store: FakeStore
+  notifier: Notifier
+  /** Registers a merchant (generating what is not given) and returns the credentials to configure in Till. */
+  addMerchant(m?: Partial<MerchantCredentials>): MerchantCredentials
+  runDue(): Promise<number>
+  close(): Promise<void>
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+const ALNUM32 = () => randomBytes(24).toString('base64').replace(/[^0-9A-Za-z]/g, '').padEnd(32, 'x').slice(0, 32)
+
+export async function startWechatFake(opts: WechatFakeOptions = {}): Promise<WechatFake> {
+  const host = opts.host ?? '127.0.0.1'
+  if (!LOOPBACK.has(host)) throw new Error(`the fake listens on loopback only, not ${host}`)
+  const store = new FakeStore(opts.clock ?? (() => new Date()), opts.timeFactor ?? 1, opts.mode ?? 'publicKey', opts.identity?.publicKeyId, opts.newKeyPair ?? rsaPair)
+  if (opts.identity) {
+    const privateKey = createPrivateKey(opts.identity.privateKeyPem)
+    store.platform.key = { privateKey, publicKey: createPublicKey(privateKey) }
+  }
+  const notifier = new Notifier(store)
+  let url = ''
+
+  const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true })
+  await app.register(async (api) => registerApi(api, store, notifier, () => url))
+  await app.register(async (ctl) => {
+    ctl.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+    })
+    registerControl(ctl, store, notifier)
+    registerPages(ctl, store, notifier)
+  })
+  const address = await app.listen({ host, port: opts.port ?? 0 })
+  url = address
+
+  let timer: NodeJS.Timeout | undefined
+  let running = false
+  if (opts.autoRunMs) {
+    timer = setInterval(() => {
+      if (running) return
+      running = true
+      store.runDue().catch(() => {}).finally(() => (running = false))
+    }, opts.autoRunMs)
+  }
+
+  return {
+    url,
+    store,
+    notifier,
+    addMerchant(m = {}) {
+      const pair = m.privateKey ? null : store.newKeyPair()
+      const privateKeyPem = m.privateKey ?? (pair!.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string)
+      const creds: MerchantCredentials = {
+        mchId: m.mchId ?? `16${randomDigits(8)}`,
+        appId: m.appId ?? `wx${randomBytes(8).toString('hex')}`,
+        merchantSerialNo: m.merchantSerialNo ?? randomBytes(20).toString('hex').toUpperCase(),
+        privateKey: privateKeyPem,
+        apiV3Key: m.apiV3Key ?? ALNUM32(),
+        ...(m.appSecret ? { appSecret: m.appSecret } : {}),
+      }
+      if (store.platform.mode === 'publicKey') {
+        creds.platformPublicKeyId = store.platform.publicKeyId
+        creds.platformPublicKey = store.platform.key.publicKey.export({ type: 'spki', format: 'pem' }) as string
+      }
+      const existing = store.merchants.get(creds.mchId)
+      store.merchants.set(creds.mchId, {
+        mchId: creds.mchId,
+        appIds: [...new Set([...(existing?.appIds ?? []), creds.appId])],
+        serialNo: creds.merchantSerialNo,
+        publicKey: createPublicKey(privateKeyPem),
+        apiV3Key: creds.apiV3Key,
+      })
+      return creds
+    },
+    runDue: () => store.runDue(),
+    async close() {
+      if (timer) clearInterval(timer)
+      await app.close()
+    },
+  }
+}

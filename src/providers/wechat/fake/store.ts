@@ -1,0 +1,227 @@
+/**
+ * The fake's in-memory world: merchants it knows, its own signing identity, orders and refunds with
+ * their state machines (PROTOCOLS.md §3.1), the test knobs, and a queue of timed jobs driven by an
+ * injectable clock, so tests move time by hand instead of sleeping.
+ */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { PUBLIC_KEY_ID_PREFIX } from '../constants.js'
+import { selfSignedCertificate, type FakeCertificate } from './cert.js'
+import { randomAlnum, randomDigits } from './crypto.js'
+
+export interface FakeMerchant {
+  mchId: string
+  appIds: string[]
+  serialNo: string
+  publicKey: KeyObject
+  apiV3Key: string
+}
+
+export type TradeState = 'NOTPAY' | 'SUCCESS' | 'CLOSED' | 'REFUND'
+export type TradeType = 'NATIVE' | 'JSAPI' | 'MWEB'
+
+export interface Order {
+  mchId: string
+  appId: string
+  outTradeNo: string
+  tradeType: TradeType
+  /** The request body as parsed, to tell a same-body retry from a conflicting one. */
+  fingerprint: string
+  description: string
+  total: number
+  notifyUrl: string
+  expiresAtMs: number
+  attach?: string
+  openid?: string
+  state: TradeState
+  prepayId: string
+  codeUrl?: string
+  h5Url?: string
+  transactionId?: string
+  successTimeMs?: number
+  payerOpenid?: string
+  bankType?: string
+  failedTries: number
+  /** Knob: pay this order the moment a close request reaches it (a customer paying between query and close). */
+  payOnClose?: boolean
+}
+
+export type RefundStatus = 'PROCESSING' | 'SUCCESS' | 'CLOSED' | 'ABNORMAL'
+
+export interface RefundRecord {
+  mchId: string
+  outRefundNo: string
+  refundId: string
+  outTradeNo: string
+  transactionId: string
+  refund: number
+  total: number
+  reason?: string
+  notifyUrl?: string
+  status: RefundStatus
+  createTimeMs: number
+  successTimeMs?: number
+  /** What PROCESSING becomes when the settlement job runs. */
+  outcome: RefundStatus
+}
+
+export type NotifyMode = 'immediate' | 'delayed' | 'drop' | 'duplicate' | 'reorder'
+
+export interface NotifyKnob {
+  mode: NotifyMode
+  delayMs: number
+  /** Deliveries for `duplicate`. */
+  count: number
+  /** Keep the mode for every notification, not just the next one. */
+  persist: boolean
+}
+
+export interface RefundOutcome {
+  status: Exclude<RefundStatus, 'PROCESSING'>
+  delayMs: number
+  /** Answer the create call with the final status instead of PROCESSING. */
+  sync: boolean
+}
+
+export interface ForcedError {
+  route: string
+  status: number
+  code: string
+  message: string
+  /** Act on the request first, then answer with the error (the "reply lost" case). */
+  applied: boolean
+  /** Hold the answer this long (real milliseconds), to exercise client timeouts. */
+  hangMs: number
+  times: number
+}
+
+export interface Delivery {
+  id: string
+  eventType: string
+  ref: string
+  url: string
+  attempt: number
+  probe: boolean
+  status: number | null
+  acked: boolean
+  atMs: number
+  error?: string
+}
+
+export interface Job {
+  dueMs: number
+  seq: number
+  run: () => Promise<void>
+}
+
+export interface Platform {
+  mode: 'publicKey' | 'platformCert'
+  publicKeyId: string
+  key: { privateKey: KeyObject; publicKey: KeyObject }
+  /** Newest first; the first signs in certificate mode. Older ones are still served after a rotation. */
+  certs: Array<FakeCertificate & { privateKey: KeyObject; publicKey: KeyObject }>
+}
+
+export type KeyPair = { privateKey: KeyObject; publicKey: KeyObject }
+export const rsaPair = (): KeyPair => generateKeyPairSync('rsa', { modulusLength: 2048 })
+
+export function newCertificate(now: Date, pair: KeyPair = rsaPair()) {
+  return { ...selfSignedCertificate(pair.publicKey, pair.privateKey, now), ...pair }
+}
+
+export class FakeStore {
+  readonly merchants = new Map<string, FakeMerchant>()
+  readonly orders = new Map<string, Order>()
+  readonly refunds = new Map<string, RefundRecord>()
+  readonly deliveries: Delivery[] = []
+  /** Every /v3 call and its answer, for tests to see what the adapter asked. */
+  readonly requests: Array<{ method: string; path: string; status: number; atMs: number }> = []
+  readonly platform: Platform
+  readonly knobs = {
+    clockSkewSec: 0,
+    enforceAccept: true,
+    rejectUnknownFields: true,
+    notify: { mode: 'immediate', delayMs: 0, count: 2, persist: false } as NotifyKnob,
+    probeNext: false,
+    /** Strict mode: an ack slower than 5 s counts as a failure, as at WeChat. */
+    strictAckDeadline: false,
+    refundOutcomes: new Map<string, RefundOutcome>(),
+    errors: [] as ForcedError[],
+  }
+  private jobs: Job[] = []
+  private seq = 0
+
+  constructor(
+    readonly clock: () => Date,
+    readonly timeFactor: number,
+    mode: Platform['mode'],
+    publicKeyId?: string,
+    /** Where RSA keys come from; tests pass a pool, since generating one takes a quarter second. */
+    readonly newKeyPair: () => KeyPair = rsaPair,
+  ) {
+    this.platform = {
+      mode,
+      publicKeyId: publicKeyId ?? `${PUBLIC_KEY_ID_PREFIX}01${randomDigits(26)}`,
+      key: newKeyPair(),
+      certs: [newCertificate(clock(), newKeyPair())],
+    }
+  }
+
+  /** The fake's own idea of the time: the shared clock plus the clock-skew knob. */
+  nowMs(): number {
+    return this.clock().getTime() + this.knobs.clockSkewSec * 1000
+  }
+
+  order(mchId: string, outTradeNo: string): Order | undefined {
+    const o = this.orders.get(`${mchId}:${outTradeNo}`)
+    // An unpaid order past time_expire is closed, as WeChat does lazily.
+    if (o && o.state === 'NOTPAY' && this.nowMs() >= o.expiresAtMs) o.state = 'CLOSED'
+    return o
+  }
+
+  findOrder(pred: (o: Order) => boolean): Order | undefined {
+    for (const o of this.orders.values()) if (pred(o)) return this.order(o.mchId, o.outTradeNo)
+    return undefined
+  }
+
+  refundsOf(o: Order) {
+    return [...this.refunds.values()].filter((r) => r.mchId === o.mchId && r.outTradeNo === o.outTradeNo)
+  }
+
+  newPrepayId() {
+    const d = new Date(this.nowMs() + 8 * 3600_000).toISOString().replace(/\D/g, '').slice(0, 14)
+    return `wx${d}${randomAlnum(20).toLowerCase()}`
+  }
+
+  newTransactionId = () => `42${randomDigits(26)}`
+  newRefundId = () => `50${randomDigits(27)}`
+
+  schedule(delayMs: number, run: () => Promise<void>) {
+    this.jobs.push({ dueMs: this.clock().getTime() + delayMs, seq: this.seq++, run })
+  }
+
+  /** Runs every job due by the clock, oldest first, including jobs those jobs schedule for now. */
+  async runDue(): Promise<number> {
+    let ran = 0
+    for (;;) {
+      const now = this.clock().getTime()
+      const due = this.jobs.filter((j) => j.dueMs <= now).sort((a, b) => a.dueMs - b.dueMs || a.seq - b.seq)
+      if (due.length === 0) return ran
+      this.jobs = this.jobs.filter((j) => !due.includes(j))
+      for (const j of due) {
+        await j.run()
+        ran++
+      }
+    }
+  }
+
+  pendingJobs = () => this.jobs.length
+
+  /** Takes the forced error for a route, counting down its uses. */
+  takeError(route: string): ForcedError | undefined {
+    const i = this.knobs.errors.findIndex((e) => e.route === route || e.route === '*')
+    if (i < 0) return undefined
+    const e = this.knobs.errors[i]
+    if (--e.times <= 0) this.knobs.errors.splice(i, 1)
+    return e
+  }
+}

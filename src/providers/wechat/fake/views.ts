@@ -1,0 +1,73 @@
+/** How the fake shows its orders and refunds on the wire (Transaction §1.7, Refund §1.8), and its signing identity. */
+import type { KeyObject } from 'node:crypto'
+import { beijing } from './crypto.js'
+import type { FakeStore, Order, RefundRecord } from './store.js'
+
+const TRADE_TYPE_DESC: Record<string, string> = {
+  NOTPAY: '订单未支付',
+  SUCCESS: '支付成功',
+  CLOSED: '订单已关闭',
+  REFUND: '转入退款',
+}
+
+export function transactionView(o: Order) {
+  const paid = o.state === 'SUCCESS' || o.state === 'REFUND'
+  return {
+    appid: o.appId,
+    mchid: o.mchId,
+    out_trade_no: o.outTradeNo,
+    ...(paid ? { transaction_id: o.transactionId } : {}),
+    trade_type: o.tradeType,
+    trade_state: o.state,
+    trade_state_desc: TRADE_TYPE_DESC[o.state],
+    ...(paid ? { bank_type: o.bankType ?? 'OTHERS' } : {}),
+    attach: o.attach ?? '',
+    ...(paid ? { success_time: beijing(o.successTimeMs!), payer: { openid: o.payerOpenid } } : {}),
+    amount: paid ? { total: o.total, payer_total: o.total, currency: 'CNY', payer_currency: 'CNY' } : { total: o.total, currency: 'CNY' },
+  }
+}
+
+export function refundView(r: RefundRecord) {
+  return {
+    refund_id: r.refundId,
+    out_refund_no: r.outRefundNo,
+    transaction_id: r.transactionId,
+    out_trade_no: r.outTradeNo,
+    channel: 'ORIGINAL',
+    user_received_account: '支付用户零钱',
+    ...(r.status === 'SUCCESS' ? { success_time: beijing(r.successTimeMs!) } : {}),
+    create_time: beijing(r.createTimeMs),
+    status: r.status,
+    funds_account: 'AVAILABLE',
+    amount: { total: r.total, refund: r.refund, from: [], payer_total: r.total, payer_refund: r.refund, settlement_refund: r.refund, settlement_total: r.total, discount_refund: 0, currency: 'CNY' },
+    promotion_detail: [],
+  }
+}
+
+/** The decrypted REFUND.* plaintext (§1.10): the status is named refund_status there. */
+export function refundNoticeView(r: RefundRecord) {
+  return {
+    mchid: r.mchId,
+    transaction_id: r.transactionId,
+    out_trade_no: r.outTradeNo,
+    refund_id: r.refundId,
+    out_refund_no: r.outRefundNo,
+    refund_status: r.status,
+    ...(r.status === 'SUCCESS' ? { success_time: beijing(r.successTimeMs!) } : {}),
+    user_received_account: '支付用户零钱',
+    amount: { total: r.total, refund: r.refund, payer_total: r.total, payer_refund: r.refund },
+  }
+}
+
+/**
+ * Who signs now. Certificate mode: the newest certificate. Public-key mode: the public key's pair,
+ * except for an API request that did not name PUB_KEY_ID_… in Wechatpay-Serial, which gets the
+ * certificate as merchants mid-migration saw (pitfall P3). Notifications pass no request serial.
+ */
+export function signer(store: FakeStore, request?: { serial: string | undefined }): { serial: string; key: KeyObject } {
+  const p = store.platform
+  const cert = p.certs[0]
+  if (p.mode === 'platformCert') return { serial: cert.serial, key: cert.privateKey }
+  if (request && request.serial !== p.publicKeyId) return { serial: cert.serial, key: cert.privateKey }
+  return { serial: p.publicKeyId, key: p.key.privateKey }
+}

@@ -1,0 +1,164 @@
+/**
+ * The signed HTTP client: every request carries the Authorization header, Accept and User-Agent
+ * (and Wechatpay-Serial in public-key mode); every 2xx answer is verified before it is believed.
+ * Platform certificates, when a merchant uses them, are fetched and cached here per configuration.
+ */
+import type { KeyObject } from 'node:crypto'
+import { Agent, request, type Dispatcher } from 'undici'
+import type { ProviderConfig } from '../types.js'
+import { ProviderError } from '../types.js'
+import { DEFAULT_API_BASE, PATHS } from './constants.js'
+import { authorization, decryptResource, nonceStr, privateKeyOf, publicKeyOf, readCertificate, verifySigned, type VerifyKeys, type VerifyResult } from './sign.js'
+import { errorFrom, type CertificateEntry, type ErrorBody } from './wire.js'
+
+export interface WechatCredentials {
+  mchId: string
+  appId: string
+  merchantSerialNo: string
+  privateKey: string
+  apiV3Key: string
+  platformPublicKeyId?: string
+  platformPublicKey?: string
+  appSecret?: string
+}
+
+export const credentialsOf = (cfg: ProviderConfig) => cfg.credentials as unknown as WechatCredentials
+export const apiBaseOf = (cfg: ProviderConfig) => String(cfg.settings.apiBase ?? DEFAULT_API_BASE).replace(/\/+$/, '')
+
+export interface ClientOptions {
+  now: () => Date
+  /** Per phase (connect, headers, body); a slow WeChat is an unknown outcome, never a hang. */
+  timeoutMs: number
+  dispatcher?: Dispatcher
+}
+
+const USER_AGENT = `Till/0.1 (WeChatPay-APIv3; ${process.platform}) Node/${process.versions.node}`
+/** Certificates are re-read at most this often, and at most once a minute when an unknown serial appears. */
+const CERT_TTL_MS = 12 * 3600_000
+const CERT_REFRESH_MIN_MS = 60_000
+
+interface CertCache {
+  certs: Map<string, KeyObject>
+  fetchedAt: number
+}
+
+export interface Reply<T> {
+  status: number
+  data: T | null
+}
+
+export class WechatClient {
+  private readonly certCache = new Map<string, CertCache>()
+  private readonly dispatcher: Dispatcher
+
+  constructor(private readonly opts: ClientOptions) {
+    this.dispatcher = opts.dispatcher ?? new Agent({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })
+  }
+
+  async close() {
+    if (!this.opts.dispatcher) await this.dispatcher.close()
+  }
+
+  /** A signed call whose 2xx answer is verified. Non-2xx become ProviderError (errorFrom). */
+  async call<T>(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Reply<T>> {
+    const res = await this.send(cfg, method, path, body)
+    if (res.status < 200 || res.status >= 300) throw errorFrom(res.status, parseJson<ErrorBody>(res.text))
+    const check = await this.verify(cfg, res.headers, res.text)
+    if (!check.ok) throw new ProviderError('unknown', 'invalid_response_signature', `WeChat Pay answer failed verification: ${check.reason}`)
+    return { status: res.status, data: res.text ? parseJson<T>(res.text) : null }
+  }
+
+  /** Verifies a response or notification, fetching platform certificates when the serial is not yet known. */
+  async verify(cfg: ProviderConfig, headers: Record<string, string | string[] | undefined>, rawBody: string): Promise<VerifyResult> {
+    const now = this.opts.now()
+    let result = verifySigned(headers, rawBody, this.keys(cfg), now)
+    if (!result.ok && result.reason === 'unknown_serial' && this.mayRefresh(cfg, now)) {
+      try {
+        await this.loadCertificates(cfg)
+      } catch {
+        return result
+      }
+      result = verifySigned(headers, rawBody, this.keys(cfg), now)
+    }
+    return result
+  }
+
+  private keys(cfg: ProviderConfig): VerifyKeys {
+    const c = credentialsOf(cfg)
+    const cached = this.certCache.get(cacheKey(cfg))
+    return {
+      publicKeyId: c.platformPublicKeyId,
+      publicKey: c.platformPublicKey ? publicKeyOf(c.platformPublicKey) : undefined,
+      certificates: cached && this.opts.now().getTime() - cached.fetchedAt < CERT_TTL_MS ? cached.certs : undefined,
+    }
+  }
+
+  private mayRefresh(cfg: ProviderConfig, now: Date) {
+    const cached = this.certCache.get(cacheKey(cfg))
+    return !cached || now.getTime() - cached.fetchedAt >= CERT_REFRESH_MIN_MS || now.getTime() < cached.fetchedAt
+  }
+
+  /**
+   * GET /v3/certificates: each entry decrypts with the APIv3 key into a PEM certificate. The answer
+   * is then verified with the certificates it carries (as the Go SDK's downloader does); the GCM tag
+   * under the merchant's own APIv3 key is what makes them trustworthy.
+   */
+  async loadCertificates(cfg: ProviderConfig): Promise<Map<string, KeyObject>> {
+    const now = this.opts.now()
+    this.certCache.set(cacheKey(cfg), { certs: this.certCache.get(cacheKey(cfg))?.certs ?? new Map(), fetchedAt: now.getTime() })
+    const res = await this.send(cfg, 'GET', PATHS.certificates)
+    if (res.status !== 200) throw errorFrom(res.status, parseJson<ErrorBody>(res.text))
+    const list = parseJson<{ data?: CertificateEntry[] }>(res.text)?.data ?? []
+    const certs = new Map<string, KeyObject>()
+    for (const entry of list) {
+      const cert = readCertificate(decryptResource(credentialsOf(cfg).apiV3Key, entry.encrypt_certificate))
+      if (cert.validTo.getTime() > now.getTime()) certs.set(cert.serial, cert.key)
+    }
+    const c = credentialsOf(cfg)
+    const keys: VerifyKeys = { publicKeyId: c.platformPublicKeyId, publicKey: c.platformPublicKey ? publicKeyOf(c.platformPublicKey) : undefined, certificates: certs }
+    const check = verifySigned(res.headers, res.text, keys, now)
+    if (!check.ok) throw new ProviderError('unknown', 'invalid_response_signature', `certificate list failed verification: ${check.reason}`)
+    this.certCache.set(cacheKey(cfg), { certs, fetchedAt: now.getTime() })
+    return certs
+  }
+
+  private async send(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown) {
+    const c = credentialsOf(cfg)
+    const base = new URL(apiBaseOf(cfg))
+    // The signed target is the path and query exactly as sent, including any path prefix of the base.
+    const target = base.pathname.replace(/\/+$/, '') + path
+    const text = body === undefined ? '' : JSON.stringify(body)
+    const timestamp = String(Math.floor(this.opts.now().getTime() / 1000))
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': USER_AGENT,
+      Authorization: authorization({ mchId: c.mchId, serialNo: c.merchantSerialNo, privateKey: privateKeyOf(c.privateKey), method, target, body: text, timestamp, nonce: nonceStr() }),
+    }
+    if (body !== undefined) headers['Content-Type'] = 'application/json'
+    // Public-key mode must say so, or a merchant mid-migration gets answers signed with the certificate (P3).
+    if (c.platformPublicKeyId) headers['Wechatpay-Serial'] = c.platformPublicKeyId
+    try {
+      const res = await request(base.origin + target, {
+        method,
+        headers,
+        body: body === undefined ? undefined : text,
+        dispatcher: this.dispatcher,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+      })
+      return { status: res.statusCode, headers: res.headers, text: await res.body.text() }
+    } catch (e) {
+      throw new ProviderError('unknown', 'network', `WeChat Pay unreachable or too slow: ${(e as Error).message}`)
+    }
+  }
+}
+
+const cacheKey = (cfg: ProviderConfig) => `${cfg.id}|${credentialsOf(cfg).mchId}|${apiBaseOf(cfg)}`
+
+function parseJson<T>(text: string): T | null {
+  try {
+    return text ? (JSON.parse(text) as T) : null
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * SSRF guard for webhook deliveries (after documenso's is-private-url): which resolved addresses a
+ * delivery may connect to. Checked on the address actually dialled, after DNS, never on the URL text.
+ */
+import { BlockList, isIP } from 'node:net'
+import type { Mode } from '../domain/checkout-rules.js'
+
+export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved'
+
+const RANGES: Record<Exclude<AddressKind, 'public'>, [string, number][]> = {
+  loopback: [['127.0.0.0', 8], ['::1', 128]],
+  private: [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['fc00::', 7]],
+  'link-local': [['169.254.0.0', 16], ['fe80::', 10]],
+  // "This network" (0.0.0.0 reaches the local host on Linux), documentation, benchmarking, multicast, future use.
+  reserved: [
+    ['0.0.0.0', 8], ['192.0.0.0', 24], ['192.0.2.0', 24], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+    ['224.0.0.0', 4], ['240.0.0.0', 4], ['::', 128], ['ff00::', 8], ['2001:db8::', 32], ['fec0::', 10],
+  ],
+}
+
+const LISTS = Object.entries(RANGES).map(([kind, ranges]) => {
+  const list = new BlockList()
+  for (const [net, prefix] of ranges) list.addSubnet(net, prefix, isIP(net) === 6 ? 'ipv6' : 'ipv4')
+  return [kind as AddressKind, list] as const
+})
+
+/** The eight 16-bit groups of an IPv6 address (which may end in a dotted IPv4). */
+function ipv6Groups(ip: string): number[] {
+  let text = ip.split('%')[0]
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
+  if (dotted) {
+    const [a, b, c, d] = dotted[1].split('.').map(Number)
+    text = text.slice(0, -dotted[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const [head, tail] = text.split('::')
+  const h = head ? head.split(':') : []
+  const t = tail !== undefined && tail !== '' ? tail.split(':') : []
+  const fill = tail === undefined ? [] : Array(8 - h.length - t.length).fill('0')
+  return [...h, ...fill, ...t].map((g) => parseInt(g, 16))
+}
+
+/** An IPv4 address carried inside an IPv6 one: mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::/96) or 6to4 (2002::/16). */
+function embeddedIPv4(ip: string): string | null {
+  const g = ipv6Groups(ip)
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return v4(g[6], g[7])
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4(g[6], g[7])
+  if (g[0] === 0x2002) return v4(g[1], g[2])
+  return null
+}
+
+export function classifyAddress(ip: string): AddressKind {
+  const family = isIP(ip)
+  if (family === 0) throw new Error(`not an IP address: ${ip}`)
+  if (family === 6) {
+    const inner = embeddedIPv4(ip)
+    if (inner) return classifyAddress(inner)
+  }
+  for (const [kind, list] of LISTS) if (list.check(ip, family === 6 ? 'ipv6' : 'ipv4')) return kind
+  return 'public'
+}
+
+/**
+ * Live mode delivers only to public addresses, test mode also to loopback (a developer's own
+ * machine); WEBHOOK_ALLOW_PRIVATE=1 lifts the rule for operators whose merchants sit on a private network.
+ */
+export function mayConnect(kind: AddressKind, mode: Mode, allowPrivate: boolean): boolean {
+  if (allowPrivate || kind === 'public') return true
+  return mode === 'test' && kind === 'loopback'
+}

@@ -1,0 +1,165 @@
+/**
+ * What the customer's pages read and do: a session as the checkout page shows it, the providers a
+ * live session offers, the test-mode controls, a live pick, and a receipt. Pages carry no key, so
+ * everything here is looked up by the unguessable session or record id alone.
+ */
+import { NotFound } from '../domain/errors.js'
+import { ID_PATTERN } from '../domain/ids.js'
+import type { Currency } from '../domain/money.js'
+import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
+import type { RefundBehavior } from '../providers/mock/index.js'
+import { isLiveProvider, supportsCurrency, type LiveProvider } from '../providers/registry.js'
+import { ProviderError, type Action } from '../providers/types.js'
+import { channelForUserAgent } from '../providers/wechat/browser.js'
+import { getMerchant } from '../store/repos/merchants.js'
+import { getProviderConfigById, listEnabledDefaults } from '../store/repos/provider-configs.js'
+import { getRecordById, getRecordBySession, type RecordRow } from '../store/repos/records.js'
+import { getSessionById, type SessionRow } from '../store/repos/sessions.js'
+import type { Deps } from './deps.js'
+import { cancelSession, startAttempt } from './payments.js'
+import { mockPayment } from './test-helpers.js'
+
+const SESSION_ID = ID_PATTERN('sess')
+const RECORD_ID = ID_PATTERN('rec')
+
+export interface CustomerSession {
+  session: SessionRow
+  /** What a reader sees now: an open session past its expiry is `expired` before the sweep stores it. */
+  status: SessionStatus
+  merchantName: string
+  record: RecordRow | null
+}
+
+/** A way to pay that a live session offers: one configuration per provider. */
+export interface Offer {
+  provider: LiveProvider['id']
+  configId: string
+  /** False until the provider's adapter is built: the page says so instead of failing. */
+  available: boolean
+}
+
+export async function loadSession(deps: Deps, sessionId: string): Promise<CustomerSession> {
+  if (!SESSION_ID.test(sessionId)) throw new NotFound()
+  const session = await getSessionById(deps.db, sessionId)
+  if (!session) throw new NotFound()
+  const merchant = await getMerchant(deps.db, session.merchantId)
+  const status = effectiveStatus(session.status as SessionStatus, session.expiresAt, deps.clock())
+  const record = status === 'paid' || status === 'refunded' ? await getRecordBySession(deps.db, session.id) : null
+  return { session, status, merchantName: merchant?.name ?? '', record }
+}
+
+/**
+ * Live mode (DESIGN.md §9): a bound session (hinted at creation, or picked by the customer)
+ * offers only its configuration; otherwise every enabled default that takes the currency.
+ */
+export async function liveOffers(deps: Deps, session: SessionRow): Promise<Offer[]> {
+  if (session.mode !== 'live') return []
+  const configs = session.providerConfigId
+    ? [await getProviderConfigById(deps.db, session.providerConfigId)].filter((c) => c !== null)
+    : await listEnabledDefaults(deps.db, session.merchantId)
+  return configs
+    .filter((c) => c.enabled && isLiveProvider(c.provider) && supportsCurrency(c.provider, session.currency as Currency))
+    .map((c) => {
+      const id = c.provider as LiveProvider['id']
+      return { provider: id, configId: c.id, available: deps.providers.get(id) !== undefined }
+    })
+    .sort((a, b) => a.provider.localeCompare(b.provider))
+}
+
+/** Test mode only: a live session must never be "paid" by the mock provider. */
+function requireTestMode(session: SessionRow) {
+  if (session.mode !== 'test') throw new NotFound()
+}
+
+/** "Pay" on the test page: the same path as the pay test helper (mock attempt, signed notification). */
+export async function payInTestMode(deps: Deps, session: SessionRow, refundBehavior: RefundBehavior) {
+  requireTestMode(session)
+  await mockPayment(deps, session.id, 'succeeded', refundBehavior)
+}
+
+export async function failInTestMode(deps: Deps, session: SessionRow) {
+  requireTestMode(session)
+  await mockPayment(deps, session.id, 'failed')
+}
+
+/** "Cancel and return", in either mode. */
+export async function cancelByCustomer(deps: Deps, session: SessionRow) {
+  await cancelSession(deps, session.id)
+}
+
+export type PickResult =
+  | { kind: 'unavailable'; provider: LiveProvider['id'] }
+  | { kind: 'failed'; provider: LiveProvider['id'] }
+  | { kind: 'started'; provider: LiveProvider['id']; action: Action }
+
+/**
+ * The channel a provider should use for this browser, or null when the page cannot drive it yet.
+ * WeChat: Native (QR) on desktops, H5 on phones; JSAPI inside WeChat needs the payer's openid
+ * through OAuth, which the page does not do yet.
+ */
+export function channelFor(provider: LiveProvider['id'], userAgent: string | undefined): string | null | 'unsupported' {
+  if (provider !== 'wechat') return null
+  const channel = channelForUserAgent(userAgent)
+  return channel === 'jsapi' ? 'unsupported' : channel
+}
+
+/** The customer picks a provider: the session binds to its configuration and becomes `processing`. */
+export async function pickProvider(deps: Deps, session: SessionRow, provider: string, client: { ip: string; userAgent?: string }): Promise<PickResult> {
+  if (session.mode !== 'live') throw new NotFound()
+  const offer = (await liveOffers(deps, session)).find((o) => o.provider === provider)
+  if (!offer) throw new NotFound()
+  const channel = channelFor(offer.provider, client.userAgent)
+  // Checked before anything is written: no attempt is left behind for a provider that cannot take it.
+  if (!offer.available || channel === 'unsupported') return { kind: 'unavailable', provider: offer.provider }
+  try {
+    const { action } = await startAttempt(deps, session.id, { provider: offer.provider, providerConfigId: offer.configId, channel, clientIp: client.ip })
+    return { kind: 'started', provider: offer.provider, action }
+  } catch (e) {
+    // The attempt stays `processing`; reconciliation asks the provider about it. The customer may try again.
+    if (!(e instanceof ProviderError)) throw e
+    deps.log.warn({ err: e, sessionId: session.id, provider: offer.provider }, 'provider could not start a payment')
+    return { kind: 'failed', provider: offer.provider }
+  }
+}
+
+/**
+ * The relay (spec 4.1.1): while a payment is in flight (`processing`), wait up to `waitMs` for it
+ * to be confirmed. Woken by the commit that finishes the session, on this instance or another;
+ * the timer is only the deadline. A session with nothing in flight answers at once.
+ */
+export async function awaitConfirmation(deps: Deps, sessionId: string, waitMs: number): Promise<CustomerSession> {
+  if (!SESSION_ID.test(sessionId)) throw new NotFound()
+  const deadline = Date.now() + waitMs
+  // Subscribed before the first read, so a commit between the read and the wait is not missed.
+  const subscription = await deps.signals.subscribe(sessionId)
+  try {
+    let current = await loadSession(deps, sessionId)
+    while (current.status === 'processing') {
+      const left = deadline - Date.now()
+      if (left <= 0) break
+      const woken = await subscription.wait(left)
+      current = await loadSession(deps, sessionId)
+      // Stopping: answer with what is known now rather than hold the shutdown.
+      if (woken === 'closed') break
+    }
+    return current
+  } finally {
+    subscription.close()
+  }
+}
+
+export interface CustomerReceipt {
+  record: RecordRow
+  merchantName: string
+  description: string | null
+  mode: 'test' | 'live'
+}
+
+export async function loadReceipt(deps: Deps, recordId: string): Promise<CustomerReceipt> {
+  if (!RECORD_ID.test(recordId)) throw new NotFound()
+  const record = await getRecordById(deps.db, recordId)
+  if (!record) throw new NotFound()
+  const session = await getSessionById(deps.db, record.sessionId)
+  const merchant = await getMerchant(deps.db, record.merchantId)
+  return { record, merchantName: merchant?.name ?? '', description: session?.description ?? null, mode: record.mode }
+}

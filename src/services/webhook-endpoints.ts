@@ -1,0 +1,164 @@
+/**
+ * Webhook endpoints (DESIGN.md §6): per merchant and mode, an https URL in live mode, an optional
+ * event-type filter, and a `whsec_` secret shown once, sealed at rest and rotated with a 24 h overlap.
+ */
+import type { Mode } from '../domain/checkout-rules.js'
+import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
+import type { EventType } from '../domain/events.js'
+import { newId } from '../domain/ids.js'
+import { ROTATION_OVERLAP_MS } from '../domain/webhooks.js'
+import { generateWebhookSecret } from '../security/api-keys.js'
+import type { Executor } from '../store/db.js'
+import { cancelPending } from '../store/repos/deliveries.js'
+import * as repo from '../store/repos/webhook-endpoints.js'
+import type { EndpointRow } from '../store/repos/webhook-endpoints.js'
+import type { Scope } from '../store/repos/scope.js'
+import type { Deps } from './deps.js'
+
+export const MAX_ENDPOINTS_PER_MODE = 16
+
+export interface EndpointInput {
+  url: string
+  events?: EventType[] | null
+  enabled?: boolean
+}
+
+export interface EndpointPatch {
+  url?: string
+  events?: EventType[] | null
+  enabled?: boolean
+}
+
+export function endpointView(e: EndpointRow) {
+  return {
+    id: e.id,
+    url: e.url,
+    mode: e.mode,
+    events: e.events ?? null,
+    enabled: e.enabled,
+    /** Until then deliveries carry the signature of the secret before the last rotation too. */
+    previousSecretExpiresAt: e.previousSecretExpiresAt?.toISOString() ?? null,
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+  }
+}
+
+/** Absolute http(s), https in live mode; no credentials in the URL (they would be logged and shown). */
+export function checkEndpointUrl(value: string, mode: Mode): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new InvalidField('url', 'must be an absolute http or https URL')
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidField('url', 'must be an absolute http or https URL')
+  if (mode === 'live' && url.protocol !== 'https:') throw new InvalidField('url', 'must use https in live mode')
+  if (url.username || url.password) throw new InvalidField('url', 'must not contain a user name or password')
+  return value
+}
+
+const aad = (merchantId: string, endpointId: string) => `webhook_endpoint:${merchantId}:${endpointId}`
+
+/** The secrets that sign a delivery now: the current one, then the previous one during its overlap. */
+export function signingSecrets(deps: Deps, e: { id: string; merchantId: string; secretEnc: string; previousSecretEnc: string | null; previousSecretExpiresAt: Date | null }, now: Date): string[] {
+  const secrets = [deps.box.open(e.secretEnc, aad(e.merchantId, e.id))]
+  if (e.previousSecretEnc && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now) secrets.push(deps.box.open(e.previousSecretEnc, aad(e.merchantId, e.id)))
+  return secrets
+}
+
+async function insert(deps: Deps, tx: Executor, scope: Scope, input: EndpointInput) {
+  if ((await repo.countEndpoints(tx, scope)) >= MAX_ENDPOINTS_PER_MODE) {
+    throw new BadRequest(`at most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode`)
+  }
+  const id = newId('we')
+  const secret = generateWebhookSecret()
+  const now = deps.clock()
+  const row = await repo.insertEndpoint(tx, {
+    id,
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    url: input.url,
+    events: input.events ?? null,
+    enabled: input.enabled ?? true,
+    secretEnc: deps.box.seal(secret, aad(scope.merchantId, id)),
+    createdAt: now,
+    updatedAt: now,
+  })
+  return { ...endpointView(row), secret }
+}
+
+export async function createEndpoint(deps: Deps, scope: Scope, input: EndpointInput) {
+  checkEndpointUrl(input.url, scope.mode)
+  return deps.db.transaction(async (tx) => {
+    await repo.lockMerchant(tx, scope.merchantId)
+    return insert(deps, tx, scope, input)
+  })
+}
+
+/** The admin route (DESIGN.md §12): the same endpoint, for a merchant named by id. */
+export async function createEndpointForMerchant(deps: Deps, merchantId: string, input: EndpointInput & { mode: Mode }) {
+  const scope = { merchantId, mode: input.mode }
+  checkEndpointUrl(input.url, scope.mode)
+  return deps.db.transaction(async (tx) => {
+    if (!(await repo.lockMerchant(tx, merchantId))) throw new NotFound()
+    return insert(deps, tx, scope, input)
+  })
+}
+
+export async function listEndpoints(deps: Deps, scope: Scope) {
+  return (await repo.listEndpoints(deps.db, scope)).map(endpointView)
+}
+
+export async function getEndpoint(deps: Deps, scope: Scope, id: string) {
+  const e = await repo.getEndpoint(deps.db, scope, id)
+  if (!e) throw new NotFound()
+  return endpointView(e)
+}
+
+/** Disabling pauses an endpoint: no new deliveries, and scheduled ones wait until it is enabled again. */
+export async function updateEndpoint(deps: Deps, scope: Scope, id: string, patch: EndpointPatch) {
+  if (patch.url !== undefined) checkEndpointUrl(patch.url, scope.mode)
+  return deps.db.transaction(async (tx) => {
+    const e = await repo.getEndpoint(tx, scope, id, true)
+    if (!e) throw new NotFound()
+    const next: Partial<EndpointRow> = { updatedAt: deps.clock() }
+    if (patch.url !== undefined) next.url = patch.url
+    if (patch.events !== undefined) next.events = patch.events
+    if (patch.enabled !== undefined) next.enabled = patch.enabled
+    return endpointView(await repo.updateEndpoint(tx, e.id, next))
+  })
+}
+
+/** Deleted endpoints stop receiving at once; their past attempts stay visible under the events. */
+export async function deleteEndpoint(deps: Deps, scope: Scope, id: string) {
+  return deps.db.transaction(async (tx) => {
+    const e = await repo.getEndpoint(tx, scope, id, true)
+    if (!e) throw new NotFound()
+    const now = deps.clock()
+    await repo.updateEndpoint(tx, e.id, { deletedAt: now, enabled: false, updatedAt: now })
+    await cancelPending(tx, e.id, now)
+    return { id: e.id, deleted: true as const }
+  })
+}
+
+/** A new secret, shown once; the current one keeps signing beside it for 24 h (a second rotation drops the oldest). */
+export async function rotateSecret(deps: Deps, scope: Scope, id: string) {
+  return deps.db.transaction(async (tx) => {
+    const e = await repo.getEndpoint(tx, scope, id, true)
+    if (!e) throw new NotFound()
+    const now = deps.clock()
+    const secret = generateWebhookSecret()
+    const row = await repo.updateEndpoint(tx, e.id, {
+      secretEnc: deps.box.seal(secret, aad(e.merchantId, e.id)),
+      previousSecretEnc: e.secretEnc,
+      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      updatedAt: now,
+    })
+    return { ...endpointView(row), secret }
+  })
+}
+
+/** Enabled endpoints of the scope that take this event type (what a new event would fan out to). */
+export async function matchingEndpoints(tx: Executor, scope: Scope, type: string) {
+  return (await repo.listEndpoints(tx, scope)).filter((e) => e.enabled && (e.events === null || e.events.includes(type)))
+}

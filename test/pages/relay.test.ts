@@ -1,0 +1,133 @@
+/**
+ * /c/<session_id>/done, the relay (spec 4.1.1, issue #3 §3): where it sends the customer in every
+ * state, that it waits for a payment in flight and is woken by the commit (not a poll), and its
+ * 5-second limit.
+ */
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { test } from 'node:test'
+import { startAttempt } from '../../src/services/payments.js'
+import { mockPayment } from '../../src/services/test-helpers.js'
+import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { getPage } from '../helpers/pages.js'
+import { createSession } from '../helpers/store-queries.js'
+
+const helper = (ta: TestApp, id: string, action: string) =>
+  ta.request('POST', `/api/v1/test_helpers/sessions/${id}/${action}`, { key: ta.merchant.testKey })
+
+/** The customer has chosen and the provider is working on it: an attempt, the session `processing`. */
+const inFlight = (ta: TestApp, id: string) => startAttempt(ta.deps, id, { provider: 'mock', providerConfigId: null, channel: 'mock' })
+
+test('a paid session goes to successUrl with session_id, record_id and paid_confirmed=1, keeping its own parameters', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'http://localhost:3000/orders/42/thanks?ref=A%2F1&utm=x#done' })
+  const res = await getPage(ta, `/c/${paid.id}/done`)
+  assert.equal(res.status, 303)
+  assert.equal(res.location, `http://localhost:3000/orders/42/thanks?ref=A%2F1&utm=x&session_id=${paid.id}&record_id=${paid.record.id}&paid_confirmed=1#done`)
+  assert.equal(res.headers.get('cache-control'), 'no-store')
+  assert.equal(res.headers.get('referrer-policy'), 'no-referrer')
+})
+
+test('without successUrl a paid session goes to its receipt', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta)
+  const res = await getPage(ta, `/c/${paid.id}/done`)
+  assert.equal(res.status, 303)
+  assert.equal(res.location, `/r/${paid.record.id}`)
+})
+
+test('canceled, failed and expired sessions go to successUrl with paid_confirmed=0 and no record_id, at once', async (t) => {
+  const ta = await startTestApp(t)
+  const body = { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back?o=7', expiresInSeconds: 60 }
+  const canceled = await createSession(ta, body)
+  await helper(ta, canceled.id, 'cancel')
+  const failed = await createSession(ta, body)
+  await helper(ta, failed.id, 'fail')
+  const expired = await createSession(ta, body)
+  await inFlight(ta, expired.id)
+  ta.clock.advance(61_000)
+  for (const s of [canceled, failed, expired]) {
+    const started = Date.now()
+    const res = await getPage(ta, `/c/${s.id}/done`)
+    assert.ok(Date.now() - started < 1000, 'a finished session is not waited on')
+    assert.equal(res.status, 303)
+    assert.equal(res.location, `https://shop.example/back?o=7&session_id=${s.id}&paid_confirmed=0`)
+  }
+})
+
+test('without successUrl an unpaid session goes back to its checkout page', async (t) => {
+  const ta = await startTestApp(t)
+  const pending = await createSession(ta)
+  const canceled = await createSession(ta)
+  await helper(ta, canceled.id, 'cancel')
+  for (const s of [pending, canceled]) {
+    const res = await getPage(ta, `/c/${s.id}/done`)
+    assert.equal(res.status, 303)
+    assert.equal(res.location, `/c/${s.id}`)
+  }
+})
+
+test('a pending session (nothing in flight) is answered at once with paid_confirmed=0', async (t) => {
+  const ta = await startTestApp(t)
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back' })
+  const started = Date.now()
+  const res = await getPage(ta, `/c/${s.id}/done`)
+  assert.ok(Date.now() - started < 1000)
+  assert.equal(res.location, `https://shop.example/back?session_id=${s.id}&paid_confirmed=0`)
+})
+
+test('a payment in flight: the relay waits, and answers as soon as the confirmation commits', async (t) => {
+  const ta = await startTestApp(t)
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back' })
+  await inFlight(ta, s.id)
+  const waiting = once(ta.deps.signals, 'waiting')
+  const relay = getPage(ta, `/c/${s.id}/done`).then((page) => ({ page, at: performance.now() }))
+  await waiting // the relay has read `processing` and is now blocked on the signal
+  await mockPayment(ta.deps, s.id, 'succeeded')
+  const committed = performance.now()
+  const { page, at } = await relay
+  assert.ok(at - committed < 200, `answered ${Math.round(at - committed)} ms after the commit`)
+  const record = (await ta.request('GET', `/api/v1/sessions/${s.id}`, { key: ta.merchant.testKey })).body.record
+  assert.equal(page.location, `https://shop.example/back?session_id=${s.id}&record_id=${record.id}&paid_confirmed=1`)
+})
+
+test('a customer who cancels while another tab waits on the relay: the relay answers at once with paid_confirmed=0', async (t) => {
+  const ta = await startTestApp(t)
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back' })
+  await inFlight(ta, s.id)
+  const waiting = once(ta.deps.signals, 'waiting')
+  const relay = getPage(ta, `/c/${s.id}/done`)
+  await waiting
+  const started = Date.now()
+  await helper(ta, s.id, 'cancel')
+  const page = await relay
+  assert.ok(Date.now() - started < 1000)
+  assert.equal(page.location, `https://shop.example/back?session_id=${s.id}&paid_confirmed=0`)
+})
+
+test('a payment that is not confirmed within 5 s: the relay gives up at 5 s with paid_confirmed=0', async (t) => {
+  const ta = await startTestApp(t)
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back' })
+  await inFlight(ta, s.id)
+  const started = Date.now()
+  const page = await getPage(ta, `/c/${s.id}/done`)
+  const waited = Date.now() - started
+  assert.ok(waited >= 4900 && waited < 6000, `waited ${waited} ms`)
+  assert.equal(page.status, 303)
+  assert.equal(page.location, `https://shop.example/back?session_id=${s.id}&paid_confirmed=0`)
+  assert.equal(ta.deps.signals.subscribers(s.id), 0, 'the waiter is gone')
+})
+
+test('a waiting relay does not hold up a shutdown: it answers when the app closes', async (t) => {
+  const ta = await startTestApp(t)
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back' })
+  await inFlight(ta, s.id)
+  const waiting = once(ta.deps.signals, 'waiting')
+  const relay = getPage(ta, `/c/${s.id}/done`)
+  await waiting
+  const started = Date.now()
+  await ta.app.close()
+  const page = await relay
+  assert.ok(Date.now() - started < 2000, `closed in ${Date.now() - started} ms`)
+  assert.equal(page.location, `https://shop.example/back?session_id=${s.id}&paid_confirmed=0`)
+})

@@ -1,0 +1,71 @@
+/**
+ * Inbound stays idempotent: the same provider notification delivered five times, at once, or out of
+ * order, changes state once, writes one event, and so sends the merchant one webhook.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { deliverDue } from '../../src/jobs/outbox.js'
+import { buildMockNotification } from '../../src/providers/mock/index.js'
+import type { Fact } from '../../src/providers/types.js'
+import { startAttempt } from '../../src/services/payments.js'
+import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { createEndpoint, startReceiver } from '../helpers/receiver.js'
+import { createSession, eventsWhere, recordRow, refundRows, sessionRow } from '../helpers/store-queries.js'
+
+/** The mock provider's server posting a signed notification to /hooks/mock over HTTP. */
+async function notify(ta: TestApp, facts: Fact[]) {
+  const { body, headers } = buildMockNotification(ta.deps.mockConfig, { facts })
+  const res = await fetch(`${ta.baseUrl}/hooks/mock`, { method: 'POST', headers, body })
+  return res.status
+}
+
+test('the same payment notification five times at once: one record, one payment.succeeded, one webhook', async (t) => {
+  const ta = await startTestApp(t)
+  const rx = await startReceiver(t)
+  await createEndpoint(ta, rx.url)
+  const s = await createSession(ta, { amount: 2500, currency: 'CNY', metadata: { order: 'dup' } })
+  const { attempt } = await startAttempt(ta.deps, s.id, { provider: 'mock', providerConfigId: null, channel: 'mock' })
+  const fact: Fact = { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: attempt.providerRef!, amount: 2500, currency: 'CNY', paidAt: ta.clock() }
+
+  const statuses = await Promise.all(Array.from({ length: 5 }, () => notify(ta, [fact])))
+  assert.deepEqual(statuses, [200, 200, 200, 200, 200])
+  assert.equal((await sessionRow(ta, s.id)).status, 'paid')
+  const { rows } = await ta.database.pool.query('select count(*)::int as n from records where session_id = $1', [s.id])
+  assert.equal(rows[0].n, 1)
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', s.id)).map((e) => e.type), ['payment.succeeded'])
+
+  await deliverDue(ta.deps)
+  assert.equal(rx.requests.length, 1)
+  assert.equal(rx.requests[0].json.type, 'payment.succeeded')
+  assert.deepEqual(rx.requests[0].json.data.metadata, { order: 'dup' })
+})
+
+test('out of order: refund notifications first settle once, a late payment notification and a late failure change nothing', async (t) => {
+  const ta = await startTestApp(t)
+  const rx = await startReceiver(t)
+  await createEndpoint(ta, rx.url)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY' }, 'pending')
+  const refund = await ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body: { recordId: paid.record.id } })
+  assert.equal(refund.body.refund.status, 'pending')
+  const refundId = refund.body.refund.id
+  const { rows: [attempt] } = await ta.database.pool.query('select id, provider_ref from attempts where session_id = $1', [paid.id])
+
+  const settled: Fact = { kind: 'refund', refundId, status: 'succeeded', providerRefundRef: `mock_ref_${refundId.slice(4)}` }
+  for (let i = 0; i < 5; i++) assert.equal(await notify(ta, [settled]), 200)
+  // The payment notification again, after the refund: and a failure report for the same attempt.
+  const lateSuccess: Fact = { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: attempt.provider_ref, amount: 1000, currency: 'CNY', paidAt: ta.clock() }
+  const lateFailure: Fact = { kind: 'payment', attemptId: attempt.id, status: 'failed', providerRef: attempt.provider_ref }
+  assert.equal(await notify(ta, [lateSuccess, lateFailure]), 200)
+  // And a pending report arriving after the success.
+  assert.equal(await notify(ta, [{ ...settled, status: 'pending' }]), 200)
+
+  assert.equal((await sessionRow(ta, paid.id)).status, 'refunded')
+  const record = await recordRow(ta, paid.record.id)
+  assert.equal(record.status, 'refunded')
+  assert.equal(record.refunded_amount, 1000)
+  assert.deepEqual((await refundRows(ta, paid.record.id)).map((r) => r.status), ['succeeded'])
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', paid.id)).map((e) => e.type).sort(), ['payment.succeeded', 'refund.pending', 'refund.succeeded'])
+
+  await deliverDue(ta.deps)
+  assert.deepEqual(rx.requests.map((r) => r.json.type).sort(), ['payment.succeeded', 'refund.pending', 'refund.succeeded'])
+})
