@@ -33,9 +33,19 @@ export interface EventRow {
   createdAt: Date
 }
 
-/** The body of every delivery of an event, serialised once when the event is written. */
+/** The event as the events API shows it, serialised once when the event is written. */
 export function eventPayload(e: EventRow): string {
   return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt.toISOString(), mode: e.mode, data: e.data })
+}
+
+/**
+ * The body of one delivery attempt: the stored event with `createdAt` set to the moment this
+ * attempt is signed. Receivers reject bodies older than a tolerance (5 min by default in the
+ * clients) to stop replays, so a retry an hour later must carry a fresh time, like Stripe's `t=`.
+ * The event's own time stays in the events API; `data` carries the business times (`paidAt`).
+ */
+export function deliveryBody(payload: string, signedAt: Date): string {
+  return JSON.stringify({ ...JSON.parse(payload), createdAt: signedAt.toISOString() })
 }
 
 /** Lowercase hex HMAC-SHA256 of the raw body bytes; the key is the whole `whsec_…` string as UTF-8. */

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import {
   DELIVERY_TIMEOUT_MS, EVENT_ID_HEADER, EVENT_TYPE_HEADER, isDelivered, MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter,
-  SIGNATURE_HEADER, signatureHeader, USER_AGENT,
+  deliveryBody, SIGNATURE_HEADER, signatureHeader, USER_AGENT,
 } from '../domain/webhooks.js'
 import type { Deps } from '../services/deps.js'
 import { signingSecrets } from '../services/webhook-endpoints.js'
@@ -44,14 +44,15 @@ async function attempt(deps: Deps, sender: Sender, c: Claimed, random?: () => nu
   const attemptedAt = deps.clock()
   let sent: Awaited<ReturnType<Sender['send']>>
   try {
+    const body = deliveryBody(c.payload, attemptedAt)
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signatureHeader(signingSecrets(deps, { ...c, id: c.endpointId }, attemptedAt), c.payload),
+      [SIGNATURE_HEADER]: signatureHeader(signingSecrets(deps, { ...c, id: c.endpointId }, attemptedAt), body),
       [EVENT_ID_HEADER]: c.eventId,
       [EVENT_TYPE_HEADER]: c.eventType,
     }
-    sent = await sender.send(c.mode, c.url, headers, c.payload)
+    sent = await sender.send(c.mode, c.url, headers, body)
   } catch (e) {
     sent = { statusCode: null, latencyMs: 0, responseBody: null, error: (e as Error).message, retryAfter: undefined }
   }

@@ -66,6 +66,7 @@ export interface RefundFact {
   status: 'succeeded' | 'pending' | 'failed'
   amount?: number
   reason?: string
+  failureReason?: string
 }
 
 export interface IgnoredFact {

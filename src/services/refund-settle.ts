@@ -75,6 +75,8 @@ export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: 
   return settleLocked(tx, deps, record, refund, state)
 }
 
+const factState = (fact: RefundFact): RefundState => ({ status: fact.status, providerRefundRef: fact.providerRefundRef, failureReason: fact.failureReason })
+
 /** A refund reported by a provider: ours (settle it) or one started outside Till (record it). */
 export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, configId: string | null, fact: RefundFact) {
   const ours = fact.refundId ? await records.getRefund(tx, fact.refundId) : null
@@ -82,7 +84,7 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
     const record = await records.getRecordById(tx, ours.recordId, true)
     if (!record || record.provider !== provider || (record.providerConfigId ?? null) !== configId) return
     const refund = (await records.getRefund(tx, ours.id, true))!
-    await settleLocked(tx, deps, record, refund, { status: fact.status, providerRefundRef: fact.providerRefundRef })
+    await settleLocked(tx, deps, record, refund, factState(fact))
     return
   }
   if (!fact.attemptId || !fact.providerRefundRef || fact.amount === undefined) return
@@ -93,7 +95,7 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   const locked = (await records.getRecordById(tx, record.id, true))!
   const known = await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef)
   if (known) {
-    await settleLocked(tx, deps, locked, (await records.getRefund(tx, known.id, true))!, { status: fact.status, providerRefundRef: fact.providerRefundRef })
+    await settleLocked(tx, deps, locked, (await records.getRefund(tx, known.id, true))!, factState(fact))
     return
   }
   const now = deps.clock()
@@ -110,5 +112,5 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
     createdAt: now,
     updatedAt: now,
   })
-  await settleLocked(tx, deps, locked, refund, { status: fact.status, providerRefundRef: fact.providerRefundRef })
+  await settleLocked(tx, deps, locked, refund, factState(fact))
 }

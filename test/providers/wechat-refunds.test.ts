@@ -60,17 +60,17 @@ test('partial refunds add up to the total and no further', async (t) => {
   await assert.rejects(s.provider.refund(s.cfg, refundInput(s, unpaid.attemptId, 100)), isRejected('RESOURCE_NOT_EXISTS'))
 })
 
-test('ABNORMAL and CLOSED refunds are failures; a delayed outcome waits for its time; a sync SUCCESS needs no notification to count', async (t) => {
+test('ABNORMAL stays pending and CLOSED is a failure; a delayed outcome waits for its time; a sync SUCCESS needs no notification to count', async (t) => {
   const s = await setup(t)
   const a = await s.paid()
   const abnormal = refundInput(s, a.attemptId, 1000)
   await s.ctl.refundOutcome({ out_refund_no: abnormal.refundId, status: 'ABNORMAL' })
   assert.equal((await s.provider.refund(s.cfg, abnormal)).status, 'pending')
   await s.ctl.tick()
-  assert.deepEqual((s.rx.received.at(-1)!.result.facts[0] as { status: string }).status, 'failed')
+  assert.deepEqual((s.rx.received.at(-1)!.result.facts[0] as { status: string }).status, 'pending')
   assert.equal(JSON.parse(s.rx.received.at(-1)!.body.toString()).event_type, 'REFUND.ABNORMAL')
   const q = await s.provider.queryRefund(s.cfg, refundRef(abnormal))
-  assert.deepEqual(q, { status: 'failed', providerRefundRef: q.providerRefundRef, failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' })
+  assert.deepEqual(q, { status: 'pending', providerRefundRef: q.providerRefundRef, failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' })
 
   await s.ctl.refundOutcome({ status: 'CLOSED', delayMs: 60_000 })
   const closed = refundInput(s, a.attemptId, 1000)

@@ -109,7 +109,7 @@ test('refunds through the API: PROCESSING is pending until REFUND.SUCCESS; parti
   assert.deepEqual([over.status, over.body], [400, { error: 'amount exceeds refundable', refundable: 0 }])
 })
 
-test('an ABNORMAL refund is reported failed', async (t) => {
+test('an ABNORMAL refund stays pending with its amount reserved, and is recorded when the merchant settles it', async (t) => {
   const w = await till(t)
   const { id, recordId } = await w.paid()
   await w.ctl.refundOutcome({ status: 'ABNORMAL' })
@@ -117,7 +117,24 @@ test('an ABNORMAL refund is reported failed', async (t) => {
   assert.equal(res.body.refund.status, 'pending')
   w.ta.clock.advance(1000)
   await w.ctl.tick()
-  assert.deepEqual(await types(w.ta, 'refundId', res.body.refund.id), ['refund.pending', 'refund.failed'])
+  assert.deepEqual(await types(w.ta, 'refundId', res.body.refund.id), ['refund.pending'])
+  assert.equal((await w.read(id)).record.status, 'refunding')
+  const more = await w.refund(recordId, 9000)
+  assert.deepEqual([more.status, more.body], [400, { error: 'amount exceeds refundable', refundable: 8900 }])
+  await w.ctl.refundResolve({ out_refund_no: res.body.refund.id, status: 'SUCCESS' })
+  assert.deepEqual(await types(w.ta, 'refundId', res.body.refund.id), ['refund.pending', 'refund.succeeded'])
+  assert.equal((await w.read(id)).record.status, 'partially_refunded')
+})
+
+test('a refund WeChat closes is failed with its reason, and the amount is refundable again', async (t) => {
+  const w = await till(t)
+  const { id, recordId } = await w.paid()
+  await w.ctl.refundOutcome({ status: 'CLOSED' })
+  const res = await w.refund(recordId, 1000)
+  w.ta.clock.advance(1000)
+  await w.ctl.tick()
+  const { rows } = await w.ta.database.pool.query('select status, failure_reason from refunds where id = $1', [res.body.refund.id])
+  assert.deepEqual(rows[0], { status: 'failed', failure_reason: 'CLOSED: the refund was closed by WeChat Pay' })
   assert.equal((await w.read(id)).record.status, 'paid')
 })
 

@@ -90,11 +90,11 @@ test('trade_state maps to attempt states; REFUND means paid', () => {
   })
 })
 
-test('refund status: PROCESSING is pending, SUCCESS succeeded, CLOSED and ABNORMAL failed', () => {
+test('refund status: PROCESSING and ABNORMAL are pending, SUCCESS succeeded, CLOSED failed', () => {
   assert.deepEqual(refundState('PROCESSING', '50000000382019052709732678859'), { status: 'pending', providerRefundRef: '50000000382019052709732678859' })
   assert.deepEqual(refundState('SUCCESS', 'r1'), { status: 'succeeded', providerRefundRef: 'r1' })
   assert.deepEqual(refundState('CLOSED', 'r1'), { status: 'failed', providerRefundRef: 'r1', failureReason: 'CLOSED: the refund was closed by WeChat Pay' })
-  assert.deepEqual(refundState('ABNORMAL', 'r1'), { status: 'failed', providerRefundRef: 'r1', failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' })
+  assert.deepEqual(refundState('ABNORMAL', 'r1'), { status: 'pending', providerRefundRef: 'r1', failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' })
 })
 
 test('a refund notice names our refund only when out_refund_no is one of our ids', () => {

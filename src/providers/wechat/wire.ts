@@ -173,7 +173,11 @@ export function paymentFact(t: Transaction): PaymentFact {
   }
 }
 
-/** Refund status → Till's: PROCESSING is pending; CLOSED and ABNORMAL need the merchant's attention, so failed. */
+/**
+ * Refund status → Till's. ABNORMAL is not a failure: WeChat still holds the amount until the
+ * merchant settles it in the merchant platform, and it may still end SUCCESS, so it stays pending
+ * (reconciliation keeps asking) and the amount stays reserved. CLOSED is final.
+ */
 export function refundState(status: string | undefined, refundId?: string): RefundState {
   switch (status) {
     case 'SUCCESS':
@@ -181,7 +185,7 @@ export function refundState(status: string | undefined, refundId?: string): Refu
     case 'CLOSED':
       return { status: 'failed', providerRefundRef: refundId, failureReason: 'CLOSED: the refund was closed by WeChat Pay' }
     case 'ABNORMAL':
-      return { status: 'failed', providerRefundRef: refundId, failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' }
+      return { status: 'pending', providerRefundRef: refundId, failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' }
     default:
       return { status: 'pending', providerRefundRef: refundId }
   }
@@ -197,6 +201,7 @@ export function refundFact(n: RefundNotice): RefundFact {
     attemptId: n.out_trade_no,
     status: s.status,
     amount: n.amount?.refund,
+    ...(s.failureReason ? { failureReason: s.failureReason } : {}),
   }
 }
 

@@ -51,6 +51,7 @@ export function wechatFakeControl(baseUrl: string) {
     clearErrors: () => call('DELETE', '/errors'),
     mode: (mode: 'publicKey' | 'platformCert', rotate = false) => call('POST', '/mode', { mode, rotate }),
     identity: () => call('GET', '/identity'),
+    refundResolve: (o: { out_refund_no: string; status: 'SUCCESS' | 'CLOSED' }) => call('POST', '/refund-resolve', o),
     resend: (ref: OrderRef | { out_refund_no: string }, url?: string) => call('POST', '/resend', { ...ref, url }),
     tick: () => call('POST', '/tick', {}) as Promise<{ ran: number; pending: number }>,
     flushHeld: () => call('POST', '/flush-held', {}),

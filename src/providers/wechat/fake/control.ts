@@ -112,6 +112,18 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
   })
 
   /** Sends a paid order's or a settled refund's notification again, to its notify_url or to `url`. */
+  // The merchant finishing an ABNORMAL refund by hand in the merchant platform: it ends SUCCESS or CLOSED.
+  app.post(`${P}/refund-resolve`, async (req, reply) => {
+    const b = (req.body ?? {}) as Body
+    const r = [...store.refunds.values()].find((x) => x.outRefundNo === b.out_refund_no)
+    if (!r || r.status !== 'ABNORMAL') return bad(reply, 404, 'no ABNORMAL refund by that out_refund_no')
+    if (b.status !== 'SUCCESS' && b.status !== 'CLOSED') return bad(reply, 400, 'status must be SUCCESS or CLOSED')
+    r.status = b.status
+    if (b.status === 'SUCCESS') r.successTimeMs = store.nowMs()
+    await notifier.refundSettled(r)
+    return { ok: true, refund: refundView(r) }
+  })
+
   app.post(`${P}/resend`, async (req, reply) => {
     const b = (req.body ?? {}) as Body
     const url = typeof b.url === 'string' ? b.url : undefined
