@@ -205,3 +205,19 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
   lockedUntil: ts('locked_until'),
   createdAt: createdAt(),
 }, (t) => [primaryKey({ columns: [t.merchantId, t.mode, t.key] }), index('idempotency_created_idx').on(t.createdAt)])
+
+/** Products a provider needs per amount and currency (Creem has no arbitrary-amount checkout), made once and remembered. */
+export const providerProducts = pgTable('provider_products', {
+  providerConfigId: text('provider_config_id').notNull().references(() => providerConfigs.id),
+  amount: integer('amount').notNull(),
+  currency: text('currency').notNull(),
+  productId: text('product_id').notNull(),
+  createdAt: createdAt(),
+}, (t) => [primaryKey({ columns: [t.providerConfigId, t.amount, t.currency] })])
+
+/** Fixed-window request counters shared by every instance, so a key's rate limit holds across them. */
+export const rateLimitCounters = pgTable('rate_limit_counters', {
+  key: text('key').notNull(),
+  windowStart: bigint('window_start', { mode: 'number' }).notNull(),
+  count: integer('count').notNull(),
+}, (t) => [primaryKey({ columns: [t.key, t.windowStart] })])
