@@ -157,8 +157,11 @@ test('redeliver sends an event again, now: to every matching endpoint, new ones 
   assert.equal((await deliverDue(ta.deps)).length, 2)
   const got = await rx.received(3)
   assert.deepEqual(got.map((r) => r.url).sort(), ['/hooks/first', '/hooks/first', '/hooks/later'])
-  // The very same body, signed with each endpoint's own secret.
-  assert.deepEqual(got[1].body, got[0].body)
+  // The same event, signed afresh an hour later (createdAt = signing time), with each endpoint's own secret.
+  const again = got.slice(1).find((r) => r.url === '/hooks/first')!
+  const [a, b] = [JSON.parse(got[0].body.toString()), JSON.parse(again.body.toString())]
+  assert.deepEqual({ ...b, createdAt: null }, { ...a, createdAt: null })
+  assert.equal(Date.parse(b.createdAt) - Date.parse(a.createdAt), 3600_000)
   const laterReq = got.find((r) => r.url === '/hooks/later')!
   assert.ok(verifySignature(later.secret, laterReq.body, laterReq.headers['x-service-signature']))
   assert.equal(verifySignature(first.secret, laterReq.body, laterReq.headers['x-service-signature']), false)
