@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `till`: `till start` (and `till serve`) runs the service, `till fake wechat` the WeChat Pay fake; more commands come with the CLI issue.
+// `till`: `till start` (and `till serve`) runs the service, `till fake …` a provider fake, and every other
+// command (merchants, keys, providers, webhooks, events, --help) is the operator CLI in src/cli/main.ts.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
@@ -12,12 +13,12 @@ const run = (entry, argv = []) => {
   for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
   child.on('exit', (code) => process.exit(code ?? 1))
 }
-if (cmd === 'start' || cmd === 'serve') {
+if ((cmd === 'start' || cmd === 'serve') && args.length === 0) {
   run('src/main.ts')
 } else if (cmd === 'fake') {
   // `till fake wechat [options]`: a local WeChat Pay v3 for offline tests (src/cli/fake.ts).
   run('src/cli/fake.ts', args)
 } else {
-  console.error('usage: till start | till fake wechat [--help]')
-  process.exit(cmd === '--help' || cmd === '-h' ? 0 : 2)
+  // Including `till start --help` and mistakes such as `till start --port 1`: usage, not a start.
+  run('src/cli/main.ts', cmd === undefined ? [] : [cmd, ...args])
 }

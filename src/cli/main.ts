@@ -1,0 +1,100 @@
+/**
+ * `till <group> <command>`: the operator's command line. bin/till.mjs runs `till start` and
+ * `till fake …` itself and everything else here. Exit codes: 0 done, 1 Till refused or could not be
+ * reached, 2 the command line is wrong (a usage error, with the way to its help).
+ */
+import { readFileSync } from 'node:fs'
+import { CliError, parseCommand, usageError, wantsHelp, type Group } from './args.js'
+import { events } from './events.js'
+import { keys } from './keys.js'
+import { merchants } from './merchants.js'
+import { providers } from './providers.js'
+import { webhooks } from './webhooks-listen.js'
+
+const GROUPS: Group[] = [merchants, keys, providers, webhooks, events]
+
+const START_HELP = `usage: till start
+
+Runs Till in the foreground (the same as \`npm start\`), configured by its environment: PORT, HOST,
+BASE_URL, DATABASE_URL (absent: an embedded PostgreSQL in DATA_DIR), ADMIN_TOKEN, SECRETS_KEY, …
+(see the README's Configuration). SIGTERM or Ctrl-C stops it cleanly.
+
+example:
+  ADMIN_TOKEN=$(openssl rand -hex 24) till start`
+
+const HELP = `usage: till <command> [<subcommand>] [options]
+
+  start        run Till in the foreground
+${GROUPS.map((g) => `  ${g.name.padEnd(11)}  ${g.summary}\n  ${''.padEnd(11)}  ${Object.keys(g.commands).join(', ')}`).join('\n')}
+  fake         local provider fakes for offline tests: till fake wechat|creem --help
+
+Every command talks to a running Till over HTTP, so it works with any database:
+  TILL_URL      Till's address (default http://localhost:8080), or --url
+  ADMIN_TOKEN   for merchants, keys and providers (the admin API), or --admin-token
+  TILL_API_KEY  a merchant's secret key for events and webhooks, or --api-key
+
+Run \`till <command> --help\` for a command's options and examples.
+
+examples:
+  till merchants create --name Acme --json
+  till keys list --merchant mer_2b8Zk…
+  TILL_API_KEY=sk_test_… till webhooks listen --forward-to http://localhost:3000/hook`
+
+const groupHelp = (g: Group) => `usage: till ${g.name} <${Object.keys(g.commands).join('|')}> [options]
+
+${Object.entries(g.commands).map(([name, c]) => `  ${name.padEnd(9)}${c.summary}`).join('\n')}
+
+Run \`till ${g.name} <subcommand> --help\` for its options and examples.`
+
+const out = (text: string) => process.stdout.write(`${text}\n`)
+
+/** Runs one command line; returns the exit code. Messages go to stderr, results to stdout. */
+export async function run(argv: string[]): Promise<number> {
+  let where = 'till'
+  try {
+    const [name, sub, ...rest] = argv
+    if (name === undefined) throw usageError('missing command')
+    if (name === '--help' || name === '-h' || name === 'help') {
+      const topic = name === 'help' ? GROUPS.find((g) => g.name === sub) : undefined
+      out(topic ? groupHelp(topic) : HELP)
+      return 0
+    }
+    if (name === '--version' || name === '-v') {
+      out(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version)
+      return 0
+    }
+    if (name === 'start' || name === 'serve') {
+      // The launcher starts the service when there are no arguments; here are only --help and mistakes.
+      where = `till ${name}`
+      if (wantsHelp(argv.slice(1))) return out(START_HELP), 0
+      throw usageError(`takes no arguments, got ${JSON.stringify(argv[1])}`)
+    }
+    const group = GROUPS.find((g) => g.name === name)
+    if (!group) throw usageError(`unknown command ${JSON.stringify(name)}`)
+    where = `till ${group.name}`
+    if (sub === undefined || sub === '--help' || sub === '-h') {
+      if (sub === undefined) throw usageError(`missing subcommand: ${Object.keys(group.commands).join(', ')}`)
+      out(groupHelp(group))
+      return 0
+    }
+    const cmd = Object.hasOwn(group.commands, sub) ? group.commands[sub] : undefined
+    if (!cmd) throw usageError(`unknown subcommand ${JSON.stringify(sub)} (${Object.keys(group.commands).join(', ')})`)
+    where = `till ${group.name} ${sub}`
+    if (wantsHelp(rest)) {
+      out(cmd.help)
+      return 0
+    }
+    await cmd.run(parseCommand(cmd, rest))
+    return 0
+  } catch (e) {
+    const err = e instanceof CliError ? e : new CliError(e instanceof Error ? e.message : String(e))
+    if (err.exitCode === 2) {
+      process.stderr.write(`${where}: ${err.message}\nRun \`${where} --help\` for usage.\n`)
+    } else {
+      process.stderr.write(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`)
+    }
+    return err.exitCode
+  }
+}
+
+run(process.argv.slice(2)).then((code) => process.exit(code))

@@ -1,0 +1,68 @@
+/** `till merchants create|show`: the admin API's merchants (DESIGN.md §12). */
+import { connectionHelp, ADMIN_OPTIONS, JSON_OPTION, id, optionalString, readSecretInput, required, type Group } from './args.js'
+import { adminApi } from './http.js'
+import { print, printJson, time } from './output.js'
+
+interface Merchant {
+  id: string
+  name: string
+  email: string | null
+  keys: { test: string; live: string }
+}
+
+export const merchants: Group = {
+  name: 'merchants',
+  summary: 'merchants, created with a test and a live key',
+  commands: {
+    create: {
+      summary: 'create a merchant; prints its test and live keys once',
+      help: `usage: till merchants create --name NAME [--email EMAIL] [--password-file FILE] [--json]
+
+Creates a merchant with one test key and one live key. The keys are printed only now: store them.
+With --email and a password the merchant can sign in to the console.
+
+  --name NAME           the merchant's name (1 to 200 characters)
+  --email EMAIL         console login
+  --password-file FILE  console password (at least 8 characters), read from FILE, or - for stdin;
+                        not a flag value, which would stay in your shell history
+  --json                print Till's answer as JSON: {"id","name","email","keys":{"test","live"}}
+${connectionHelp('admin', 24)}
+
+examples:
+  till merchants create --name Acme
+  till merchants create --name Acme --email ops@acme.example --password-file - --json <<< "$PASSWORD"`,
+      options: { ...ADMIN_OPTIONS, ...JSON_OPTION, name: { type: 'string' }, email: { type: 'string' }, 'password-file': { type: 'string' } },
+      async run({ values }) {
+        const name = required(values, 'name', 'the merchant\'s name')
+        const email = optionalString(values, 'email')
+        const passwordFile = optionalString(values, 'password-file')
+        const password = passwordFile === undefined ? undefined : (await readSecretInput(passwordFile, '--password-file')).replace(/\r?\n$/, '')
+        const api = adminApi(values)
+        const m = await api.request<Merchant>('POST', '/merchants', { name, email, password })
+        if (values.json) return printJson(m)
+        print(`Created merchant ${JSON.stringify(m.name)} (${m.id})${m.email ? `, console login ${m.email}` : ''}.
+  test key: ${m.keys.test}
+  live key: ${m.keys.live}
+These keys are shown only now: store them somewhere safe.`)
+      },
+    },
+    show: {
+      summary: 'show a merchant',
+      help: `usage: till merchants show MERCHANT_ID [--json]
+
+  --json               print Till's answer as JSON
+${connectionHelp('admin')}
+
+example:
+  till merchants show mer_2b8Zk…`,
+      options: { ...ADMIN_OPTIONS, ...JSON_OPTION },
+      positionals: ['MERCHANT_ID'],
+      async run({ values, positionals }) {
+        const merchantId = id(positionals[0], 'mer', 'MERCHANT_ID')
+        const m = await adminApi(values).request<{ id: string; name: string; email: string | null; createdAt: string }>('GET', `/merchants/${encodeURIComponent(merchantId)}`)
+        if (values.json) return printJson(m)
+        print(`${m.id}  ${JSON.stringify(m.name)}  email ${m.email ?? '-'}  created ${time(m.createdAt)}`)
+      },
+    },
+  },
+}
