@@ -1,14 +1,20 @@
 /**
- * `npm run bench`: every benchmark, or the ones named (`npm run bench -- webhooks`). Each prints its
- * own results beside a ceiling measured in the same run.
+ * `npm run bench`: every benchmark, or the ones named (`npm run bench -- api scale`). Each prints
+ * its results beside a ceiling measured in the same run, and rewrites its own section of
+ * docs/benchmarks.md (bench/report.ts).
  */
+import { benchApi } from './api.js'
+import { writeSection } from './report.js'
+import { benchScale } from './scale.js'
 import { benchWebhooks } from './webhooks.js'
 
-const BENCHES: Record<string, () => Promise<void>> = {
+const BENCHES: Record<string, () => Promise<string>> = {
+  api: benchApi,
+  scale: benchScale,
   webhooks: benchWebhooks,
 }
 
 const names = process.argv.slice(2)
 for (const name of names) if (!BENCHES[name]) throw new Error(`unknown bench ${name}; known: ${Object.keys(BENCHES).join(', ')}`)
-for (const name of names.length ? names : Object.keys(BENCHES)) await BENCHES[name]()
+for (const name of names.length ? names : Object.keys(BENCHES)) writeSection(name, await BENCHES[name]())
 process.exit(0)

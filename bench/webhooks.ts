@@ -26,6 +26,7 @@ import { createEndpoint } from '../src/services/webhook-endpoints.js'
 import { openPool, runMigrations, type Database } from '../src/store/db.js'
 import { startEmbedded, stopEmbedded } from '../src/store/embedded.js'
 import { appendEvent } from '../src/store/repos/events.js'
+import { context } from './report.js'
 
 const EVENTS = Number(process.env.BENCH_EVENTS) || 2000
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS) || 8
@@ -163,7 +164,7 @@ async function openDatabase(): Promise<{ database: Database; close(): Promise<vo
   }
 }
 
-export async function benchWebhooks() {
+export async function benchWebhooks(): Promise<string> {
   const { database, close } = await openDatabase()
   const receiver = await startReceiver()
   const deps = createDeps({ ...loadConfig({}), jobsEnabled: true }, database.db, randomBytes(32), silent)
@@ -207,13 +208,17 @@ export async function benchWebhooks() {
     await receiver.reset()
     const plain = await ceilingLatency(receiver.port)
 
-    console.log(`webhooks: one local receiver (own process), PostgreSQL ${process.env.BENCH_DATABASE_URL ? 'from BENCH_DATABASE_URL' : 'embedded'}, pool of 10, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`)
-    console.log(`  throughput, ${fmt(total)} deliveries (${fmt(EVENTS)} events × ${ENDPOINTS} endpoints), ${ENDPOINTS * PER_ENDPOINT} in flight:`)
-    console.log(`    outbox worker     ${fmt(workerRate).padStart(8)} deliveries/s`)
-    console.log(`    ceiling (loop)    ${fmt(ceilingRate).padStart(8)} signed POSTs/s    worker at ${((100 * workerRate) / ceilingRate).toFixed(0)} % of the ceiling`)
-    console.log(`  latency, ${RATE} events/s for ${SECONDS} s, one endpoint:`)
-    console.log(`    commit → first attempt   p50 ${ms(pct(latencies, 50))}   p99 ${ms(pct(latencies, 99))}   max ${ms(latencies.at(-1)!)}`)
-    console.log(`    ceiling (loop) POST      p50 ${ms(pct(plain, 50))}   p99 ${ms(pct(plain, 99))}   max ${ms(plain.at(-1)!)}`)
+    const lines = [
+      `webhooks: one local receiver (own process), PostgreSQL ${process.env.BENCH_DATABASE_URL ? 'from BENCH_DATABASE_URL' : 'embedded'}, pool of 10, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`,
+      `  throughput, ${fmt(total)} deliveries (${fmt(EVENTS)} events × ${ENDPOINTS} endpoints), ${ENDPOINTS * PER_ENDPOINT} in flight:`,
+      `    outbox worker     ${fmt(workerRate).padStart(8)} deliveries/s`,
+      `    ceiling (loop)    ${fmt(ceilingRate).padStart(8)} signed POSTs/s    worker at ${((100 * workerRate) / ceilingRate).toFixed(0)} % of the ceiling`,
+      `  latency, ${RATE} events/s for ${SECONDS} s, one endpoint:`,
+      `    commit → first attempt   p50 ${ms(pct(latencies, 50))}   p99 ${ms(pct(latencies, 99))}   max ${ms(latencies.at(-1)!)}`,
+      `    ceiling (loop) POST      p50 ${ms(pct(plain, 50))}   p99 ${ms(pct(plain, 99))}   max ${ms(plain.at(-1)!)}`,
+    ]
+    for (const l of lines) console.log(l)
+    return ['## Webhooks', context(), '', '```', ...lines, '```'].join('\n')
   } finally {
     await receiver.stop()
     await close()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: type check, unit tests, and the HTTP tests against a private embedded PostgreSQL.
-# With CI=true (or TEST_PG15=1) the storage and API tests run again on Debian's PostgreSQL 15.
+# With CI=true the storage and API tests run again on Debian's PostgreSQL 15 (locally: TEST_PG15=1)
+# and the API is fuzzed from its OpenAPI document by scripts/fuzz.sh (locally: TEST_FUZZ=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,12 @@ export TEST_DATABASE_URL="$(npx tsx scripts/test-db.ts embedded "$TEST_DATA/embe
 FILES=$(find src test clients/js/test -name '*.test.ts' | sort)
 echo "== tests on the embedded PostgreSQL"
 npx tsx --test --test-concurrency=2 --test-timeout=120000 $FILES
+
+# Before the PostgreSQL 15 run, so the output still ends with the test runner's summary.
+if [ "${CI:-}" = "true" ] || [ "${TEST_FUZZ:-}" = "1" ]; then
+  echo "== fuzzing the API from its OpenAPI document (scripts/fuzz.sh)"
+  bash scripts/fuzz.sh
+fi
 
 if [ "${CI:-}" = "true" ] || [ "${TEST_PG15:-}" = "1" ]; then
   echo "== storage, API and webhook tests on PostgreSQL 15"

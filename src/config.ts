@@ -12,6 +12,23 @@ export interface Config {
   jobsEnabled: boolean
   /** WEBHOOK_ALLOW_PRIVATE=1: webhook deliveries may reach loopback, private and link-local addresses in live mode too. */
   webhookAllowPrivate: boolean
+  /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`; unset, it is open. */
+  metricsToken: string | null
+  /** TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's trustProxy). */
+  trustProxy: boolean | number | string
+}
+
+/**
+ * Unset: the socket's peer is the client. A number: that many proxies in front (1 for one TLS
+ * proxy). `true`: every proxy (only when nothing else can reach Till). Otherwise addresses or
+ * CIDRs, comma-separated (`loopback`, `10.0.0.0/8`).
+ */
+export function parseTrustProxy(value: string | undefined): boolean | number | string {
+  const v = (value ?? '').trim()
+  if (v === '' || v === 'false') return false
+  if (v === 'true') return true
+  if (/^\d+$/.test(v)) return Number(v)
+  return v
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -29,5 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND ? Number(env.RATE_LIMIT_PER_SECOND) : 100,
     jobsEnabled: env.TILL_JOBS !== '0',
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
+    metricsToken: env.METRICS_TOKEN || null,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   }
 }

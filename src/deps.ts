@@ -1,6 +1,8 @@
 /** Builds the service graph from configuration and an open database. Tests call the same function. */
 import type pg from 'pg'
 import type { Config } from './config.js'
+import { createMetrics } from './metrics/registry.js'
+import { createCreemProvider } from './providers/creem/index.js'
 import { createMockProvider } from './providers/mock/index.js'
 import { createRegistry } from './providers/registry.js'
 import { createWechatProvider } from './providers/wechat/index.js'
@@ -8,6 +10,7 @@ import { SecretBox } from './security/secret-box.js'
 import type { Deps, Logger } from './services/deps.js'
 import { createSessionSignals } from './services/session-signals.js'
 import type { Db } from './store/db.js'
+import { productStore } from './store/repos/provider-products.js'
 
 export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logger, clock: () => Date = () => new Date()): Deps {
   const box = new SecretBox(secretsKey)
@@ -16,7 +19,11 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     db,
     clock,
     box,
-    providers: createRegistry([createMockProvider(() => clock()), createWechatProvider({ now: () => clock() })]),
+    providers: createRegistry([
+      createMockProvider(() => clock()),
+      createWechatProvider({ now: () => clock() }),
+      createCreemProvider({ products: productStore(db, clock) }),
+    ]),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,
     // drizzle keeps its pool as $client; the listener copies its connection settings.
@@ -24,5 +31,6 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     deliverNotification: async () => {
       throw new Error('the app is not built yet')
     },
+    metrics: createMetrics({ db, clock, log }),
   }
 }

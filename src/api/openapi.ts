@@ -1,6 +1,48 @@
 /** /api/v1/openapi.json: OpenAPI 3.1, generated from the same schemas that validate requests. */
 import swagger from '@fastify/swagger'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema } from 'fastify'
+import { Type } from 'typebox'
+
+const error = (description: string, extra: object = {}) =>
+  Type.Object({ error: Type.String() }, { additionalProperties: true, description, ...extra })
+
+/**
+ * Answers any merchant API operation may give besides its own, so the document lists every status
+ * a client can meet (the fuzzer in scripts/fuzz.sh holds the service to it). Applied to the
+ * document only: the routes' own schemas keep validating and serialising as they are.
+ */
+const EVERY_OPERATION = {
+  429: error('rate limit exceeded: wait the seconds Retry-After gives', {
+    headers: { 'Retry-After': Type.Integer({ minimum: 1, description: 'seconds until the key may send again' }) },
+  }),
+  500: error('internal error: `{"error":"internal error","requestId"}`, never a stack'),
+  503: error('service unavailable: the database cannot be reached; retry later'),
+}
+const WITH_BODY = {
+  400: error('the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`'),
+  413: error('request body over 64 KiB'),
+  415: error('Content-Type is not application/json'),
+}
+const IDEMPOTENCY_KEY = Type.Object({
+  'Idempotency-Key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: 'kept 24 h: a retry with the same key and request replays the first answer (Idempotent-Replayed: true)',
+  })),
+})
+
+type Schema = FastifySchema & { hide?: boolean; response?: Record<string, unknown> }
+
+export function documentOperation(schema: Schema | undefined, url: string, method: string): Schema {
+  // The hosted pages and other HTML routes are not part of the REST API.
+  if (!url.startsWith('/api/v1/')) return { ...schema, hide: true }
+  const s: Schema = { ...schema, response: { ...schema?.response, ...EVERY_OPERATION } }
+  if (method === 'POST' || method === 'PATCH' || method === 'DELETE') {
+    s.response = { ...WITH_BODY, ...s.response, 413: WITH_BODY[413], 415: WITH_BODY[415] }
+  }
+  if (method === 'POST' && !s.headers) s.headers = IDEMPOTENCY_KEY
+  return s
+}
 
 export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
   await app.register(swagger, {
@@ -14,6 +56,10 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
       servers: [{ url: baseUrl }],
       components: { securitySchemes: { secretKey: { type: 'http', scheme: 'bearer' } } },
       security: [{ secretKey: [] }],
+    },
+    transform: ({ schema, url, route }) => {
+      const method = Array.isArray(route.method) ? route.method[0] : route.method
+      return { schema: documentOperation(schema as Schema, url, method) as never, url }
     },
   })
 }

@@ -1,12 +1,14 @@
 /**
  * `till fake wechat`: runs the local WeChat Pay v3 fake for offline testing, prints the merchant
  * credentials it accepts and how to point a Till provider configuration at it. Its keys are kept
- * in a state file so a restart does not invalidate the configuration.
+ * in a state file so a restart does not invalidate the configuration. `till fake creem` is in
+ * fake-creem.ts.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { startWechatFake, type MerchantCredentials } from '../providers/wechat/fake/index.js'
+import { CREEM_USAGE, runCreemFake } from './fake-creem.js'
 
 const USAGE = `usage: till fake wechat [--port 8091] [--host 127.0.0.1] [--mode publicKey|platformCert]
                        [--time-factor 1] [--state FILE] [--json]
@@ -25,8 +27,9 @@ interface State {
 
 export async function runFake(argv: string[]) {
   const [provider, ...rest] = argv
+  if (provider === 'creem') return runCreemFake(rest)
   if (provider !== 'wechat') {
-    console.error(provider ? `unknown fake: ${provider} (only wechat for now)\n\n${USAGE}` : USAGE)
+    console.error(provider ? `unknown fake: ${provider} (wechat or creem)\n\n${USAGE}\n\n${CREEM_USAGE}` : `${USAGE}\n\n${CREEM_USAGE}`)
     return 2
   }
   const { values } = parseArgs({

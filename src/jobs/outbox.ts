@@ -36,6 +36,7 @@ export interface AttemptResult extends AttemptOutcome {
 }
 
 const DEFAULTS = { maxInFlight: 64, perEndpoint: 8, timeoutMs: DELIVERY_TIMEOUT_MS, leaseMs: 60_000 }
+const OUTCOME = { delivered: 'delivered', pending: 'retry', failed: 'failed' } as const
 /** Attempts recorded in one statement at most. */
 const RECORD_BATCH = 500
 
@@ -121,6 +122,7 @@ export function createOutbox(deps: Deps, options: OutboxOptions = {}) {
       .then(async (r) => {
         await record(r)
         log(deps, r)
+        deps.metrics.webhookDeliveries.inc({ outcome: OUTCOME[r.status] })
         const result = { ...r.attempt, eventId: c.eventId, endpointId: c.endpointId, status: r.status, nextAttemptAt: r.nextAttemptAt }
         o.onAttempt?.(result)
         return result

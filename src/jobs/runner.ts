@@ -1,13 +1,14 @@
 /**
- * Background jobs: periodic idempotent sweeps (expiry, reconciliation, idempotency-key purge) and the
- * webhook worker. Each is safe to run on every instance; a job with `wakeOn` also runs as soon as a
- * committed transaction NOTIFYs its channel, which keeps event-to-delivery latency low.
+ * Background jobs: periodic idempotent sweeps (expiry, reconciliation, idempotency-key and rate-limit
+ * purges) and the webhook worker. Each is safe to run on every instance; a job with `wakeOn` also runs
+ * as soon as a committed transaction NOTIFYs its channel, which keeps event-to-delivery latency low.
  */
 import pg from 'pg'
 import { expireDue } from '../services/payments.js'
 import type { Deps } from '../services/deps.js'
 import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeKeys } from '../store/repos/idempotency.js'
+import { purgeWindows } from '../store/repos/rate-limits.js'
 import { createOutbox } from './outbox.js'
 import { reconcileAttempts, reconcileRefunds } from './reconcile.js'
 
@@ -27,6 +28,8 @@ export const JOBS: Job[] = [
   sweep('reconcile-attempts', 5000, (d) => reconcileAttempts(d)),
   sweep('reconcile-refunds', 5000, (d) => reconcileRefunds(d)),
   sweep('idempotency-purge', 3_600_000, (d) => purgeKeys(d.db, new Date(d.clock().getTime() - 24 * 3600_000))),
+  // Rate-limit windows last a second; a minute's worth is kept, the rest goes.
+  sweep('rate-limit-purge', 60_000, (d) => purgeWindows(d.db, d.clock().getTime() - 60_000)),
   {
     // A pass only fills free delivery slots and returns; deliveries finish on their own time.
     name: 'webhooks',

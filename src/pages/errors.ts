@@ -13,3 +13,10 @@ export class BadForm extends TillError {
     super(400, message)
   }
 }
+
+/** A return from WeChat's OAuth whose state is not this session's (forged, or for another session). */
+export class OauthStateInvalid extends TillError {
+  constructor() {
+    super(403, 'invalid oauth state')
+  }
+}

@@ -1,6 +1,7 @@
 /**
  * The customer-facing pages as one encapsulated scope: its own form parser, security headers,
- * HTML error and 404 pages, static assets, and the checkout, relay and receipt routes.
+ * HTML error and 404 pages, static assets, and the checkout (with its status long poll and
+ * WeChat's in-app return), relay and receipt routes.
  */
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -8,12 +9,14 @@ import { toTillError } from '../api/plugins/errors.js'
 import type { Deps } from '../services/deps.js'
 import { assetRoutes } from './assets.js'
 import { checkoutRoutes } from './checkout/route.js'
+import { statusRoutes } from './checkout/status.js'
 import type { MessageKey } from './i18n/en.js'
 import { receiptRoutes } from './receipt/route.js'
 import { relayRoutes } from './relay/route.js'
 import { pageContext, sendPage } from './render.js'
 import { setPageHeaders } from './security.js'
 import { MessagePage } from './views/message.js'
+import { wechatRoutes } from './wechat/route.js'
 
 /** Forms carry a token and one or two short fields. */
 const FORM_BODY_LIMIT = 4096
@@ -70,6 +73,8 @@ export const pageRoutes = (deps: Deps): FastifyPluginAsync => async (app: Fastif
   await app.register(withNotFoundPage(async (c) => {
     await c.register(checkoutRoutes(deps))
     await c.register(relayRoutes(deps))
+    await c.register(statusRoutes(deps))
+    await c.register(wechatRoutes(deps))
   }), { prefix: '/c' })
   await app.register(withNotFoundPage(receiptRoutes(deps)), { prefix: '/r' })
 }

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify'
 
 /**
  * No inline script or style at all (our one script is a file from 'self', so no nonce is needed).
+ * `connect-src 'self'` lets that script wait on /c/<id>/status while a QR code is shown.
  * `form-action` also governs the redirects after a form post: Chromium blocks POST → 303 relay →
  * 303 successUrl unless successUrl's origin is listed, so the checkout page lists it.
  */
@@ -13,6 +14,7 @@ export function contentSecurityPolicy(formTargets: string[] = []): string {
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
+    "connect-src 'self'",
     `form-action ${["'self'", ...formTargets].join(' ')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -50,6 +52,21 @@ export function formToken(key: Buffer, sessionId: string): string {
 export function checkFormToken(key: Buffer, sessionId: string, given: unknown): boolean {
   if (typeof given !== 'string') return false
   const expected = Buffer.from(formToken(key, sessionId))
+  const actual = Buffer.from(given)
+  return actual.length === expected.length && timingSafeEqual(actual, expected)
+}
+
+/**
+ * The `state` of WeChat's OAuth redirect: an HMAC of the session id, so a callback that did not
+ * start from this session's page is refused. Hex, because WeChat allows only [a-zA-Z0-9] (≤128).
+ */
+export function oauthState(key: Buffer, sessionId: string): string {
+  return createHmac('sha256', key).update(`wechat-oauth:${sessionId}`).digest('hex')
+}
+
+export function checkOauthState(key: Buffer, sessionId: string, given: unknown): boolean {
+  if (typeof given !== 'string') return false
+  const expected = Buffer.from(oauthState(key, sessionId))
   const actual = Buffer.from(given)
   return actual.length === expected.length && timingSafeEqual(actual, expected)
 }

@@ -1,6 +1,7 @@
 /** Provider ids → capabilities (declared data), credential rules and, where built, the adapter. */
 import type { Currency } from '../domain/money.js'
 import { checkSettings, type Fields } from './credentials.js'
+import { CREEM_CAPABILITIES } from './creem/constants.js'
 import { validateCreemCredentials } from './creem/credentials.js'
 import type { Capabilities, PaymentProvider } from './types.js'
 import { WECHAT_CAPABILITIES } from './wechat/constants.js'
@@ -25,7 +26,7 @@ export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
   creem: {
     id: 'creem',
     name: 'Creem',
-    capabilities: { currencies: ['EUR', 'USD'], channels: ['redirect'], partialRefunds: false, modes: ['live'] },
+    capabilities: CREEM_CAPABILITIES,
     validateCredentials: validateCreemCredentials,
     validateSettings: (s) => checkSettings(s),
   },
@@ -35,6 +36,13 @@ export const isLiveProvider = (id: string): id is LiveProvider['id'] => Object.h
 
 export const supportsCurrency = (id: LiveProvider['id'], currency: Currency) =>
   LIVE_PROVIDERS[id].capabilities.currencies.includes(currency)
+
+/** At least the provider's smallest amount for the currency (Creem: 100 minor units). */
+export const supportsAmount = (id: LiveProvider['id'], currency: Currency, amount: number) =>
+  amount >= (LIVE_PROVIDERS[id].capabilities.minAmount?.[currency] ?? 1)
+
+/** Whether a provider can take a session: its currency and its amount. */
+export const fitsSession = (id: LiveProvider['id'], currency: Currency, amount: number) => supportsCurrency(id, currency) && supportsAmount(id, currency, amount)
 
 export interface ProviderRegistry {
   get(id: string): PaymentProvider | undefined

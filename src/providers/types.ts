@@ -9,6 +9,8 @@ export interface Capabilities {
   channels: readonly string[]
   partialRefunds: boolean
   modes: readonly Mode[]
+  /** Smallest amount (minor units) per currency the provider takes, where it has one (Creem: 100). */
+  minAmount?: Partial<Record<Currency, number>>
 }
 
 export interface ProviderConfig {
@@ -55,6 +57,8 @@ export interface PaymentFact {
   amount?: number
   currency?: string
   paidAt?: Date
+  /** Opaque provider state learnt with the payment (Creem's transaction id), merged into the attempt's and record's data. */
+  data?: Record<string, unknown>
 }
 
 export interface RefundFact {
@@ -67,6 +71,11 @@ export interface RefundFact {
   amount?: number
   reason?: string
   failureReason?: string
+  /**
+   * The provider never names our refund id (Creem): a refund of this amount may be ours, notified
+   * before our call's answer was stored, so an unanswered refund of ours of the same amount takes it.
+   */
+  matchUnanswered?: boolean
 }
 
 export interface IgnoredFact {
@@ -94,6 +103,12 @@ export interface PaymentState {
   amount?: number
   paidAt?: Date
 }
+
+/**
+ * What a provider's signed return to our relay says. Only a hint: the relay confirms it with the
+ * provider's API before anything changes, and an unverified return changes nothing.
+ */
+export type ReturnHint = { verified: true; attemptId: string | null } | { verified: false; reason: string }
 
 export type CloseResult = { closed: true } | { alreadyPaid: PaymentFact }
 
@@ -130,6 +145,8 @@ export interface PaymentProvider {
   closePayment(cfg: ProviderConfig, ref: PaymentRef): Promise<CloseResult>
   refund(cfg: ProviderConfig, r: RefundInput): Promise<RefundState>
   queryRefund(cfg: ProviderConfig, ref: RefundRef): Promise<RefundState>
+  /** Checks the signature a provider puts on the customer's return URL (Creem's success redirect). */
+  verifyReturn?(cfg: ProviderConfig, query: URLSearchParams): ReturnHint
 }
 
 /**

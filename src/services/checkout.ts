@@ -3,7 +3,7 @@ import { checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkou
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
-import { isLiveProvider, supportsCurrency } from '../providers/registry.js'
+import { fitsSession, isLiveProvider, LIVE_PROVIDERS, supportsAmount, supportsCurrency } from '../providers/registry.js'
 import type { Executor } from '../store/db.js'
 import { findByLabel, listEnabledDefaults } from '../store/repos/provider-configs.js'
 import { getRecordBySession } from '../store/repos/records.js'
@@ -25,7 +25,7 @@ export interface CheckoutInput {
 const noProvider = (currency: string) => new BadRequest(`no provider available for ${currency} in live mode`)
 
 /** Live mode: the first hint binds the session to one configuration (spec 4.1.2). */
-async function bindProvider(tx: Executor, merchantId: string, currency: Currency, hints: Record<string, string> | undefined) {
+async function bindProvider(tx: Executor, merchantId: string, currency: Currency, amount: number, hints: Record<string, string> | undefined) {
   const first = hints ? Object.entries(hints)[0] : undefined
   if (first) {
     const [provider, label] = first
@@ -34,9 +34,13 @@ async function bindProvider(tx: Executor, merchantId: string, currency: Currency
     if (!config) throw new BadRequest(`provider ${provider}/${label} not available: invalid_label`)
     if (!config.enabled) throw new BadRequest(`provider ${provider}/${label} not available: config_disabled`)
     if (!supportsCurrency(provider, currency)) throw noProvider(currency)
+    // Creem prices start at 1.00: a smaller hinted session could never be paid.
+    if (!supportsAmount(provider, currency, amount)) {
+      throw new BadRequest(`provider ${provider}/${label} not available: amount_below_minimum (at least ${LIVE_PROVIDERS[provider].capabilities.minAmount?.[currency]})`)
+    }
     return { chosenProvider: provider, providerConfigId: config.id }
   }
-  const usable = (await listEnabledDefaults(tx, merchantId)).filter((c) => isLiveProvider(c.provider) && supportsCurrency(c.provider, currency))
+  const usable = (await listEnabledDefaults(tx, merchantId)).filter((c) => isLiveProvider(c.provider) && fitsSession(c.provider, currency, amount))
   if (usable.length === 0) throw noProvider(currency)
   // Unhinted: the checkout page offers every usable default, and the customer's pick binds it.
   return { chosenProvider: null, providerConfigId: null }
@@ -47,23 +51,22 @@ export async function createSession(deps: Deps, ctx: RequestContext, input: Chec
   const successUrl = checkSuccessUrl(input.successUrl, ctx.mode)
   const ttl = expirySeconds(input.expiresInSeconds)
   const now = deps.clock()
-  const row = await deps.db.transaction(async (tx) => {
-    const binding = ctx.mode === 'test' ? { chosenProvider: 'mock', providerConfigId: null } : await bindProvider(tx, ctx.merchantId, input.currency, input.providerHints)
-    return insertSession(tx, {
-      id: newId('sess'),
-      merchantId: ctx.merchantId,
-      mode: ctx.mode,
-      status: 'pending',
-      amount: input.amount,
-      currency: input.currency,
-      description: input.description ?? null,
-      metadata,
-      successUrl,
-      ...binding,
-      expiresAt: new Date(now.getTime() + ttl * 1000),
-      createdAt: now,
-      updatedAt: now,
-    })
+  // No transaction: the binding only reads (nothing it reads is locked either way), and the INSERT is one statement.
+  const binding = ctx.mode === 'test' ? { chosenProvider: 'mock', providerConfigId: null } : await bindProvider(deps.db, ctx.merchantId, input.currency, input.amount, input.providerHints)
+  const row = await insertSession(deps.db, {
+    id: newId('sess'),
+    merchantId: ctx.merchantId,
+    mode: ctx.mode,
+    status: 'pending',
+    amount: input.amount,
+    currency: input.currency,
+    description: input.description ?? null,
+    metadata,
+    successUrl,
+    ...binding,
+    expiresAt: new Date(now.getTime() + ttl * 1000),
+    createdAt: now,
+    updatedAt: now,
   })
   return sessionCreated(row, deps.config.baseUrl)
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js'
+import type { Metrics } from '../metrics/registry.js'
 import type { ProviderRegistry } from '../providers/registry.js'
 import type { ProviderConfig } from '../providers/types.js'
 import type { SecretBox } from '../security/secret-box.js'
@@ -24,6 +25,8 @@ export interface Deps {
   log: Logger
   /** Wakes relay pages, on every instance, when a session finishes (LISTEN/NOTIFY plus in-process). */
   signals: SessionSignals
+  /** Prometheus registry and instruments of this process (served at /metrics). */
+  metrics: Metrics
   /** Hands a provider notification to /hooks/… (the mock provider's "network"). */
   deliverNotification(path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string }>
 }

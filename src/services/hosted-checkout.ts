@@ -8,7 +8,7 @@ import { ID_PATTERN } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RefundBehavior } from '../providers/mock/index.js'
-import { isLiveProvider, supportsCurrency, type LiveProvider } from '../providers/registry.js'
+import { fitsSession, isLiveProvider, type LiveProvider } from '../providers/registry.js'
 import { ProviderError, type Action } from '../providers/types.js'
 import { channelForUserAgent } from '../providers/wechat/browser.js'
 import { getMerchant } from '../store/repos/merchants.js'
@@ -18,6 +18,7 @@ import { getSessionById, type SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { cancelSession, startAttempt } from './payments.js'
 import { mockPayment } from './test-helpers.js'
+import { openQrCode } from './wechat-checkout.js'
 
 const SESSION_ID = ID_PATTERN('sess')
 const RECORD_ID = ID_PATTERN('rec')
@@ -50,7 +51,7 @@ export async function loadSession(deps: Deps, sessionId: string): Promise<Custom
 
 /**
  * Live mode (DESIGN.md §9): a bound session (hinted at creation, or picked by the customer)
- * offers only its configuration; otherwise every enabled default that takes the currency.
+ * offers only its configuration; otherwise every enabled default that takes the currency and the amount.
  */
 export async function liveOffers(deps: Deps, session: SessionRow): Promise<Offer[]> {
   if (session.mode !== 'live') return []
@@ -58,7 +59,7 @@ export async function liveOffers(deps: Deps, session: SessionRow): Promise<Offer
     ? [await getProviderConfigById(deps.db, session.providerConfigId)].filter((c) => c !== null)
     : await listEnabledDefaults(deps.db, session.merchantId)
   return configs
-    .filter((c) => c.enabled && isLiveProvider(c.provider) && supportsCurrency(c.provider, session.currency as Currency))
+    .filter((c) => c.enabled && isLiveProvider(c.provider) && fitsSession(c.provider, session.currency as Currency, session.amount))
     .map((c) => {
       const id = c.provider as LiveProvider['id']
       return { provider: id, configId: c.id, available: deps.providers.get(id) !== undefined }
@@ -91,16 +92,12 @@ export type PickResult =
   | { kind: 'unavailable'; provider: LiveProvider['id'] }
   | { kind: 'failed'; provider: LiveProvider['id'] }
   | { kind: 'started'; provider: LiveProvider['id']; action: Action }
+  /** Inside WeChat: the payer's openid comes first, through OAuth; its callback starts the attempt. */
+  | { kind: 'authorize'; provider: LiveProvider['id']; configId: string }
 
-/**
- * The channel a provider should use for this browser, or null when the page cannot drive it yet.
- * WeChat: Native (QR) on desktops, H5 on phones; JSAPI inside WeChat needs the payer's openid
- * through OAuth, which the page does not do yet.
- */
-export function channelFor(provider: LiveProvider['id'], userAgent: string | undefined): string | null | 'unsupported' {
-  if (provider !== 'wechat') return null
-  const channel = channelForUserAgent(userAgent)
-  return channel === 'jsapi' ? 'unsupported' : channel
+/** The channel a provider should use for this browser. WeChat: Native (QR) on desktops, H5 on phones, JSAPI inside WeChat. */
+export function channelFor(provider: LiveProvider['id'], userAgent: string | undefined): string | null {
+  return provider === 'wechat' ? channelForUserAgent(userAgent) : null
 }
 
 /** The customer picks a provider: the session binds to its configuration and becomes `processing`. */
@@ -110,7 +107,10 @@ export async function pickProvider(deps: Deps, session: SessionRow, provider: st
   if (!offer) throw new NotFound()
   const channel = channelFor(offer.provider, client.userAgent)
   // Checked before anything is written: no attempt is left behind for a provider that cannot take it.
-  if (!offer.available || channel === 'unsupported') return { kind: 'unavailable', provider: offer.provider }
+  if (!offer.available) return { kind: 'unavailable', provider: offer.provider }
+  if (channel === 'jsapi') return { kind: 'authorize', provider: offer.provider, configId: offer.configId }
+  const shown = channel === 'native' ? await openQrCode(deps, session.id, offer.configId) : null
+  if (shown) return { kind: 'started', provider: offer.provider, action: shown }
   try {
     const { action } = await startAttempt(deps, session.id, { provider: offer.provider, providerConfigId: offer.configId, channel, clientIp: client.ip })
     return { kind: 'started', provider: offer.provider, action }

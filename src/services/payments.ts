@@ -122,7 +122,9 @@ async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: 
       deps.log.error({ attemptId: attempt.id, amount: fact.amount, currency: fact.currency }, 'paid amount or currency does not match the session: not recorded as paid')
       return
     }
-    await sessions.updateAttempt(tx, attempt.id, { status: 'succeeded', providerRef: fact.providerRef ?? attempt.providerRef, nextCheckAt: null }, now)
+    // What the provider told us with the payment (Creem's transaction id) rides along to the record, for refunds.
+    const providerData = fact.data ? { ...attempt.providerData, ...fact.data } : attempt.providerData
+    await sessions.updateAttempt(tx, attempt.id, { status: 'succeeded', providerRef: fact.providerRef ?? attempt.providerRef, providerData, nextCheckAt: null }, now)
     if (await getRecordBySession(tx, session.id)) {
       // Paid twice through two channels: keep the money visible to the operator.
       deps.log.error({ sessionId: session.id, attemptId: attempt.id }, 'second payment for an already paid session')
@@ -137,7 +139,7 @@ async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: 
       provider: attempt.provider,
       providerConfigId: attempt.providerConfigId,
       providerRef: fact.providerRef ?? attempt.providerRef ?? attempt.id,
-      providerData: attempt.providerData,
+      providerData,
       amount: session.amount,
       currency: session.currency,
       status: 'paid',

@@ -19,12 +19,9 @@ export function nextRefundCheck(now: Date, checks: number): Date {
 
 /** Recomputes a record from its refunds; a full refund makes the session `refunded`. */
 async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordRow> {
-  const refunded = await records.succeededRefundSum(tx, record.id)
-  const pending = await records.pendingRefundSum(tx, record.id)
-  const updated = await records.updateRecord(tx, record.id, {
-    refundedAmount: refunded,
-    status: recordStatus(record.amount, refunded, pending.count > 0),
-  })
+  const sums = await records.refundSums(tx, record.id)
+  const refunded = sums.succeeded
+  const updated = await records.setRecordRefunds(tx, record.id, refunded, recordStatus(record.amount, refunded, sums.pendingCount > 0))
   if (refunded >= record.amount) {
     const s = (await sessions.getSessionById(tx, record.sessionId, true))!
     if (nextStatus(s.status as SessionStatus, 'refund_full')) await sessions.updateSession(tx, s.id, { status: 'refunded' }, deps.clock())
@@ -49,11 +46,10 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
     if (!refund.providerPending) await emit(tx, deps, rec, updated, now)
     return { record: rec, refund: updated }
   }
-  const updated = await records.updateRefund(tx, refund.id, {
+  const updated = await records.setRefundOutcome(tx, refund.id, {
     status: state.status,
     providerRef: state.providerRefundRef ?? refund.providerRef,
     failureReason: state.failureReason ?? null,
-    nextCheckAt: null,
     updatedAt: now,
   })
   const rec = await recompute(tx, deps, record)
@@ -66,9 +62,12 @@ async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, no
   await appendEvent(tx, record, refundEventType(refund.status), refundEventData(refund, record, session), now)
 }
 
-/** Locks record then refund (always in that order, so concurrent settlements cannot deadlock). */
-export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState) {
-  const peek = await records.getRefund(tx, refundId)
+/**
+ * Locks record then refund (always in that order, so concurrent settlements cannot deadlock). A
+ * caller that knows the refund's record (it has just reserved the refund) passes it and saves a read.
+ */
+export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState, recordId?: string) {
+  const peek = recordId ? { recordId } : await records.getRefund(tx, refundId)
   if (!peek) return null
   const record = (await records.getRecordById(tx, peek.recordId, true))!
   const refund = (await records.getRefund(tx, refundId, true))!
@@ -93,7 +92,10 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   const record = await records.getRecordBySession(tx, attempt.sessionId)
   if (!record) return
   const locked = (await records.getRecordById(tx, record.id, true))!
-  const known = await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef)
+  // Ours by the provider's id; or ours whose answer (with that id) has not been stored yet: a provider
+  // that does not know our refund id (Creem) can notify before its answer to our call is saved.
+  const known = (await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef))
+    ?? (fact.matchUnanswered ? await records.findUnanswered(tx, locked.id, fact.amount) : null)
   if (known) {
     await settleLocked(tx, deps, locked, (await records.getRefund(tx, known.id, true))!, factState(fact))
     return

@@ -42,7 +42,9 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
     const pending = await records.pendingRefundSum(tx, record.id)
     const available = refundable(record.amount, record.refundedAmount, pending.sum)
     const amount = refundAmount(input.amount, available)
-    if (isLiveProvider(record.provider) && !LIVE_PROVIDERS[record.provider].capabilities.partialRefunds && amount !== record.amount) {
+    // Such a provider refunds everything that is left (Creem's API), which after a refund made in
+    // its own dashboard is less than the payment: that is still allowed, any smaller amount is not.
+    if (isLiveProvider(record.provider) && !LIVE_PROVIDERS[record.provider].capabilities.partialRefunds && amount !== available) {
       throw new BadRequest(`provider ${record.provider} does not support partial refunds`)
     }
     const refund = await records.insertRefund(tx, {
@@ -66,7 +68,7 @@ export async function createRefund(deps: Deps, ctx: RequestContext, input: Refun
   const { refund, record, fresh } = await reserve(deps, ctx, input)
   if (fresh) {
     const state = await callProvider(deps, record, refund)
-    const settled = await deps.db.transaction((tx) => settleRefund(tx, deps, refund.id, state))
+    const settled = await deps.db.transaction((tx) => settleRefund(tx, deps, refund.id, state, refund.recordId))
     if (settled) return recordWithRefund(settled.record, settled.refund)
   }
   const current = (await records.getRefund(deps.db, refund.id))!

@@ -25,6 +25,9 @@ export function openPool(connection: pg.PoolConfig | string, max = 10): Database
   const pool = new pg.Pool({ ...config, max, connectionTimeoutMillis: 5000 })
   // An idle client losing its server (PostgreSQL restarting) must not crash the process.
   pool.on('error', () => {})
+  // Nor one checked out for a transaction, which has no listener from the pool then: its queries fail
+  // (the request answers 503) and the pool drops it when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = drizzle(pool, { schema })
   return { pool, db, close: () => pool.end() }
 }

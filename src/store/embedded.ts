@@ -161,13 +161,16 @@ export async function startEmbedded(dataDir: string, log: Log): Promise<Embedded
   }
 }
 
-/** Stops the cluster of a DATA_DIR if it runs (used at shutdown and by the test scripts). */
-export async function stopEmbedded(dataDir: string): Promise<void> {
+/**
+ * Stops the cluster of a DATA_DIR if it runs (used at shutdown and by the test scripts). `immediate`
+ * is a crash as far as PostgreSQL is concerned (the fault tests use it; the next start recovers).
+ */
+export async function stopEmbedded(dataDir: string, mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
   const pgData = path.join(path.resolve(dataDir), 'pg')
   const pid = await readPid(path.join(pgData, 'postmaster.pid'))
   if (!pid || !alive(pid)) return
   const bin = await binaries()
-  await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', '60'], { ...(await runAsIds()), env: { ...process.env, LC_ALL: 'C' } })
+  await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', mode, '-w', '-t', '60'], { ...(await runAsIds()), env: { ...process.env, LC_ALL: 'C' } })
 }
 
 export async function ensureDatabase(admin: PoolConfig, name: string): Promise<void> {

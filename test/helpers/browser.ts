@@ -4,11 +4,13 @@
  */
 import { mkdirSync } from 'node:fs'
 import http from 'node:http'
+import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import type { TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
+import { TEST_TLS } from './receiver.js'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-artifacts')
@@ -48,20 +50,24 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true })
 }
 
-/** The merchant's site: records each request to successUrl and answers with a small page. */
-export async function merchantSite(t: TestContext) {
+/**
+ * The merchant's site: records each request to successUrl and answers with a small page. Live mode
+ * needs an https successUrl: `tls` serves the test certificate (the context then needs ignoreHTTPSErrors).
+ */
+export async function merchantSite(t: TestContext, opts: { tls?: boolean } = {}) {
   const visits: URL[] = []
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     if (req.url === '/favicon.ico') return void res.writeHead(204).end()
-    visits.push(new URL(req.url ?? '/', `http://${req.headers.host}`))
+    visits.push(new URL(req.url ?? '/', `${opts.tls ? 'https' : 'http'}://${req.headers.host}`))
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     res.end('<!doctype html><title>Merchant</title><h1>Thanks from the merchant</h1>')
-  })
+  }
+  const server = opts.tls ? https.createServer(TEST_TLS, handler) : http.createServer(handler)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.after(() => new Promise<void>((resolve) => {
     server.closeAllConnections()
     server.close(() => resolve())
   }))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const origin = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`
   return { origin, visits }
 }

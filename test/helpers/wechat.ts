@@ -6,7 +6,7 @@ import type { TestContext } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
 import type { AttemptInput } from '../../src/providers/types.js'
 import { createWechatProvider } from '../../src/providers/wechat/index.js'
-import { testClock } from './app.js'
+import { startTestApp, testClock } from './app.js'
 import { wechatFakeControl } from '../../src/providers/wechat/fake/client.js'
 import { startWechatFake, type WechatFakeOptions } from '../../src/providers/wechat/fake/index.js'
 import type { KeyPair } from '../../src/providers/wechat/fake/store.js'
@@ -85,4 +85,41 @@ export async function setup(t: TestContext, opts: { mode?: 'publicKey' | 'platfo
     return a
   }
   return { clock, fake, ctl, creds, provider, cfg, rx, attempt, paid }
+}
+
+/** The official account's AppSecret the fake's OAuth accepts (any non-empty one); JSAPI needs it in the credentials. */
+export const APP_SECRET = 'fakeAppSecret0123456789'
+
+/**
+ * Till in live mode with one WeChat Pay configuration whose settings.apiBase is the fake (sharing
+ * the test's clock, so signatures and time_expire agree), and a maker of live CNY sessions. The
+ * fake delivers notifications as soon as an order is paid: nothing to tick while a page waits.
+ */
+export async function liveWechat(t: TestContext, o: { appSecret?: boolean; config?: Parameters<typeof startTestApp>[1] } = {}) {
+  const ta = await startTestApp(t, o.config)
+  const { fake, ctl } = await startFake(t, { clock: ta.clock })
+  const creds = fake.addMerchant(o.appSecret === false ? {} : { appSecret: APP_SECRET })
+  const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: creds, settings: { apiBase: fake.url } })
+  if (res.status !== 201) throw new Error(`configuration not created: ${res.status} ${JSON.stringify(res.body)}`)
+  const configId = res.body.id as string
+  async function session(body: Record<string, unknown> = {}) {
+    const created = await ta.request('POST', '/api/v1/checkout', { key: ta.merchant.liveKey, body: { amount: 9900, currency: 'CNY', description: 'Blue mug', ...body } })
+    if (created.status !== 200) throw new Error(`checkout failed: ${created.status} ${JSON.stringify(created.body)}`)
+    return created.body as { id: string; url: string }
+  }
+  /** The session's attempts, oldest first. */
+  async function attempts(sessionId: string) {
+    const { rows } = await ta.database.pool.query('select id, channel, status from attempts where session_id = $1 order by created_at, id', [sessionId])
+    return rows as { id: string; channel: string; status: string }[]
+  }
+  /** The fake's own record of an order (code_url, h5_url, prepay_id, the request as sent). */
+  const order = (attemptId: string) => fake.store.order(creds.mchId, attemptId)!
+  return { ta, fake, ctl, creds, configId, session, attempts, order }
+}
+
+/** User agents as the page sees them: a desktop browser, a phone browser, and WeChat's in-app browser. */
+export const UA = {
+  desktop: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  phone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+  wechat: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 MicroMessenger/8.0.40(0x18002831) NetType/WIFI Language/zh_CN',
 }

@@ -1,6 +1,7 @@
 /**
  * /c/<session_id> in live mode (issue #3 §1, DESIGN.md §9): the providers a session offers, what a
- * pick does, and a clear "not available yet" while a provider's adapter does not exist.
+ * pick does, and a clear "not available yet" while a provider's adapter does not exist. WeChat Pay's
+ * own channels against its fake are in wechat.test.ts.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -68,7 +69,7 @@ test('picking a provider whose adapter does not exist yet says so clearly and le
   assert.equal(await attemptCount(ta, s.id), 0)
 })
 
-test('inside WeChat (JSAPI, which needs the payer\'s openid) the page says WeChat Pay is not available yet, and starts nothing', async (t) => {
+test('inside WeChat without the official account\'s appSecret, the page says WeChat Pay cannot be used there, and starts nothing', async (t) => {
   const ta = await startTestApp(t)
   await addConfig(ta, { provider: 'wechat', label: 'main' })
   ta.deps.providers = createRegistry([fakeAdapter('wechat', { kind: 'qr', content: 'weixin://x' })])
@@ -76,8 +77,11 @@ test('inside WeChat (JSAPI, which needs the payer\'s openid) the page says WeCha
   const ua = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.40'
   const token = tokenOf((await getPage(ta, `/c/${s.id}`)).html)
   const res = await postForm(ta, `/c/${s.id}/choose`, { token, provider: 'wechat' }, { 'user-agent': ua })
-  assert.equal(res.location, `/c/${s.id}?unavailable=wechat`)
+  assert.equal(res.location, `/c/${s.id}?unavailable=wechat-in-app`)
+  const page = await getPage(ta, res.location!, { 'user-agent': ua })
+  assert.ok(page.html.includes('<p class="notice warning" role="alert">WeChat Pay cannot be used inside WeChat for this checkout. Open this page in your phone&#39;s browser, or on a computer to scan a QR code.</p>'))
   assert.equal(await attemptCount(ta, s.id), 0)
+  assert.equal((await sessionRow(ta, s.id)).status, 'pending')
 })
 
 test('a provider that cannot be reached leaves a clear message and lets the customer try again', async (t) => {
@@ -155,7 +159,7 @@ test('a pick whose provider answers with a QR code shows it as an SVG, with the 
   const res = await pressButton(ta, s.id, 'choose', { provider: 'wechat' })
   assert.equal(res.status, 200)
   assert.ok(res.html.includes('<h1>Scan this code with WeChat Pay to pay</h1>'))
-  assert.match(res.html, /<figure class="qr"><svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="240" height="240"/)
+  assert.match(res.html, /<figure class="qr" role="img" aria-label="QR code to pay with WeChat Pay"><svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="240" height="240"/)
   assert.ok(res.html.includes(`href="/c/${s.id}/done">I have paid</a>`))
   // The language switch reloads the checkout page, not the form post's URL.
   assert.ok(res.html.includes(`<a href="/c/${s.id}?lang=zh-CN" hreflang="zh-CN" lang="zh-CN">简体中文</a>`))

@@ -18,6 +18,8 @@ export const hookRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     const adapter = deps.providers.get(provider)
     if (!adapter) throw new NotFound()
     const result = await adapter.parseNotification(cfg, { body: body ?? Buffer.alloc(0), headers })
+    // Refused signatures, events Till does not act on (a Creem dispute): visible to the operator.
+    for (const f of result.facts) if (f.kind === 'ignored') deps.log.info({ provider, configId, reason: f.reason }, 'provider notification not applied')
     if (result.facts.length) await applyFacts(deps, provider, configId, result.facts)
     return result.ack
   }

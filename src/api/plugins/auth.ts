@@ -1,9 +1,11 @@
-/** Secret-key authentication for /api/v1: Authorization: Bearer sk_… → (merchant, mode). */
+/** Secret-key authentication for /api/v1: Authorization: Bearer sk_… → (merchant, mode), with the key's rate limit. */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { TillError } from '../../domain/errors.js'
 import type { Deps, RequestContext } from '../../services/deps.js'
-import { authenticateKey } from '../../services/merchants.js'
+import { apiKeyMode, hashApiKey } from '../../security/api-keys.js'
+import { findKeyCounting } from '../../store/repos/rate-limits.js'
+import { enforceRateLimit, windowStart } from './rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,8 +25,12 @@ export function registerKeyAuth(app: FastifyInstance, deps: Deps) {
   app.addHook('onRequest', async (req) => {
     const key = bearer(req)
     if (key === null) throw new TillError(401, 'missing API key: send Authorization: Bearer <secret key>')
-    const found = key ? await authenticateKey(deps, key) : null
+    // Malformed keys are refused without a lookup; a live key's request is counted as it is found.
+    const now = deps.clock()
+    const start = windowStart(now)
+    const found = key && apiKeyMode(key) ? await findKeyCounting(deps.db, hashApiKey(key), start) : null
     if (!found) throw new TillError(401, 'invalid API key')
+    enforceRateLimit(found.count, deps.config.rateLimitPerSecond, now, start)
     req.ctx = { merchantId: found.merchantId, mode: found.mode, idempotencyKey: null }
   })
 }

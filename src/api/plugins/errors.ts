@@ -2,12 +2,15 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { InvalidJson, NotFound, PayloadTooLarge, TillError, ServiceUnavailable } from '../../domain/errors.js'
 
-const PG_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', '57P01', '57P02', '57P03', '08006', '08001', '08003'])
+// Socket errors (EPIPE: a query written to a connection the server just dropped) and PostgreSQL's
+// shutdown, crash-recovery and connection-failure codes: the database is away, not the request wrong.
+const PG_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOENT', '57P01', '57P02', '57P03', '08006', '08001', '08003'])
 
 function isDatabaseDown(err: unknown): boolean {
   const e = err as { code?: string; message?: string; cause?: unknown }
   if (e?.code && PG_UNAVAILABLE.has(e.code)) return true
-  if (typeof e?.message === 'string' && /timeout exceeded when trying to connect|Connection terminated/.test(e.message)) return true
+  // pg's own words for a lost connection; "not queryable" is the ROLLBACK after one (Drizzle throws that instead).
+  if (typeof e?.message === 'string' && /timeout exceeded when trying to connect|Connection terminated|is not queryable/.test(e.message)) return true
   return e?.cause ? isDatabaseDown(e.cause) : false
 }
 

@@ -88,7 +88,8 @@ export const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpP
     // A path that fails its schema (too long, NUL) names no resource: 404, as an unknown id does.
     if (httpPart === 'params' && (!valid || nul !== null)) return { error: new NotFound() }
     if (nul !== null) return { error: new InvalidField(nul || root, 'must not contain NUL characters') }
-    if (valid) return { value: data }
+    // The handler gets the empty object it was validated as, never null (PATCH with no body at all).
+    if (valid) return { value: body && data == null ? {} : data }
     return { error: describe(validate.errors![0], root) }
   }
 }

@@ -1,6 +1,9 @@
 // Progressive enhancement only: every page works without this file.
 // 1. The checkout countdown ticks, and when time is up the page reloads once to show "expired".
 // 2. A form is sent once, however often its button is pressed.
+// 3. A page waiting for a payment (a QR code shown) asks the server, which answers as soon as the
+//    session is no longer processing, then goes to the relay.
+// 4. Inside WeChat, the JSAPI page hands its parameters to WeixinJSBridge.
 (function () {
   'use strict'
 
@@ -46,11 +49,53 @@
     })
   }
 
+  function awaitPayment(el) {
+    var failures = 0
+    function ask() {
+      fetch(el.getAttribute('data-await-payment'), { headers: { accept: 'application/json' }, cache: 'no-store' })
+        .then(function (res) {
+          if (!res.ok) throw new Error('status ' + res.status)
+          return res.json()
+        })
+        .then(function (body) {
+          failures = 0
+          if (body.status === 'processing') ask()
+          else window.location.assign(el.getAttribute('data-done-url'))
+        })
+        .catch(function () {
+          // Server restarting or network gone: back off, the "I have paid" link still works.
+          failures++
+          setTimeout(ask, Math.min(30000, 1000 * Math.pow(2, failures)))
+        })
+    }
+    ask()
+  }
+
+  function payInWeChat(el) {
+    var params = JSON.parse(el.getAttribute('data-wechat-pay'))
+    var started = false
+    function invoke() {
+      if (started) return
+      started = true
+      window.WeixinJSBridge.invoke('getBrandWCPayRequest', params, function (res) {
+        // Not authoritative: "ok" goes to the relay, which waits for WeChat's own confirmation.
+        var ok = res && res.err_msg === 'get_brand_wcpay_request:ok'
+        window.location.assign(el.getAttribute(ok ? 'data-done-url' : 'data-back-url'))
+      })
+    }
+    if (window.WeixinJSBridge && typeof window.WeixinJSBridge.invoke === 'function') invoke()
+    else document.addEventListener('WeixinJSBridgeReady', invoke, false)
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     var timers = document.querySelectorAll('[data-seconds-left]')
     for (var i = 0; i < timers.length; i++) startTimer(timers[i])
     var forms = document.querySelectorAll('form[method="post"]')
     for (var j = 0; j < forms.length; j++) sendOnce(forms[j])
+    var waits = document.querySelectorAll('[data-await-payment]')
+    for (var w = 0; w < waits.length; w++) awaitPayment(waits[w])
+    var bridge = document.querySelector('[data-wechat-pay]')
+    if (bridge) payInWeChat(bridge)
   })
 
   // Back to a page kept in the browser's cache: its forms may be sent again.

@@ -18,6 +18,7 @@ import { checkFormToken, formToken, originOf, setPageHeaders } from '../security
 import { CheckoutPage, type CheckoutView } from '../views/checkout.js'
 import type { PageContext } from '../views/layout.js'
 import { QrPage, RedirectPage } from '../views/live-action.js'
+import { sendToWechatAuthorization } from '../wechat/route.js'
 
 type Id = { Params: { id: string } }
 type Form = Record<string, string | string[] | undefined>
@@ -27,6 +28,9 @@ const providerName = (t: Translate, id: LiveProvider['id']) => t(`provider.${id}
 /** A provider named in the page's query (a notice after a pick), by name; anything else is ignored. */
 const namedInQuery = (t: Translate, id: string | undefined) => (id && isLiveProvider(id) ? providerName(t, id) : null)
 
+/** The address WeChat's H5 order must name: an IPv4 client seen through a dual-stack socket is written as IPv4. */
+const clientIp = (ip: string) => (ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip)
+
 const field = (body: unknown, name: string): string | undefined => {
   const v = (body as Form | undefined)?.[name]
   return typeof v === 'string' ? v : undefined
@@ -35,7 +39,7 @@ const field = (body: unknown, name: string): string | undefined => {
 export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   const tokenKey = deps.box.derive('page-csrf')
 
-  async function checkoutView(cs: hosted.CustomerSession, { locale, t }: PageContext, notices: Pick<CheckoutView, 'unavailable' | 'failed'>): Promise<CheckoutView> {
+  async function checkoutView(cs: hosted.CustomerSession, { locale, t }: PageContext, notices: Pick<CheckoutView, 'unavailable' | 'failed' | 'inAppUnavailable'>): Promise<CheckoutView> {
     const { session } = cs
     const open = cs.status === 'pending' || cs.status === 'processing'
     const offers = open ? await hosted.liveOffers(deps, session) : []
@@ -63,7 +67,11 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
   app.get<Id & { Querystring: { unavailable?: string; failed?: string } }>('/:id', async (req, reply) => {
     const cs = await hosted.loadSession(deps, req.params.id)
     const ctx = pageContext(req, reply)
-    const v = await checkoutView(cs, ctx, { unavailable: namedInQuery(ctx.t, req.query.unavailable), failed: namedInQuery(ctx.t, req.query.failed) })
+    const v = await checkoutView(cs, ctx, {
+      unavailable: namedInQuery(ctx.t, req.query.unavailable),
+      failed: namedInQuery(ctx.t, req.query.failed),
+      inAppUnavailable: req.query.unavailable === 'wechat-in-app',
+    })
     // The pay → relay → successUrl redirect chain is checked against form-action: allow the merchant's origin.
     const merchantOrigin = originOf(cs.session.successUrl)
     setPageHeaders(reply, merchantOrigin ? [merchantOrigin] : [])
@@ -115,21 +123,23 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     const cs = await postedSession(req)
     const provider = field(req.body, 'provider') ?? ''
     if (cs.status !== 'pending' && cs.status !== 'processing') return seeOther(reply, `/c/${cs.session.id}`)
-    const result = await unlessFinished(() => hosted.pickProvider(deps, cs.session, provider, { ip: req.ip, userAgent: req.headers['user-agent'] }))
+    const result = await unlessFinished(() => hosted.pickProvider(deps, cs.session, provider, { ip: clientIp(req.ip), userAgent: req.headers['user-agent'] }))
     if (!result) return seeOther(reply, `/c/${cs.session.id}`)
+    if (result.kind === 'authorize') return sendToWechatAuthorization(deps, req, reply, cs.session.id, result.configId)
     const ctx = pageContext(req, reply)
     const name = providerName(ctx.t, result.provider)
     if (result.kind === 'started' && result.action.kind === 'redirect') {
       return sendPage(reply, 200, RedirectPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, url: result.action.url } }))
     }
     if (result.kind === 'started' && result.action.kind === 'qr') {
-      const svg = await QRCode.toString(result.action.content, { type: 'svg', width: 240, margin: 1, errorCorrectionLevel: 'M' })
+      const svg = (await QRCode.toString(result.action.content, { type: 'svg', width: 240, margin: 1, errorCorrectionLevel: 'M' })).trim()
       const amount = formatAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
-      return sendPage(reply, 200, QrPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, amount, svg } }))
+      const help = result.provider === 'wechat' ? ctx.t('wechat.scanSteps') : undefined
+      return sendPage(reply, 200, QrPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, amount, svg, help, merchantName: cs.merchantName, description: cs.session.description } }))
     }
     if (result.kind === 'started' && result.action.kind === 'none') return seeOther(reply, `/c/${cs.session.id}`)
     if (result.kind === 'failed') return seeOther(reply, `/c/${cs.session.id}?failed=${result.provider}`)
-    // Not built yet: the provider's adapter, or WeChat's in-app JSAPI bridge.
+    // Not built yet: the provider's adapter.
     return seeOther(reply, `/c/${cs.session.id}?unavailable=${result.provider}`)
   })
 }

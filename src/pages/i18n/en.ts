@@ -35,6 +35,14 @@ export const en = {
   'live.redirecting': 'Taking you to {provider}…',
   'live.continue': 'Continue to {provider}',
   'live.paidDone': 'I have paid',
+  'live.qrLabel': 'QR code to pay with {provider}',
+  'live.autoAdvance': 'This page moves on by itself as soon as your payment is confirmed.',
+  'live.back': 'Back to the checkout',
+
+  'wechat.scanSteps': 'Open WeChat on your phone, tap + and then Scan, and point the camera at this code.',
+  'wechat.inApp': 'WeChat Pay cannot be used inside WeChat for this checkout. Open this page in your phone\'s browser, or on a computer to scan a QR code.',
+  'wechat.jsapiTitle': 'Pay in WeChat',
+  'wechat.jsapiHelp': 'Confirm the payment in the WeChat Pay window. If it did not open, go back to the checkout and try again.',
 
   'result.paid.title': 'Payment received',
   'result.paid.body': 'Thank you. {merchant} has received your payment.',

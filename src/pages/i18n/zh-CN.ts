@@ -37,6 +37,14 @@ export const zhCN: Catalogue = {
   'live.redirecting': '正在跳转到{provider}…',
   'live.continue': '前往{provider}',
   'live.paidDone': '我已付款',
+  'live.qrLabel': '{provider}付款二维码',
+  'live.autoAdvance': '付款确认后，此页面会自动跳转。',
+  'live.back': '返回付款页面',
+
+  'wechat.scanSteps': '打开手机微信，点击右上角“+”，选择“扫一扫”，扫描此二维码。',
+  'wechat.inApp': '此订单暂不支持在微信内付款。请在手机浏览器中打开此页面，或在电脑上打开并扫码付款。',
+  'wechat.jsapiTitle': '在微信中付款',
+  'wechat.jsapiHelp': '请在微信支付窗口中确认付款。如果窗口没有弹出，请返回付款页面重试。',
 
   'result.paid.title': '付款成功',
   'result.paid.body': '谢谢，{merchant}已收到您的付款。',

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Deps } from '../../services/deps.js'
 import { awaitConfirmation } from '../../services/hosted-checkout.js'
+import { confirmReturn } from '../../services/provider-return.js'
 import { pageContext, sendPage } from '../render.js'
 import { MessagePage } from '../views/message.js'
 import { relayLocation } from './target.js'
@@ -14,7 +15,12 @@ export const RELAY_WAIT_MS = 5000
 
 export const relayRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.get<{ Params: { id: string } }>('/:id/done', async (req, reply) => {
-    const cs = await awaitConfirmation(deps, req.params.id, RELAY_WAIT_MS)
+    // A provider's signed return (Creem) only makes Till ask the provider now, within the same 5 s;
+    // the raw query keeps its order, which the signature covers.
+    const started = Date.now()
+    const raw = req.raw.url ?? ''
+    if (raw.includes('?')) await confirmReturn(deps, req.params.id, new URLSearchParams(raw.slice(raw.indexOf('?') + 1)), RELAY_WAIT_MS)
+    const cs = await awaitConfirmation(deps, req.params.id, Math.max(0, RELAY_WAIT_MS - (Date.now() - started)))
     const location = relayLocation({
       sessionId: cs.session.id,
       status: cs.status,

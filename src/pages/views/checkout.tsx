@@ -2,7 +2,7 @@
 import type { SessionStatus } from '../../domain/session-machine.js'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
 import { Layout, type PageContext } from './layout.js'
-import { Amount, ProviderMark, Reference, ResultIcon } from './parts.js'
+import { Amount, AwaitPayment, ProviderMark, Reference, ResultIcon } from './parts.js'
 
 export interface OfferView {
   provider: string
@@ -27,6 +27,8 @@ export interface CheckoutView {
   unavailable: string | null
   /** A provider that could not start the payment just now. */
   failed: string | null
+  /** Inside WeChat, with a configuration that cannot learn the payer's openid (no appSecret). */
+  inAppUnavailable: boolean
   /** Live, processing: the provider the session is waiting on. */
   waitingOn: string | null
 }
@@ -94,7 +96,8 @@ function TestControls({ t, v }: PageContext & { v: CheckoutView }) {
 function LiveControls({ t, v }: PageContext & { v: CheckoutView }) {
   return (
     <div class="controls">
-      {v.waitingOn && <p class="notice" role="status">{t('live.waiting', { provider: v.waitingOn })}</p>}
+      {v.waitingOn && <AwaitPayment sessionId={v.sessionId} text={t('live.waiting', { provider: v.waitingOn })} />}
+      {v.inAppUnavailable && <p class="notice warning" role="alert">{t('wechat.inApp')}</p>}
       {v.unavailable && <p class="notice warning" role="alert">{t('live.unavailable', { provider: v.unavailable })}</p>}
       {v.failed && <p class="notice warning" role="alert">{t('live.failed', { provider: v.failed })}</p>}
       {v.offers.length === 0 ? (

@@ -1,26 +1,43 @@
-/** After a live pick: the provider's QR code, or the way to its hosted page. */
+/** After a live pick: the provider's QR code, the way to its hosted page, or WeChat's in-app payment. */
 import { raw } from 'hono/html'
 import { Layout, type PageContext } from './layout.js'
-import { Amount } from './parts.js'
+import { Amount, AwaitPayment } from './parts.js'
 
-export interface QrView {
+/** Who is paid, and for what: the context a customer checks before scanning or confirming. */
+interface PaymentContext {
+  merchantName: string
+  description: string | null
+}
+
+function PayTo({ t, v }: PageContext & { v: PaymentContext }) {
+  return <p class="description">{v.description ? `${t('checkout.payTo', { merchant: v.merchantName })} · ${v.description}` : t('checkout.payTo', { merchant: v.merchantName })}</p>
+}
+
+export interface QrView extends PaymentContext {
   sessionId: string
   provider: string
   amount: string
   /** SVG made by `qrcode` from the provider's payment URL: our own markup, so trusted. */
   svg: string
+  /** How to scan, in the provider's words (WeChat: + then Scan). */
+  help?: string
 }
 
+/** The page moves on by itself once the payment is confirmed; "I have paid" does the same without the script. */
 export function QrPage(p: PageContext & { v: QrView }) {
   const { t, v } = p
   return (
     <Layout {...p} title={t('live.scan', { provider: v.provider })} langPath={`/c/${v.sessionId}`}>
       <h1>{t('live.scan', { provider: v.provider })}</h1>
+      <PayTo {...p} />
       <Amount label={t('checkout.amountDue')} value={v.amount} />
-      <figure class="qr">{raw(v.svg)}</figure>
-      <p>
+      <figure class="qr" role="img" aria-label={t('live.qrLabel', { provider: v.provider })}>{raw(v.svg)}</figure>
+      {v.help && <p class="qr-help">{v.help}</p>}
+      <AwaitPayment sessionId={v.sessionId} text={t('live.autoAdvance')} />
+      <div class="actions">
         <a class="button primary" href={`/c/${v.sessionId}/done`}>{t('live.paidDone')}</a>
-      </p>
+        <a class="button quiet" href={`/c/${v.sessionId}`}>{t('live.back')}</a>
+      </div>
     </Layout>
   )
 }
@@ -40,6 +57,36 @@ export function RedirectPage(p: PageContext & { v: RedirectView }) {
       <p>
         <a class="button primary" href={v.url}>{t('live.continue', { provider: v.provider })}</a>
       </p>
+    </Layout>
+  )
+}
+
+export interface JsapiView extends PaymentContext {
+  sessionId: string
+  amount: string
+  /** What WeixinJSBridge's getBrandWCPayRequest takes (appId, timeStamp, nonceStr, package, signType, paySign). */
+  params: Record<string, string>
+}
+
+/**
+ * Inside WeChat: till.js hands the parameters (JSON in a data attribute, escaped like any
+ * attribute, never executed) to WeixinJSBridge. Its answer is not authoritative: "ok" goes to the
+ * relay, which waits for WeChat's confirmation; anything else back to the checkout page.
+ */
+export function JsapiPage(p: PageContext & { v: JsapiView }) {
+  const { t, v } = p
+  return (
+    <Layout {...p} title={t('wechat.jsapiTitle')} langPath={`/c/${v.sessionId}`}>
+      <h1>{t('wechat.jsapiTitle')}</h1>
+      <PayTo {...p} />
+      <Amount label={t('checkout.amountDue')} value={v.amount} />
+      <p class="notice" role="status" data-wechat-pay={JSON.stringify(v.params)} data-done-url={`/c/${v.sessionId}/done`} data-back-url={`/c/${v.sessionId}`}>
+        {t('wechat.jsapiHelp')}
+      </p>
+      <div class="actions">
+        <a class="button primary" href={`/c/${v.sessionId}/done`}>{t('live.paidDone')}</a>
+        <a class="button quiet" href={`/c/${v.sessionId}`}>{t('live.back')}</a>
+      </div>
     </Layout>
   )
 }

@@ -46,3 +46,15 @@ export function ResultIcon({ icon, tone }: { icon: keyof typeof ICONS; tone: str
     </p>
   )
 }
+
+/**
+ * A status line that till.js turns into a wait: it long-polls /c/<id>/status and, once the session
+ * is no longer `processing`, goes to the relay. Without the script it is just the text.
+ */
+export function AwaitPayment({ sessionId, text }: { sessionId: string; text: string }) {
+  return (
+    <p class="notice" role="status" data-await-payment={`/c/${sessionId}/status?wait=1`} data-done-url={`/c/${sessionId}/done`}>
+      {text}
+    </p>
+  )
+}

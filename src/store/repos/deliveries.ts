@@ -1,6 +1,7 @@
 /** The webhook outbox: deliveries (one per event and endpoint) and the log of their attempts. */
 import { asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
+import { rawStatement } from '../prepared.js'
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
 
 /** NOTIFY is sent on commit only, so a worker woken by it always finds the committed rows. */
@@ -13,18 +14,21 @@ function pgDate(v: unknown): Date | null {
   return new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))
 }
 
-/** One pending delivery per enabled endpoint of the event's (merchant, mode) whose filter takes its type. */
-export async function fanOut(tx: Executor, e: { id: string; merchantId: string; mode: string; type: string }, now: Date) {
-  await tx.execute(sql`
+// Runs with every event: a named statement (store/prepared.ts).
+const fanOutStmt = rawStatement('deliveries_fan_out', `
     with inserted as (
       insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
-      select ${e.id}, ep.id, 'pending', ${now}, ${now}, ${now}
+      select $1, ep.id, 'pending', $2, $2, $2
       from webhook_endpoints ep
-      where ep.merchant_id = ${e.merchantId} and ep.mode = ${e.mode} and ep.enabled and ep.deleted_at is null
-        and (ep.events is null or ${e.type} = any(ep.events))
+      where ep.merchant_id = $3 and ep.mode = $4 and ep.enabled and ep.deleted_at is null
+        and (ep.events is null or $5 = any(ep.events))
       returning 1
     )
-    select pg_notify(${WEBHOOK_CHANNEL}, '') from (select count(*) as n from inserted) c where c.n > 0`)
+    select pg_notify('${WEBHOOK_CHANNEL}', '') from (select count(*) as n from inserted) c where c.n > 0`)
+
+/** One pending delivery per enabled endpoint of the event's (merchant, mode) whose filter takes its type. */
+export async function fanOut(tx: Executor, e: { id: string; merchantId: string; mode: string; type: string }, now: Date) {
+  await fanOutStmt(tx, [e.id, now, e.merchantId, e.mode, e.type])
 }
 
 /**

@@ -3,11 +3,18 @@ import type { EventType } from '../../domain/events.js'
 import { newId } from '../../domain/ids.js'
 import { eventPayload } from '../../domain/webhooks.js'
 import type { Executor } from '../db.js'
+import { statement } from '../prepared.js'
 import { events } from '../schema.js'
 import { fanOut } from './deliveries.js'
 import type { Scope } from './scope.js'
 
 export type EventRow = typeof events.$inferSelect
+
+const p = sql.placeholder
+// Every state change appends one: built once (store/prepared.ts).
+const insertStmt = statement('event_insert', (ex) => ex.insert(events).values({
+  id: p('id'), merchantId: p('merchantId'), mode: p('mode'), type: p('type'), data: p('data'), payload: p('payload'), createdAt: p('createdAt'),
+}).returning())
 
 /**
  * Appends an event to the outbox, with one pending delivery per matching endpoint. Call it inside
@@ -16,7 +23,7 @@ export type EventRow = typeof events.$inferSelect
 export async function appendEvent(tx: Executor, scope: Scope, type: EventType, data: Record<string, unknown>, now: Date) {
   const id = newId('evt')
   const payload = eventPayload({ id, type, mode: scope.mode, data, createdAt: now })
-  const [e] = await tx.insert(events).values({ id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now }).returning()
+  const [e] = await insertStmt(tx, { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now })
   await fanOut(tx, e, now)
   return e
 }

@@ -1,9 +1,20 @@
 import { and, eq, lt, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
+import { statement } from '../prepared.js'
 import { idempotencyKeys } from '../schema.js'
 import type { Scope } from './scope.js'
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect
+
+const p = sql.placeholder
+// Every POST with a key claims and answers it: built once (store/prepared.ts).
+const claimStmt = statement('idempotency_claim', (ex) => ex.insert(idempotencyKeys)
+  .values({ merchantId: p('merchantId'), mode: p('mode'), key: p('key'), fingerprint: p('fingerprint'), lockedUntil: p('lockedUntil'), createdAt: p('createdAt') })
+  .onConflictDoNothing()
+  .returning({ key: idempotencyKeys.key }))
+const saveStmt = statement('idempotency_save', (ex) => ex.update(idempotencyKeys)
+  .set({ responseStatus: p('status') as unknown as number, responseBody: p('body') as unknown as string, lockedUntil: null })
+  .where(and(eq(idempotencyKeys.merchantId, p('merchantId')), eq(idempotencyKeys.mode, p('mode')), eq(idempotencyKeys.key, p('key')))))
 
 const where = (scope: Scope, key: string) =>
   and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.mode, scope.mode), eq(idempotencyKeys.key, key))
@@ -14,11 +25,7 @@ const where = (scope: Scope, key: string) =>
  */
 export async function claimKey(tx: Executor, scope: Scope, key: string, fingerprint: string, now: Date, leaseMs: number) {
   const lockedUntil = new Date(now.getTime() + leaseMs)
-  const inserted = await tx
-    .insert(idempotencyKeys)
-    .values({ ...scope, key, fingerprint, lockedUntil, createdAt: now })
-    .onConflictDoNothing()
-    .returning({ key: idempotencyKeys.key })
+  const inserted = await claimStmt(tx, { merchantId: scope.merchantId, mode: scope.mode, key, fingerprint, lockedUntil, createdAt: now })
   if (inserted.length) return null
   const takenOver = await tx
     .update(idempotencyKeys)
@@ -31,7 +38,8 @@ export async function claimKey(tx: Executor, scope: Scope, key: string, fingerpr
 }
 
 export async function saveResponse(tx: Executor, scope: Scope, key: string, status: number, body: string) {
-  await tx.update(idempotencyKeys).set({ responseStatus: status, responseBody: body, lockedUntil: null }).where(where(scope, key))
+  // Drizzle encodes a placeholder in .set() through its column like any value; its types admit none.
+  await saveStmt(tx, { merchantId: scope.merchantId, mode: scope.mode, key, status, body })
 }
 
 export async function releaseKey(tx: Executor, scope: Scope, key: string) {

@@ -1,10 +1,47 @@
-import { and, eq, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
+import { statement, withDefaults } from '../prepared.js'
 import { records, refunds } from '../schema.js'
 import type { Scope } from './scope.js'
 
 export type RecordRow = typeof records.$inferSelect
 export type RefundRow = typeof refunds.$inferSelect
+
+const p = sql.placeholder
+/** A placeholder in `.set()`: Drizzle encodes it through the column like any value there, but its types admit none. */
+const setTo = <T>(name: string) => sql.placeholder(name) as unknown as T
+/** A timestamp placeholder that may be null: Drizzle's encoder would call toISOString on it, pg sends a Date or NULL as it is. */
+const maybeTime = (name: string) => sql`${sql.placeholder(name)}`
+// The hot paths' statements (session reads, refunds and their settlement), built once: see store/prepared.ts.
+const recordBySessionStmt = statement('record_by_session', (ex) => ex.select().from(records).where(eq(records.sessionId, p('sessionId'))))
+const recordStmt = statement('record_get', (ex) => ex.select().from(records).where(eq(records.id, p('id'))))
+const recordLockStmt = statement('record_get_for_update', (ex) => ex.select().from(records).where(eq(records.id, p('id'))).for('update'))
+const recordLockScopedStmt = statement('record_lock_scoped', (ex) => ex.select().from(records)
+  .where(and(eq(records.id, p('id')), eq(records.merchantId, p('merchantId')), eq(records.mode, p('mode')))).for('update'))
+const recordRefundsStmt = statement('record_set_refunds', (ex) => ex.update(records)
+  .set({ refundedAmount: setTo<number>('refundedAmount'), status: setTo<string>('status') }).where(eq(records.id, p('id'))).returning())
+const sumsStmt = statement('refund_sums', (ex) => ex.select({
+  succeeded: sql<number>`coalesce(sum(${refunds.amount}) filter (where ${refunds.status} = 'succeeded'), 0)::int`,
+  pendingSum: sql<number>`coalesce(sum(${refunds.amount}) filter (where ${refunds.status} = 'pending'), 0)::int`,
+  pendingCount: sql<number>`(count(*) filter (where ${refunds.status} = 'pending'))::int`,
+}).from(refunds).where(eq(refunds.recordId, p('recordId'))))
+const pendingSumStmt = statement('refund_pending_sum', (ex) => ex
+  .select({ sum: sql<number>`coalesce(sum(${refunds.amount}), 0)::int`, count: sql<number>`count(*)::int` })
+  .from(refunds).where(and(eq(refunds.recordId, p('recordId')), eq(refunds.status, 'pending'))))
+const refundInsertStmt = statement('refund_insert', (ex) => ex.insert(refunds).values({
+  id: p('id'), recordId: p('recordId'), merchantId: p('merchantId'), mode: p('mode'), amount: p('amount'), status: p('status'),
+  providerRef: p('providerRef'), reason: p('reason'), initiatedBy: p('initiatedBy'), idempotencyKey: p('idempotencyKey'),
+  providerPending: p('providerPending'), failureReason: p('failureReason'), nextCheckAt: maybeTime('nextCheckAt'), checks: p('checks'),
+  createdAt: p('createdAt'), updatedAt: p('updatedAt'),
+}).returning())
+const refundStmt = statement('refund_get', (ex) => ex.select().from(refunds).where(eq(refunds.id, p('id'))))
+const refundLockStmt = statement('refund_get_for_update', (ex) => ex.select().from(refunds).where(eq(refunds.id, p('id'))).for('update'))
+const refundByKeyStmt = statement('refund_by_idempotency_key', (ex) => ex.select().from(refunds)
+  .where(and(eq(refunds.merchantId, p('merchantId')), eq(refunds.mode, p('mode')), eq(refunds.idempotencyKey, p('key')))))
+const refundOutcomeStmt = statement('refund_set_outcome', (ex) => ex.update(refunds).set({
+  status: setTo<RefundRow['status']>('status'), providerRef: setTo<string | null>('providerRef'), failureReason: setTo<string | null>('failureReason'),
+  nextCheckAt: null, updatedAt: setTo<Date>('updatedAt'),
+}).where(eq(refunds.id, p('id'))).returning())
 
 export async function insertRecord(tx: Executor, row: typeof records.$inferInsert) {
   const [r] = await tx.insert(records).values(row).returning()
@@ -12,23 +49,18 @@ export async function insertRecord(tx: Executor, row: typeof records.$inferInser
 }
 
 export async function getRecordBySession(tx: Executor, sessionId: string): Promise<RecordRow | null> {
-  const [r] = await tx.select().from(records).where(eq(records.sessionId, sessionId))
+  const [r] = await recordBySessionStmt(tx, { sessionId })
   return r ?? null
 }
 
 export async function getRecordById(tx: Executor, id: string, forUpdate = false): Promise<RecordRow | null> {
-  const q = tx.select().from(records).where(eq(records.id, id))
-  const [r] = forUpdate ? await q.for('update') : await q
+  const [r] = await (forUpdate ? recordLockStmt : recordStmt)(tx, { id })
   return r ?? null
 }
 
 /** The merchant's record, row-locked: every refund decision on it is serialised here. */
 export async function lockRecord(tx: Executor, scope: Scope, id: string): Promise<RecordRow | null> {
-  const [r] = await tx
-    .select()
-    .from(records)
-    .where(and(eq(records.id, id), eq(records.merchantId, scope.merchantId), eq(records.mode, scope.mode)))
-    .for('update')
+  const [r] = await recordLockScopedStmt(tx, { id, merchantId: scope.merchantId, mode: scope.mode })
   return r ?? null
 }
 
@@ -37,11 +69,20 @@ export async function updateRecord(tx: Executor, id: string, patch: Partial<type
   return r
 }
 
+/** A record's refunded amount and status, as recomputed from its refunds. */
+export async function setRecordRefunds(tx: Executor, id: string, refundedAmount: number, status: string): Promise<RecordRow> {
+  const [r] = await recordRefundsStmt(tx, { id, refundedAmount, status })
+  return r
+}
+
 export async function pendingRefundSum(tx: Executor, recordId: string): Promise<{ sum: number; count: number }> {
-  const [row] = await tx
-    .select({ sum: sql<number>`coalesce(sum(${refunds.amount}), 0)::int`, count: sql<number>`count(*)::int` })
-    .from(refunds)
-    .where(and(eq(refunds.recordId, recordId), eq(refunds.status, 'pending')))
+  const [row] = await pendingSumStmt(tx, { recordId })
+  return row
+}
+
+/** Succeeded and pending refunds of a record, summed in one statement. */
+export async function refundSums(tx: Executor, recordId: string): Promise<{ succeeded: number; pendingSum: number; pendingCount: number }> {
+  const [row] = await sumsStmt(tx, { recordId })
   return row
 }
 
@@ -54,13 +95,17 @@ export async function succeededRefundSum(tx: Executor, recordId: string): Promis
 }
 
 export async function insertRefund(tx: Executor, row: typeof refunds.$inferInsert) {
-  const [r] = await tx.insert(refunds).values(row).returning()
+  // Every column is a parameter of the prepared INSERT: the ones a caller leaves out take the schema's defaults here.
+  const now = new Date()
+  const [r] = await refundInsertStmt(tx, withDefaults({
+    providerRef: null, reason: null, initiatedBy: 'merchant', idempotencyKey: null, providerPending: false, failureReason: null,
+    nextCheckAt: null, checks: 0, createdAt: now, updatedAt: now,
+  }, row))
   return r
 }
 
 export async function getRefund(tx: Executor, id: string, forUpdate = false): Promise<RefundRow | null> {
-  const q = tx.select().from(refunds).where(eq(refunds.id, id))
-  const [r] = forUpdate ? await q.for('update') : await q
+  const [r] = await (forUpdate ? refundLockStmt : refundStmt)(tx, { id })
   return r ?? null
 }
 
@@ -73,10 +118,7 @@ export async function getRefundScoped(tx: Executor, scope: Scope, id: string): P
 }
 
 export async function findRefundByIdempotencyKey(tx: Executor, scope: Scope, key: string): Promise<RefundRow | null> {
-  const [r] = await tx
-    .select()
-    .from(refunds)
-    .where(and(eq(refunds.merchantId, scope.merchantId), eq(refunds.mode, scope.mode), eq(refunds.idempotencyKey, key)))
+  const [r] = await refundByKeyStmt(tx, { merchantId: scope.merchantId, mode: scope.mode, key })
   return r ?? null
 }
 
@@ -85,8 +127,25 @@ export async function findRefundByProviderRef(tx: Executor, recordId: string, pr
   return r ?? null
 }
 
+/** A merchant's pending refund of this amount whose provider answer has not been stored yet (a call in flight, or lost). */
+export async function findUnanswered(tx: Executor, recordId: string, amount: number): Promise<RefundRow | null> {
+  const [r] = await tx
+    .select()
+    .from(refunds)
+    .where(and(eq(refunds.recordId, recordId), eq(refunds.status, 'pending'), isNull(refunds.providerRef), eq(refunds.initiatedBy, 'merchant'), eq(refunds.amount, amount)))
+    .orderBy(asc(refunds.createdAt))
+    .limit(1)
+  return r ?? null
+}
+
 export async function updateRefund(tx: Executor, id: string, patch: Partial<typeof refunds.$inferInsert>) {
   const [r] = await tx.update(refunds).set(patch).where(eq(refunds.id, id)).returning()
+  return r
+}
+
+/** A refund settled: its status and the provider's reference and reason, no further checks. */
+export async function setRefundOutcome(tx: Executor, id: string, o: { status: RefundRow['status']; providerRef: string | null; failureReason: string | null; updatedAt: Date }): Promise<RefundRow> {
+  const [r] = await refundOutcomeStmt(tx, { id, ...o })
   return r
 }
 

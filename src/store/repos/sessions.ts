@@ -1,28 +1,39 @@
 import { and, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
+import { statement, withDefaults } from '../prepared.js'
 import { attempts, sessions } from '../schema.js'
 import type { Scope } from './scope.js'
 
 export type SessionRow = typeof sessions.$inferSelect
 export type AttemptRow = typeof attempts.$inferSelect
 
+const p = sql.placeholder
+// The hot paths' statements (checkout, session reads, payments), built once: see store/prepared.ts.
+const insertStmt = statement('session_insert', (ex) => ex.insert(sessions).values({
+  id: p('id'), merchantId: p('merchantId'), mode: p('mode'), status: p('status'), amount: p('amount'), currency: p('currency'),
+  description: p('description'), metadata: p('metadata'), successUrl: p('successUrl'), chosenProvider: p('chosenProvider'),
+  providerConfigId: p('providerConfigId'), expiresAt: p('expiresAt'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
+}).returning())
+const scopedStmt = statement('session_get_scoped', (ex) => ex.select().from(sessions)
+  .where(and(eq(sessions.id, p('id')), eq(sessions.merchantId, p('merchantId')), eq(sessions.mode, p('mode')))))
+const byIdStmt = statement('session_get', (ex) => ex.select().from(sessions).where(eq(sessions.id, p('id'))))
+const lockStmt = statement('session_get_for_update', (ex) => ex.select().from(sessions).where(eq(sessions.id, p('id'))).for('update'))
+
 export async function insertSession(tx: Executor, row: typeof sessions.$inferInsert) {
-  const [s] = await tx.insert(sessions).values(row).returning()
+  // Every column is a parameter of the prepared INSERT: the ones a caller leaves out take the schema's defaults here.
+  const now = new Date()
+  const [s] = await insertStmt(tx, withDefaults({ description: null, metadata: {}, successUrl: null, chosenProvider: null, providerConfigId: null, createdAt: now, updatedAt: now }, row))
   return s
 }
 
 export async function getSession(tx: Executor, scope: Scope, id: string): Promise<SessionRow | null> {
-  const [s] = await tx
-    .select()
-    .from(sessions)
-    .where(and(eq(sessions.id, id), eq(sessions.merchantId, scope.merchantId), eq(sessions.mode, scope.mode)))
+  const [s] = await scopedStmt(tx, { id, merchantId: scope.merchantId, mode: scope.mode })
   return s ?? null
 }
 
 /** Unscoped, by id: for the customer's pages and provider notifications, which carry no key. */
 export async function getSessionById(tx: Executor, id: string, forUpdate = false): Promise<SessionRow | null> {
-  const q = tx.select().from(sessions).where(eq(sessions.id, id))
-  const [s] = forUpdate ? await q.for('update') : await q
+  const [s] = await (forUpdate ? lockStmt : byIdStmt)(tx, { id })
   return s ?? null
 }
 

@@ -15,7 +15,7 @@ const yuan = (fen: number) => `¥${(fen / 100).toFixed(2)}`
 
 function page(title: string, body: string) {
   return `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<title>${esc(title)}</title><style>body{font:16px system-ui;max-width:28rem;margin:2rem auto;padding:0 1rem}` +
+    `<title>${esc(title)}</title><link rel="icon" href="data:,"><style>body{font:16px system-ui;max-width:28rem;margin:2rem auto;padding:0 1rem}` +
     `button{font:inherit;padding:.5rem 1rem;margin:.25rem}code{word-break:break-all}</style></head><body>` +
     `<p><small>Fake WeChat Pay (Till) — not a real payment</small></p><h1>${esc(title)}</h1>${body}</body></html>`
 }

@@ -1,0 +1,197 @@
+/**
+ * API benchmark: Till (a real child process) against the ceiling (bench/ceiling.ts, a bare node:http
+ * server doing the same SQL through a pg Pool of the same size), both on one PostgreSQL, loaded by
+ * autocannon from a third process on loopback. Per endpoint: the most each answers (req/s, p50,
+ * p99) and the latency at a fixed rate; then GET at 10 thousand against a million stored sessions.
+ *
+ * Knobs: BENCH_DURATION (s per run, 10), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000),
+ * BENCH_LARGE (1,000,000 sessions), DB_POOL_SIZE (10, both sides), BENCH_PROFILE (dir: Till with --cpu-prof).
+ */
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type pg from 'pg'
+import { cpuMeter, postmasterOf, type CpuSample } from './cpu.js'
+import { openBenchDb, type BenchDb } from './db.js'
+import { addPaidRecords, addSessions, sampleSessionIds } from './fixtures.js'
+import { runLoad, type LoadResult, type LoadSpec } from './load.js'
+import { context, failures, fmt, ms, pct, table } from './report.js'
+import { benchMerchant, startTill, type TillProcess } from './till.js'
+
+const SECONDS = Number(process.env.BENCH_DURATION) || 10
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS) || 32
+const FIXED_RATE = Number(process.env.BENCH_FIXED_RATE) || 1000
+const LARGE = Number(process.env.BENCH_LARGE) || 1_000_000
+const SMALL = 10_000
+const POOL = Number(process.env.DB_POOL_SIZE) || 10
+/** Paid records per side for the refund runs: requests spread over them rarely meet on one row lock. */
+const RECORDS = 2000
+
+export interface Ceiling {
+  base: string
+  pid: number
+  stop(): Promise<void>
+}
+
+export async function startCeiling(databaseUrl: string, merchantId: string): Promise<Ceiling> {
+  const child = fork(fileURLToPath(new URL('./ceiling.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, DATABASE_URL: databaseUrl, POOL_SIZE: String(POOL), MERCHANT_ID: merchantId },
+    stdio: 'inherit',
+  })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port))
+    child.once('exit', (code) => reject(new Error(`ceiling exited with ${code}`)))
+  })
+  return {
+    base: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.send({ cmd: 'stop' })
+      await exited
+    },
+  }
+}
+
+type Endpoint = 'checkout' | 'get' | 'refund'
+
+export function spec(endpoint: Endpoint, urls: string[], key: string, data: { sessionIds?: string[]; recordIds?: string[] }, extra: Partial<LoadSpec> = {}): LoadSpec {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` }
+  const base = { urls, headers, connections: CONNECTIONS, seconds: SECONDS, ...extra }
+  if (endpoint === 'get') return { ...base, method: 'GET', paths: data.sessionIds!.map((id) => `/api/v1/sessions/${id}`) }
+  headers['content-type'] = 'application/json'
+  if (endpoint === 'checkout') {
+    return { ...base, method: 'POST', paths: ['/api/v1/checkout'], bodies: [JSON.stringify({ amount: 9900, currency: 'CNY', metadata: { order: 'bench-1' } })] }
+  }
+  return { ...base, method: 'POST', paths: ['/api/v1/refunds'], bodies: data.recordIds!.map((id) => JSON.stringify({ recordId: id, amount: 1 })) }
+}
+
+/** A run with the CPU each side spent on it, in µs per answered request. */
+export interface Measured extends LoadResult {
+  cpu: CpuSample
+}
+
+interface Pair {
+  till: Measured
+  ceiling: Measured
+  tillFixed: Measured
+  ceilingFixed: Measured
+}
+
+let postmaster: number | null = null
+/** Counts PostgreSQL's CPU too, when the cluster the pool reaches runs on this machine. */
+export async function meterPostgres(pool: pg.Pool) {
+  postmaster = await postmasterOf(pool)
+}
+
+/** Warms up (2 s, unless `warm` is false), then measures one run and the CPU it cost. */
+export async function timed(what: string, pid: number | number[], s: LoadSpec, warm = true): Promise<Measured> {
+  if (warm) await runLoad({ ...s, seconds: 2 })
+  const meter = cpuMeter(pid, postmaster)
+  const r = await runLoad(s)
+  const used = meter()
+  const f = failures(r)
+  if (f) console.warn(`  ! ${what}: answers other than 2xx: ${f}`)
+  return { ...r, cpu: { http: used.http / r.requests, pg: used.pg / r.requests } }
+}
+
+export const cpu = (m: Measured) => `${fmt(m.cpu.http)} + ${fmt(m.cpu.pg)}`
+
+/** Ceiling first, then Till, at full speed; then both at the fixed rate. */
+async function measure(endpoint: Endpoint, till: TillProcess, ceiling: Ceiling, key: string, tillData: object, ceilingData: object): Promise<Pair> {
+  const c = await timed(`ceiling ${endpoint}`, ceiling.pid, spec(endpoint, [ceiling.base], key, ceilingData))
+  const t = await timed(`till ${endpoint}`, till.child.pid!, spec(endpoint, [till.base], key, tillData))
+  const cf = await timed(`ceiling ${endpoint} fixed`, ceiling.pid, spec(endpoint, [ceiling.base], key, ceilingData, { rate: FIXED_RATE }), false)
+  const tf = await timed(`till ${endpoint} fixed`, till.child.pid!, spec(endpoint, [till.base], key, tillData, { rate: FIXED_RATE }), false)
+  console.log(`  ${endpoint.padEnd(8)} till ${fmt(t.rps).padStart(6)} req/s p50 ${ms(t.p50)} p99 ${ms(t.p99)} cpu ${cpu(t)} µs | ceiling ${fmt(c.rps).padStart(6)} req/s p50 ${ms(c.p50)} p99 ${ms(c.p99)} cpu ${cpu(c)} µs | ratio ${pct(t.rps, c.rps)} | at ${FIXED_RATE}/s p99 till ${ms(tf.p99)} ceiling ${ms(cf.p99)}`)
+  return { till: t, ceiling: c, tillFixed: tf, ceilingFixed: cf }
+}
+
+export async function benchApi(): Promise<string> {
+  const db: BenchDb = await openBenchDb()
+  const till = await startTill(db.url, { DB_POOL_SIZE: String(POOL) })
+  let ceiling: Ceiling | null = null
+  try {
+    const m = await benchMerchant(till.base)
+    ceiling = await startCeiling(db.url, m.id)
+    const pool = db.database.pool
+    await meterPostgres(pool)
+    await addSessions(pool, m.id, SMALL)
+    const small = await sampleSessionIds(pool, m.id, SMALL)
+    const tillRecords = await addPaidRecords(pool, m.id, RECORDS)
+    const ceilingRecords = await addPaidRecords(pool, m.id, RECORDS)
+    console.log(`api: Till vs the ceiling, ${db.describe}, pool ${POOL}, ${CONNECTIONS} connections, ${SECONDS} s per run`)
+
+    // GET first, while the table holds the 10 thousand sessions (checkout runs add more).
+    const count = async () => (await pool.query('select count(*)::int as n from sessions')).rows[0].n as number
+    const atSmall = await count()
+    const get = await measure('get', till, ceiling, m.key, { sessionIds: small }, { sessionIds: small })
+    const checkout = await measure('checkout', till, ceiling, m.key, {}, {})
+    const refund = await measure('refund', till, ceiling, m.key, { recordIds: tillRecords }, { recordIds: ceilingRecords })
+
+    // What Till does beyond the ceiling, priced: the key lookup that counts the request for the rate
+    // limit (Till's one statement, on the ceiling), and an Idempotency-Key (on Till).
+    const withAuth = { headers: { authorization: `Bearer ${m.key}`, 'x-ceiling-extra': 'auth' } }
+    const ceilingAuth = await timed('ceiling get + auth', ceiling.pid, spec('get', [ceiling.base], m.key, { sessionIds: small }, withAuth))
+    const ceilingAuthCheckout = await timed('ceiling checkout + auth', ceiling.pid, spec('checkout', [ceiling.base], m.key, {}, withAuth))
+    const idem = await timed('till checkout + Idempotency-Key', till.child.pid!, spec('checkout', [till.base], m.key, {}, { uniqueHeader: 'idempotency-key' }))
+
+    // Lookups against a million stored sessions: the table grows, the ids read are spread over all of it.
+    await addSessions(pool, m.id, LARGE - (await count()))
+    const large = await sampleSessionIds(pool, m.id, 50_000)
+    const largeMax = await timed('till get 1M', till.child.pid!, spec('get', [till.base], m.key, { sessionIds: large }))
+    const largeFixed = await timed('till get 1M fixed', till.child.pid!, spec('get', [till.base], m.key, { sessionIds: large }, { rate: FIXED_RATE }), false)
+    const largeCeiling = await timed('ceiling get 1M', ceiling.pid, spec('get', [ceiling.base], m.key, { sessionIds: large }))
+    const { rows: size } = await pool.query(`select pg_size_pretty(pg_total_relation_size('sessions')) as total`)
+    console.log(`  lookups: ${fmt(atSmall)} sessions p50 ${ms(get.tillFixed.p50)} p99 ${ms(get.tillFixed.p99)}; ${fmt(LARGE)} sessions p50 ${ms(largeFixed.p50)} p99 ${ms(largeFixed.p99)} (${fmt(largeMax.rps)} req/s max)`)
+
+    const row = (name: string, p: Pair) => [
+      name, fmt(p.till.rps), ms(p.till.p50), ms(p.till.p99), fmt(p.ceiling.rps), ms(p.ceiling.p50), ms(p.ceiling.p99),
+      `**${pct(p.till.rps, p.ceiling.rps)}**`, ms(p.tillFixed.p99), ms(p.ceilingFixed.p99), cpu(p.till), cpu(p.ceiling),
+    ]
+    return [
+      '## API against the ceiling',
+      context([
+        db.describe + `; Till: one instance, pool ${POOL}, LOG_LEVEL=warn, jobs on, the PostgreSQL rate limiter counting every request (its limit set out of reach)`,
+        `Load: autocannon in its own process on loopback, ${CONNECTIONS} connections, ${SECONDS} s per run after a 2 s warm-up; latencies of 2xx answers, per request`,
+        `Fixed rate: ${fmt(FIXED_RATE)} req/s over ${CONNECTIONS} connections (autocannon \`overallRate\`)`,
+      ]),
+      '',
+      `Target: Till at ≥ 60 % of the ceiling's throughput, and p99 < 10 ms at ${fmt(FIXED_RATE)} req/s.`,
+      '',
+      table(
+        ['endpoint', 'Till req/s', 'p50', 'p99', 'ceiling req/s', 'p50', 'p99', 'ratio', `Till p99 @ ${fmt(FIXED_RATE)}/s`, `ceiling p99 @ ${fmt(FIXED_RATE)}/s`, 'Till CPU µs/req (node + PG)', 'ceiling CPU µs/req'],
+        [
+          row('POST /api/v1/checkout', checkout),
+          row(`GET /api/v1/sessions/{id} (${fmt(SMALL)} stored)`, get),
+          row('POST /api/v1/refunds (1 unit)', refund),
+        ],
+      ),
+      '',
+      'CPU µs/req: CPU time the HTTP process and the PostgreSQL cluster spent during the full-speed run, divided by the requests answered (from /proc): unlike req/s it hardly moves when other work shares the machine.',
+      '',
+      `Refunds: each request refunds 1 unit of one of ${fmt(RECORDS)} paid records (amount 99,999,999), taken in turn, so concurrent requests rarely wait on the same row lock; Till and the ceiling each get their own ${fmt(RECORDS)} records. The mock provider answers \`succeeded\` at once, so both do the reserve and the settle transactions.`,
+      '',
+      '### What Till does beyond the ceiling, priced',
+      '',
+      table(['run', 'req/s', 'p50', 'p99', 'CPU µs/req (node + PG)', 'compared with'], [
+        ['ceiling GET + key lookup with rate-limit count', fmt(ceilingAuth.rps), ms(ceilingAuth.p50), ms(ceilingAuth.p99), cpu(ceilingAuth), `ceiling GET ${fmt(get.ceiling.rps)} req/s, ${cpu(get.ceiling)} µs; Till GET ${fmt(get.till.rps)} req/s, ${cpu(get.till)} µs = ${pct(get.till.rps, ceilingAuth.rps)} of this`],
+        ['ceiling checkout + key lookup with rate-limit count', fmt(ceilingAuthCheckout.rps), ms(ceilingAuthCheckout.p50), ms(ceilingAuthCheckout.p99), cpu(ceilingAuthCheckout), `ceiling checkout ${fmt(checkout.ceiling.rps)} req/s, ${cpu(checkout.ceiling)} µs; Till checkout ${fmt(checkout.till.rps)} req/s, ${cpu(checkout.till)} µs = ${pct(checkout.till.rps, ceilingAuthCheckout.rps)} of this`],
+        ['Till checkout with a fresh Idempotency-Key each', fmt(idem.rps), ms(idem.p50), ms(idem.p99), cpu(idem), `Till checkout: ${fmt(checkout.till.rps)} req/s, ${cpu(checkout.till)} µs`],
+      ]),
+      '',
+      '### Lookup latency against the number of stored sessions',
+      '',
+      table(['stored sessions', 'Till req/s', 'p50', 'p99', `Till p50 @ ${fmt(FIXED_RATE)}/s`, `p99 @ ${fmt(FIXED_RATE)}/s`, 'ceiling req/s', 'ratio'], [
+        [fmt(atSmall), fmt(get.till.rps), ms(get.till.p50), ms(get.till.p99), ms(get.tillFixed.p50), ms(get.tillFixed.p99), fmt(get.ceiling.rps), pct(get.till.rps, get.ceiling.rps)],
+        [fmt(LARGE), fmt(largeMax.rps), ms(largeMax.p50), ms(largeMax.p99), ms(largeFixed.p50), ms(largeFixed.p99), fmt(largeCeiling.rps), pct(largeMax.rps, largeCeiling.rps)],
+      ]),
+      '',
+      `The smaller table is ${fmt(SMALL)} open sessions plus the ${fmt(2 * RECORDS)} paid ones for the refund runs, read before the checkout runs added rows; the ${fmt(LARGE)} table (${size[0].total} with its indexes) is read at 50,000 ids spread over all of it.`,
+    ].join('\n')
+  } finally {
+    await ceiling?.stop()
+    await till.stop()
+    await db.close()
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Prometheus metrics, one registry per Deps (never prom-client's global one, so several apps in one
+ * process, as in tests, keep apart). Counters are bumped where things happen; the database-wide
+ * gauges (sessions, outbox lag) and the pool's are read at scrape time.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { SESSION_STATUSES } from '../domain/session-machine.js'
+import type { Deps } from '../services/deps.js'
+import { countSessionsByStatus, oldestDueDelivery } from '../store/repos/metrics.js'
+
+/** The grouped count scans every session: at most once per this long per process. */
+export const SESSIONS_CACHE_MS = 30_000
+const SESSIONS_TIMEOUT_MS = 2_000
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed'
+
+export interface Metrics {
+  registry: Registry
+  httpRequests: Counter<'route' | 'method' | 'status'>
+  httpDuration: Histogram<'route' | 'method' | 'status'>
+  webhookDeliveries: Counter<'outcome'>
+}
+
+export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log'>): Metrics {
+  const registry = new Registry()
+  const registers = [registry]
+  collectDefaultMetrics({ register: registry })
+
+  const httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route pattern (unknown for unmatched paths), method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  })
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its answer',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  })
+  const webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts recorded by this process: delivered, retry (failed, another attempt scheduled) or failed (the last attempt failed)',
+    labelNames: ['outcome'] as const,
+    registers,
+  })
+  for (const outcome of ['delivered', 'retry', 'failed'] as const) webhookDeliveries.inc({ outcome }, 0)
+
+  new Gauge({
+    name: 'webhook_outbox_lag_seconds',
+    help: 'How long the oldest due webhook delivery (endpoint enabled) has been waiting; 0 when none is due',
+    registers,
+    async collect() {
+      try {
+        const now = deps.clock()
+        const due = await oldestDueDelivery(deps.db, now)
+        this.set(due ? Math.max(0, (now.getTime() - due.getTime()) / 1000) : 0)
+      } catch (err) {
+        deps.log.warn({ err }, 'metrics: outbox lag not read')
+      }
+    },
+  })
+
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'PostgreSQL pool of this process: total (open), idle, and waiting (requests queued for a connection)',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const pool = deps.db.$client
+      this.set({ state: 'total' }, pool.totalCount)
+      this.set({ state: 'idle' }, pool.idleCount)
+      this.set({ state: 'waiting' }, pool.waitingCount)
+    },
+  })
+
+  let sessionsReadAt = -Infinity
+  new Gauge({
+    name: 'sessions',
+    help: `Sessions in the database by status (all merchants and modes), refreshed at most every ${SESSIONS_CACHE_MS / 1000} s`,
+    labelNames: ['status'] as const,
+    registers,
+    async collect() {
+      const now = deps.clock().getTime()
+      if (now - sessionsReadAt < SESSIONS_CACHE_MS) return
+      try {
+        const counts = await countSessionsByStatus(deps.db, SESSIONS_TIMEOUT_MS)
+        for (const status of SESSION_STATUSES) this.set({ status }, counts.get(status) ?? 0)
+        sessionsReadAt = now
+      } catch (err) {
+        deps.log.warn({ err }, 'metrics: sessions not counted')
+      }
+    },
+  })
+
+  return { registry, httpRequests, httpDuration, webhookDeliveries }
+}

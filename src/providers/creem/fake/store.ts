@@ -1,0 +1,251 @@
+/**
+ * The fake Creem's in-memory world (PROTOCOLS.md §3.2): accounts (API key, webhook secret and the
+ * webhook URLs registered "in the dashboard"), products, checkouts, customers, orders,
+ * transactions, refunds and events, the test knobs, and a queue of timed jobs driven by an
+ * injectable clock, so tests move time by hand instead of sleeping.
+ */
+import { randomBytes } from 'node:crypto'
+
+export interface Account {
+  apiKey: string
+  webhookSecret: string
+  webhookUrls: string[]
+}
+
+export interface Product {
+  id: string
+  apiKey: string
+  name: string
+  description: string | null
+  price: number
+  currency: string
+  billingType: 'onetime' | 'recurring'
+  billingPeriod: string | null
+  taxMode: 'inclusive' | 'exclusive'
+  taxCategory: string | null
+  defaultSuccessUrl: string | null
+  createdAtMs: number
+}
+
+export type CheckoutStatus = 'pending' | 'processing' | 'completed' | 'expired'
+
+export interface Checkout {
+  id: string
+  apiKey: string
+  productId: string
+  requestId: string | null
+  units: number
+  successUrl: string | null
+  metadata: Record<string, unknown> | null
+  customerEmail: string | null
+  status: CheckoutStatus
+  orderId: string | null
+  customerId: string | null
+  failedTries: number
+  createdAtMs: number
+}
+
+export interface Customer {
+  id: string
+  apiKey: string
+  email: string
+  name: string
+  country: string
+  createdAtMs: number
+}
+
+export interface Order {
+  id: string
+  apiKey: string
+  checkoutId: string
+  productId: string
+  customerId: string
+  transactionId: string
+  subTotal: number
+  taxAmount: number
+  amountPaid: number
+  currency: string
+  type: 'onetime' | 'recurring'
+  createdAtMs: number
+}
+
+export type TransactionStatus = 'paid' | 'refunded' | 'partialRefund' | 'chargedBack'
+
+export interface Transaction {
+  id: string
+  apiKey: string
+  orderId: string
+  checkoutId: string
+  customerId: string
+  amount: number
+  taxAmount: number
+  amountPaid: number
+  currency: string
+  taxCountry: string
+  status: TransactionStatus
+  refundedAmount: number
+  createdAtMs: number
+}
+
+export type RefundStatus = 'pending' | 'requiresAction' | 'succeeded' | 'failed' | 'canceled'
+
+export interface Refund {
+  id: string
+  apiKey: string
+  transactionId: string
+  /** Tax included, as Creem reports refunds. */
+  amount: number
+  currency: string
+  reason: string
+  status: RefundStatus
+  via: 'api' | 'dashboard'
+  /** What `pending` becomes when its settlement job runs. */
+  outcome: 'succeeded' | 'failed' | 'canceled'
+  createdAtMs: number
+}
+
+export interface StoredEvent {
+  id: string
+  apiKey: string
+  eventType: string
+  body: string
+  createdAtMs: number
+}
+
+export interface Delivery {
+  eventId: string
+  eventType: string
+  url: string
+  attempt: number
+  badSignature: boolean
+  status: number | null
+  acked: boolean
+  atMs: number
+  error?: string
+}
+
+export type NotifyMode = 'immediate' | 'delayed' | 'drop' | 'duplicate' | 'reorder'
+
+export interface RefundOutcome {
+  status: 'succeeded' | 'failed' | 'canceled'
+  delayMs: number
+  /** Answer POST /v1/refunds with the final status instead of `pending`. */
+  sync: boolean
+  /** Keep this outcome for every refund, not only the next one. */
+  persist: boolean
+}
+
+export interface ForcedError {
+  route: string
+  status: number
+  message: string
+  /** Act on the request first, then answer the error (the "answer lost" case). */
+  applied: boolean
+  /** Hold the answer this long (real milliseconds), to exercise client timeouts. */
+  hangMs: number
+  times: number
+}
+
+interface Job {
+  dueMs: number
+  seq: number
+  run: () => Promise<void>
+}
+
+const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+export function creemId(prefix: string, length = 22): string {
+  const bytes = randomBytes(length * 2)
+  let s = ''
+  for (let i = 0; s.length < length; i++) if (bytes[i % bytes.length] < 248) s += B62[bytes[i % bytes.length] % 62]
+  return `${prefix}_${s}`
+}
+
+export const DEFAULT_REFUND_OUTCOME: RefundOutcome = { status: 'succeeded', delayMs: 0, sync: false, persist: false }
+
+export class FakeStore {
+  readonly accounts = new Map<string, Account>()
+  readonly products = new Map<string, Product>()
+  readonly checkouts = new Map<string, Checkout>()
+  readonly customers = new Map<string, Customer>()
+  readonly orders = new Map<string, Order>()
+  readonly transactions = new Map<string, Transaction>()
+  readonly refunds = new Map<string, Refund>()
+  readonly events = new Map<string, StoredEvent>()
+  readonly deliveries: Delivery[] = []
+  /** Every /v1 call and its answer, for tests to see what the adapter asked. */
+  readonly requests: Array<{ method: string; path: string; status: number; body: unknown; atMs: number }> = []
+  readonly knobs = {
+    clockSkewSec: 0,
+    /** 403 as the error page documents, or 401 as the OpenAPI file does (§2.1). */
+    authFailureStatus: 403 as 401 | 403,
+    rejectUnknownFields: true,
+    /** Tax Creem adds (exclusive products) or carves out (inclusive ones), e.g. 0.21. */
+    taxRate: 0,
+    /** Deliver checkout.completed before the browser is redirected (Creem does not promise the order). */
+    webhookBeforeRedirect: true,
+    notify: { mode: 'immediate' as NotifyMode, delayMs: 0, count: 2, persist: false },
+    badSignatureNext: false,
+    refundOutcome: { ...DEFAULT_REFUND_OUTCOME },
+    errors: [] as ForcedError[],
+  }
+  private jobs: Job[] = []
+  private seq = 0
+
+  constructor(
+    readonly clock: () => Date,
+    readonly timeFactor: number,
+  ) {}
+
+  /** The fake's own idea of the time: the shared clock plus the clock-skew knob (it shows in created_at). */
+  nowMs(): number {
+    return this.clock().getTime() + this.knobs.clockSkewSec * 1000
+  }
+
+  account(apiKey: string | undefined): Account | undefined {
+    return apiKey ? this.accounts.get(apiKey) : undefined
+  }
+
+  /** Only one account: knobs may leave out which. */
+  soleAccount(): Account | undefined {
+    return this.accounts.size === 1 ? [...this.accounts.values()][0] : undefined
+  }
+
+  owned<T extends { apiKey: string }>(map: Map<string, T>, id: unknown, apiKey: string): T | undefined {
+    const x = typeof id === 'string' ? map.get(id) : undefined
+    return x && x.apiKey === apiKey ? x : undefined
+  }
+
+  refundsOf(transactionId: string) {
+    return [...this.refunds.values()].filter((r) => r.transactionId === transactionId)
+  }
+
+  schedule(delayMs: number, run: () => Promise<void>) {
+    this.jobs.push({ dueMs: this.clock().getTime() + delayMs, seq: this.seq++, run })
+  }
+
+  /** Runs every job due by the clock, oldest first, including jobs those jobs schedule for now. */
+  async runDue(): Promise<number> {
+    let ran = 0
+    for (;;) {
+      const now = this.clock().getTime()
+      const due = this.jobs.filter((j) => j.dueMs <= now).sort((a, b) => a.dueMs - b.dueMs || a.seq - b.seq)
+      if (due.length === 0) return ran
+      this.jobs = this.jobs.filter((j) => !due.includes(j))
+      for (const j of due) {
+        await j.run()
+        ran++
+      }
+    }
+  }
+
+  pendingJobs = () => this.jobs.length
+
+  /** Takes the forced error for a route, counting down its uses. */
+  takeError(route: string): ForcedError | undefined {
+    const i = this.knobs.errors.findIndex((e) => e.route === route || e.route === '*')
+    if (i < 0) return undefined
+    const e = this.knobs.errors[i]
+    if (--e.times <= 0) this.knobs.errors.splice(i, 1)
+    return e
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The Creem HTTP client: the API key in `x-api-key` on every call, JSON both ways, one timeout per
+ * phase. Non-2xx answers become ProviderError (wire.errorFrom); a network failure or timeout is an
+ * `unknown` outcome, never a failure. The key is read from the configuration for the call only.
+ */
+import { Agent, request, type Dispatcher } from 'undici'
+import type { ProviderConfig } from '../types.js'
+import { ProviderError } from '../types.js'
+import { API_KEY_HEADER, DEFAULT_API_BASE } from './constants.js'
+import { errorFrom, type ErrorBody } from './wire.js'
+
+export interface CreemCredentials {
+  apiKey: string
+  webhookSecret: string
+}
+
+export const credentialsOf = (cfg: ProviderConfig) => cfg.credentials as unknown as CreemCredentials
+export const apiBaseOf = (cfg: ProviderConfig) => String(cfg.settings.apiBase ?? DEFAULT_API_BASE).replace(/\/+$/, '')
+
+const USER_AGENT = `Till/0.1 (Creem; ${process.platform}) Node/${process.versions.node}`
+
+export interface ClientOptions {
+  timeoutMs: number
+  dispatcher?: Dispatcher
+}
+
+export class CreemClient {
+  private readonly dispatcher: Dispatcher
+
+  constructor(private readonly opts: ClientOptions) {
+    this.dispatcher = opts.dispatcher ?? new Agent({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })
+  }
+
+  async close() {
+    if (!this.opts.dispatcher) await this.dispatcher.close()
+  }
+
+  async call<T>(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {
+      [API_KEY_HEADER]: credentialsOf(cfg).apiKey,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+    }
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    let status: number
+    let text: string
+    try {
+      const res = await request(apiBaseOf(cfg) + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: this.dispatcher,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+      })
+      status = res.statusCode
+      text = await res.body.text()
+    } catch (e) {
+      throw new ProviderError('unknown', 'network', `Creem unreachable or too slow: ${(e as Error).message}`)
+    }
+    const data = parseJson(text)
+    if (status < 200 || status >= 300) throw errorFrom(status, data as ErrorBody | null)
+    if (data === null || typeof data !== 'object') throw new ProviderError('unknown', 'malformed_response', `Creem answered ${method} ${path} with no JSON object`)
+    return data as T
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null
+  } catch {
+    return null
+  }
+}

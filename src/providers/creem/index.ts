@@ -1,0 +1,171 @@
+/**
+ * The Creem adapter: plumbing only. Wire shapes and status maps are in wire.ts, signatures in
+ * sign.ts, the HTTP client in http.ts, the product-per-amount memory in products.ts. Our attempt id
+ * is the checkout's request_id; Creem echoes it in checkout.completed, refund.created and the
+ * success redirect, which is how every answer finds its attempt.
+ */
+import type { Dispatcher } from 'undici'
+import type { NotificationResult, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
+import { ProviderError } from '../types.js'
+import { CREEM_CAPABILITIES, EVENT, PATHS, REFUND_TRANSACTION_FIELD, SIGNATURE_HEADER } from './constants.js'
+import { credentialsOf, CreemClient } from './http.js'
+import { productResolver, type ProductStore } from './products.js'
+import { verifyReturnSignature, verifyWebhook } from './sign.js'
+import {
+  checkoutRequest, idOf, objectOf, paymentFact, paymentState, productRequest, refundFact, refundState, refundStateFromTransaction,
+  type Checkout, type Dispute, type Product, type Refund, type Transaction, type WebhookEvent,
+} from './wire.js'
+
+export interface CreemProviderOptions {
+  /** Where the product made for each amount is remembered (the provider_products table in Till). */
+  products: ProductStore
+  timeoutMs?: number
+  dispatcher?: Dispatcher
+}
+
+const refuse = (status: number, reason: string): NotificationResult => ({ ack: { status, body: { error: reason } }, facts: [{ kind: 'ignored', reason }] })
+const accept = (facts: NotificationResult['facts']): NotificationResult => ({ ack: { status: 200 }, facts })
+const ignore = (reason: string) => accept([{ kind: 'ignored', reason }])
+
+const isHttpUrl = (u: unknown): u is string => typeof u === 'string' && /^https?:\/\//.test(u) && URL.canParse(u)
+const checkoutIdOf = (ref: PaymentRef) =>
+  typeof ref.data.checkoutId === 'string' ? ref.data.checkoutId : ref.providerRef?.startsWith('ch_') ? ref.providerRef : null
+
+export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider & { client: CreemClient } {
+  const client = new CreemClient({ timeoutMs: opts.timeoutMs ?? 10_000, dispatcher: opts.dispatcher })
+  const products = productResolver(opts.products, async (cfg, amount, currency) => {
+    const p = await client.call<Product>(cfg, 'POST', PATHS.products, productRequest(amount, currency))
+    if (!p.id) throw new ProviderError('unknown', 'malformed_response', 'Creem created a product without an id')
+    return p.id
+  })
+
+  /** The checkout behind an attempt, or null when Creem never made one (or never heard of it). */
+  async function checkoutOf(cfg: ProviderConfig, ref: PaymentRef): Promise<Checkout | null> {
+    const id = checkoutIdOf(ref)
+    if (!id) return null
+    let c: Checkout
+    try {
+      c = await client.call<Checkout>(cfg, 'GET', `${PATHS.checkouts}?checkout_id=${encodeURIComponent(id)}`)
+    } catch (e) {
+      if (e instanceof ProviderError && e.code === 'not_found') return null
+      throw e
+    }
+    // A checkout made for another attempt must never settle this one.
+    if (c.request_id && ref.attemptId && c.request_id !== ref.attemptId) {
+      throw new ProviderError('unknown', 'request_id_mismatch', `checkout ${id} belongs to ${c.request_id}, not ${ref.attemptId}`)
+    }
+    return c
+  }
+
+  /** The transaction a refund names: kept from checkout.completed, or read from the checkout's order. */
+  async function transactionOf(cfg: ProviderConfig, ref: PaymentRef): Promise<string> {
+    if (typeof ref.data.transactionId === 'string') return ref.data.transactionId
+    const c = await checkoutOf(cfg, ref)
+    const id = idOf(objectOf(c?.order)?.transaction)
+    if (!id) throw new ProviderError('rejected', 'no_transaction', `Creem shows no transaction for attempt ${ref.attemptId}`, false)
+    return id
+  }
+
+  return {
+    id: 'creem',
+    capabilities: CREEM_CAPABILITIES,
+    client,
+
+    async createAttempt(cfg, a) {
+      if (a.channel !== null && a.channel !== 'redirect') throw new ProviderError('rejected', 'unsupported_channel', `Creem has no channel ${a.channel}`, false)
+      const place = async () => {
+        const productId = await products.get(cfg, a.amount, a.currency)
+        return { productId, checkout: await client.call<Checkout>(cfg, 'POST', PATHS.checkouts, checkoutRequest(a, productId)) }
+      }
+      let placed: Awaited<ReturnType<typeof place>>
+      try {
+        placed = await place()
+      } catch (e) {
+        // The remembered product is gone at Creem (deleted, or the key now points at another account): make a new one, once.
+        if (!(e instanceof ProviderError && e.code === 'not_found')) throw e
+        const stale = await opts.products.find(cfg.id, a.amount, a.currency)
+        if (!stale) throw e
+        await products.forget(cfg, a.amount, a.currency, stale)
+        placed = await place()
+      }
+      const { checkout, productId } = placed
+      if (!checkout.id || !isHttpUrl(checkout.checkout_url)) throw new ProviderError('unknown', 'malformed_response', 'Creem answered the checkout without its id or checkout_url')
+      // Redirect to the URL Creem returned, never one we build (§2.2).
+      return { providerRef: checkout.id, action: { kind: 'redirect', url: checkout.checkout_url }, data: { checkoutId: checkout.id, productId } }
+    },
+
+    /**
+     * The signature over the raw bytes first (a missing secret refuses everything: fail closed), then
+     * the event. A refusal is a 401 so Creem retries once the secret is fixed; everything verified is
+     * acknowledged with 200, duplicates included (applyFacts makes them no-ops).
+     */
+    async parseNotification(cfg, raw) {
+      const check = verifyWebhook(credentialsOf(cfg).webhookSecret, raw.body, raw.headers[SIGNATURE_HEADER])
+      if (!check.ok) return refuse(401, `signature refused: ${check.reason}`)
+      let event: WebhookEvent
+      try {
+        event = JSON.parse(raw.body.toString('utf8')) as WebhookEvent
+      } catch {
+        return refuse(400, 'body is not JSON')
+      }
+      if (!event || typeof event !== 'object' || !event.object || typeof event.object !== 'object') return refuse(400, 'event without an object')
+      switch (event.eventType) {
+        case EVENT.checkoutCompleted: {
+          const fact = paymentFact(event.object as Checkout)
+          if (!fact.attemptId) return ignore('checkout without a request_id (not made by Till)')
+          return fact.status === 'succeeded' ? accept([fact]) : ignore(`checkout ${idOf(event.object as Checkout)} not paid`)
+        }
+        case EVENT.refundCreated: {
+          const fact = refundFact(event.object as Refund)
+          if (!fact.attemptId || !fact.providerRefundRef) return ignore(`refund ${fact.providerRefundRef ?? '?'} without a checkout request_id`)
+          return accept([fact])
+        }
+        case EVENT.disputeCreated: {
+          const d = event.object as Dispute
+          return ignore(`dispute ${d.id ?? '?'} on transaction ${idOf(d.transaction) ?? '?'} (${d.amount ?? '?'} ${d.currency ?? ''}): answer it in the Creem dashboard`)
+        }
+        default:
+          return ignore(`event ${event.eventType ?? '(none)'}`)
+      }
+    },
+
+    async queryPayment(cfg, ref) {
+      const c = await checkoutOf(cfg, ref)
+      // Never made, or unknown to Creem: nothing can be paid there.
+      if (!c) return { status: checkoutIdOf(ref) ? 'closed' : 'pending' }
+      return paymentState(c)
+    },
+
+    /**
+     * Creem has no way to close a checkout: it stays payable until Creem expires it. So "closing" is
+     * a query: paid money comes back as alreadyPaid, anything else is closed on our side, and a
+     * payment made afterwards still arrives as checkout.completed and is recorded.
+     */
+    async closePayment(cfg, ref) {
+      const c = await checkoutOf(cfg, ref)
+      if (c && paymentState(c).status === 'succeeded') return { alreadyPaid: { ...paymentFact(c), attemptId: ref.attemptId } }
+      return { closed: true }
+    },
+
+    async refund(cfg, r) {
+      if (r.amount > r.totalAmount) throw new ProviderError('rejected', 'amount_exceeds_payment', 'refund larger than the payment', false)
+      const transactionId = await transactionOf(cfg, r.payment)
+      const res = await client.call<Refund>(cfg, 'POST', PATHS.refunds, { [REFUND_TRANSACTION_FIELD]: transactionId })
+      return refundState(res.status, res.id)
+    },
+
+    /** Read from the transaction (the documented API has no refund lookup); see refundStateFromTransaction. */
+    async queryRefund(cfg, ref) {
+      const transactionId = await transactionOf(cfg, ref.payment)
+      const t = await client.call<Transaction>(cfg, 'GET', `${PATHS.transactions}?transaction_id=${encodeURIComponent(transactionId)}`)
+      const state = refundStateFromTransaction(t, ref.providerRefundRef)
+      if (state === 'not_found') throw new ProviderError('unknown', 'not_found', `Creem shows no refund on ${transactionId} for ${ref.refundId}`)
+      return state
+    },
+
+    verifyReturn(cfg, query) {
+      const check = verifyReturnSignature(query, credentialsOf(cfg).apiKey)
+      return check.ok ? { verified: true, attemptId: query.get('request_id') } : { verified: false, reason: check.reason }
+    },
+  }
+}

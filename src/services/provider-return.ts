@@ -1,0 +1,56 @@
+/**
+ * A provider's signed return to the relay (Creem's success redirect, PROTOCOLS.md §2.4) is a hint,
+ * never proof: a valid signature for one of this session's attempts makes Till ask the provider's
+ * API at once instead of waiting for the webhook, and only that answer changes anything. An absent
+ * or invalid signature changes nothing; the relay then waits as it always does.
+ */
+import { ID_PATTERN } from '../domain/ids.js'
+import * as sessions from '../store/repos/sessions.js'
+import type { Deps } from './deps.js'
+import { applyFacts, configFor } from './payments.js'
+
+const SESSION_ID = ID_PATTERN('sess')
+const ATTEMPT_ID = ID_PATTERN('att')
+
+/**
+ * Answers within `budgetMs` (the relay's own limit): a slow provider's answer is still applied when
+ * it comes, but the customer is not kept waiting for it.
+ */
+export async function confirmReturn(deps: Deps, sessionId: string, query: URLSearchParams, budgetMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, budgetMs)
+    timer.unref()
+  })
+  try {
+    // The provider could not be asked now: the webhook or reconciliation settles it.
+    const work = confirm(deps, sessionId, query).catch((e) => deps.log.warn({ err: e, sessionId }, 'provider return could not be confirmed'))
+    await Promise.race([work, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function confirm(deps: Deps, sessionId: string, query: URLSearchParams): Promise<void> {
+  const attemptId = query.get('request_id')
+  if (!SESSION_ID.test(sessionId) || !attemptId || !ATTEMPT_ID.test(attemptId)) return
+  const session = await sessions.getSessionById(deps.db, sessionId)
+  if (!session || session.mode !== 'live' || session.status === 'paid' || session.status === 'refunded') return
+  const attempt = await sessions.getAttempt(deps.db, attemptId)
+  // Only an attempt of this very session, still unsettled, made with a provider that signs its returns.
+  if (!attempt || attempt.sessionId !== session.id || attempt.status === 'succeeded') return
+  const adapter = deps.providers.get(attempt.provider)
+  if (!adapter?.verifyReturn) return
+  const cfg = await configFor(deps, deps.db, attempt.provider, attempt.providerConfigId)
+  const hint = adapter.verifyReturn(cfg, query)
+  if (!hint.verified || hint.attemptId !== attempt.id) {
+    deps.log.warn({ sessionId, attemptId, reason: hint.verified ? 'another attempt' : hint.reason }, 'unverified provider return ignored')
+    return
+  }
+  const state = await adapter.queryPayment(cfg, { attemptId: attempt.id, providerRef: attempt.providerRef, data: attempt.providerData })
+  if (state.status !== 'succeeded' && state.status !== 'failed') return
+  await applyFacts(deps, attempt.provider, attempt.providerConfigId, [{
+    kind: 'payment', attemptId: attempt.id, status: state.status, providerRef: state.providerRef, amount: state.amount,
+    currency: state.status === 'succeeded' ? session.currency : undefined, paidAt: state.paidAt,
+  }])
+}

@@ -1,0 +1,45 @@
+/** A live merchant whose creem configuration points settings.apiBase at the fake, with the fake's webhooks registered for it. */
+import assert from 'node:assert/strict'
+import type { TestContext } from 'node:test'
+import { startAttempt } from '../../src/services/payments.js'
+import { startTestApp } from './app.js'
+import { startCreem } from './creem.js'
+import { eventsWhere } from './store-queries.js'
+
+export async function creemTill(t: TestContext) {
+  const ta = await startTestApp(t)
+  const { fake, ctl } = await startCreem(t, { clock: ta.clock })
+  const creds = fake.addAccount()
+  const addConfig = async (label: string, credentials: object, extra: object = {}) => {
+    const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'creem', label, credentials, settings: { apiBase: fake.url }, ...extra })
+    assert.equal(res.status, 201, JSON.stringify(res.body))
+    return res.body.id as string
+  }
+  const configId = await addConfig('main', creds)
+  // Creem's dashboard step: Developers → Webhooks → {BASE_URL}/hooks/creem/{configId}.
+  const hookUrl = (id: string) => `${ta.baseUrl}/hooks/creem/${id}`
+  await ctl.registerWebhook(hookUrl(configId), creds.apiKey)
+  const live = { key: ta.merchant.liveKey }
+  const session = async (extra: Record<string, unknown> = {}) => {
+    const res = await ta.request('POST', '/api/v1/checkout', { ...live, body: { amount: 1234, currency: 'EUR', description: 'Blue mug', providerHints: { creem: 'main' }, ...extra } })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    return res.body.id as string
+  }
+  const start = (sessionId: string, cfg = configId) => startAttempt(ta.deps, sessionId, { provider: 'creem', providerConfigId: cfg, channel: null })
+  const read = async (id: string) => (await ta.request('GET', `/api/v1/sessions/${id}`, live)).body
+  const refund = (recordId: string, amount?: number) => ta.request('POST', '/api/v1/refunds', { ...live, body: amount === undefined ? { recordId } : { recordId, amount } })
+  const query = async (sql: string, args: unknown[]) => (await ta.database.pool.query(sql, args)).rows
+  /** A session paid on Creem's page, its checkout.completed delivered. */
+  const paid = async () => {
+    const id = await session()
+    const { attempt } = await start(id)
+    await ctl.complete(attempt.providerRef!)
+    const s = await read(id)
+    assert.equal(s.status, 'paid')
+    return { id, attemptId: attempt.id, checkoutId: attempt.providerRef!, recordId: s.record.id as string }
+  }
+  const types = async (field: 'sessionId' | 'refundId' | 'recordId', id: string) => (await eventsWhere(ta, field, id)).map((e) => e.type)
+  return { ta, fake, ctl, creds, configId, addConfig, hookUrl, session, start, read, refund, query, paid, types }
+}
+
+export type CreemTill = Awaited<ReturnType<typeof creemTill>>

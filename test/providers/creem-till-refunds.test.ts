@@ -1,0 +1,163 @@
+/**
+ * Creem refunds end to end through Till: full refunds through the API (pending until refund.created),
+ * partial refunds refused with the exact message, refunds made in Creem's dashboard recorded as
+ * started by the provider, a notification racing the API's answer, lost answers and lost webhooks.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { reconcileRefunds } from '../../src/jobs/reconcile.js'
+import { creemTill } from '../helpers/creem-till.js'
+import { recordRow, refundRows } from '../helpers/store-queries.js'
+
+test('a full refund is pending until refund.created, then the record and the session are refunded', async (t) => {
+  const c = await creemTill(t)
+  const { id, recordId, checkoutId } = await c.paid()
+  const res = await c.refund(recordId)
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  assert.deepEqual([res.body.status, res.body.refundedAmount, res.body.refund.status, res.body.refund.amount], ['refunding', 0, 'pending', 1234])
+  assert.match(res.body.refund.providerRef, /^ref_[0-9A-Za-z]{22}$/)
+  const transaction = (await c.ctl.checkout(checkoutId)).order.transaction
+  const [call] = (await c.ctl.requests()).filter((r) => r.path === '/v1/refunds')
+  assert.equal(call.body.transaction.id, transaction)
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending'])
+
+  await c.ctl.tick()
+  assert.deepEqual((await c.ctl.deliveries()).map((d) => [d.eventType, d.status]), [['checkout.completed', 200], ['refund.created', 200]])
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending', 'refund.succeeded'])
+  const s = await c.read(id)
+  assert.deepEqual([s.status, s.record.status, (await recordRow(c.ta, recordId)).refunded_amount], ['refunded', 'refunded', 1234])
+  const [row] = await refundRows(c.ta, recordId)
+  assert.deepEqual([row.status, row.initiated_by, row.provider_ref], ['succeeded', 'merchant', res.body.refund.providerRef])
+  // Nothing is left.
+  const again = await c.refund(recordId)
+  assert.deepEqual([again.status, again.body], [400, { error: 'amount exceeds refundable', refundable: 0 }])
+})
+
+test('a partial refund is refused with the exact message, and nothing is reserved or sent', async (t) => {
+  const c = await creemTill(t)
+  const { recordId } = await c.paid()
+  const res = await c.refund(recordId, 1000)
+  assert.deepEqual([res.status, res.body], [400, { error: 'provider creem does not support partial refunds' }])
+  assert.deepEqual(await refundRows(c.ta, recordId), [])
+  assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 0)
+  // The full amount, named explicitly, is not partial.
+  assert.equal((await c.refund(recordId, 1234)).body.refund.status, 'pending')
+})
+
+test('a refund Creem fails is failed with its reason, and the amount can be refunded again', async (t) => {
+  const c = await creemTill(t)
+  const { id, recordId } = await c.paid()
+  await c.ctl.refundOutcome({ status: 'failed', delayMs: 1000 })
+  const res = await c.refund(recordId)
+  c.ta.clock.advance(1000)
+  await c.ctl.tick()
+  const [row] = await refundRows(c.ta, recordId)
+  assert.deepEqual([row.status, row.failure_reason], ['failed', 'failed: the refund was failed by Creem'])
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending', 'refund.failed'])
+  assert.equal((await c.read(id)).record.status, 'paid')
+  assert.equal((await c.refund(recordId)).body.refund.amount, 1234)
+})
+
+test('refund.created racing the answer to our call settles our refund: no second refund appears', async (t) => {
+  const c = await creemTill(t)
+  const { recordId } = await c.paid()
+  // Creem settles at once and its webhook reaches Till before the answer to POST /v1/refunds does.
+  await c.ctl.refundOutcome({ status: 'succeeded', sync: true })
+  const res = await c.refund(recordId)
+  assert.deepEqual([res.body.status, res.body.refund.status], ['refunded', 'succeeded'])
+  const rows = await refundRows(c.ta, recordId)
+  assert.deepEqual(rows.map((r) => [r.id, r.initiated_by, r.status, r.amount]), [[res.body.refund.id, 'merchant', 'succeeded', 1234]])
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.succeeded'])
+})
+
+test('the answer to our refund call is lost: refund.created finds our pending refund and settles it', async (t) => {
+  const c = await creemTill(t)
+  const { recordId } = await c.paid()
+  await c.ctl.error({ route: 'refund', status: 502, applied: true })
+  const res = await c.refund(recordId)
+  assert.deepEqual([res.body.refund.status, res.body.refund.providerRef], ['pending', null])
+  await c.ctl.tick()
+  const rows = await refundRows(c.ta, recordId)
+  assert.equal(rows.length, 1)
+  assert.deepEqual([rows[0].status, rows[0].initiated_by], ['succeeded', 'merchant'])
+  assert.match(rows[0].provider_ref, /^ref_/)
+})
+
+test('a lost answer and a lost webhook: reconciliation reads the transaction and settles the refund', async (t) => {
+  const c = await creemTill(t)
+  const { id, recordId } = await c.paid()
+  await c.ctl.notifications({ mode: 'drop' })
+  await c.ctl.error({ route: 'refund', status: 500, applied: true })
+  const res = await c.refund(recordId)
+  await c.ctl.tick()
+  c.ta.clock.advance(30_000)
+  assert.equal(await reconcileRefunds(c.ta.deps), 1)
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending', 'refund.succeeded'])
+  assert.equal((await c.read(id)).status, 'refunded')
+  // Creem was asked once: the transaction showed the refund done, so it was not sent again.
+  assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 1)
+})
+
+test('a refund that never reached Creem is sent again by reconciliation with the same refund', async (t) => {
+  const c = await creemTill(t)
+  const { id, recordId } = await c.paid()
+  await c.ctl.error({ route: 'refund', status: 503 })
+  const res = await c.refund(recordId)
+  assert.deepEqual([res.body.refund.status, res.body.refund.providerRef], ['pending', null])
+  c.ta.clock.advance(30_000)
+  assert.equal(await reconcileRefunds(c.ta.deps), 1)
+  assert.deepEqual((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').map((r) => r.status), [503, 200])
+  await c.ctl.tick()
+  assert.equal((await c.read(id)).status, 'refunded')
+  assert.equal((await refundRows(c.ta, recordId)).length, 1)
+})
+
+test('a dropped refund.created: reconciliation settles the pending refund from the transaction', async (t) => {
+  const c = await creemTill(t)
+  const { recordId } = await c.paid()
+  await c.ctl.notifications({ mode: 'drop' })
+  const res = await c.refund(recordId)
+  await c.ctl.tick()
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending'])
+  c.ta.clock.advance(29_000)
+  assert.equal(await reconcileRefunds(c.ta.deps), 0)
+  c.ta.clock.advance(1_000)
+  assert.equal(await reconcileRefunds(c.ta.deps), 1)
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending', 'refund.succeeded'])
+})
+
+test('a refund made in Creem\'s dashboard is recorded as one Till did not start; the rest can then be refunded', async (t) => {
+  const c = await creemTill(t)
+  const { id, recordId, checkoutId } = await c.paid()
+  const transaction = (await c.ctl.checkout(checkoutId)).order.transaction
+  c.ta.clock.advance(1000)
+  await c.ctl.dashboardRefund(transaction, 500, 'requested_by_customer')
+  const [dash] = await refundRows(c.ta, recordId)
+  assert.deepEqual([dash.initiated_by, dash.status, dash.amount, dash.reason, dash.idempotency_key], ['provider', 'succeeded', 500, 'requested_by_customer', null])
+  assert.deepEqual(await c.types('refundId', dash.id), ['refund.succeeded'])
+  const s = await c.read(id)
+  assert.deepEqual([s.status, s.record.status, (await recordRow(c.ta, recordId)).refunded_amount], ['paid', 'partially_refunded', 500])
+  // The same webhook again changes nothing.
+  const events = await c.ctl.events()
+  await c.ctl.resend(events.at(-1)!.id)
+  assert.equal((await refundRows(c.ta, recordId)).length, 1)
+
+  // Less than what is left would be partial; what is left is what Creem's API refunds.
+  const partial = await c.refund(recordId, 100)
+  assert.deepEqual([partial.status, partial.body], [400, { error: 'provider creem does not support partial refunds' }])
+  c.ta.clock.advance(1000)
+  const rest = await c.refund(recordId)
+  assert.equal(rest.body.refund.amount, 734)
+  await c.ctl.tick()
+  const after = await c.read(id)
+  assert.deepEqual([after.status, after.record.status, (await recordRow(c.ta, recordId)).refunded_amount], ['refunded', 'refunded', 1234])
+  assert.deepEqual((await refundRows(c.ta, recordId)).map((r) => [r.initiated_by, r.amount, r.status]), [['provider', 500, 'succeeded'], ['merchant', 734, 'succeeded']])
+})
+
+test('a full refund in the dashboard makes the session refunded', async (t) => {
+  const c = await creemTill(t)
+  const { id, recordId, checkoutId } = await c.paid()
+  await c.ctl.dashboardRefund((await c.ctl.checkout(checkoutId)).order.transaction)
+  const s = await c.read(id)
+  assert.deepEqual([s.status, s.record.status, (await recordRow(c.ta, recordId)).refunded_amount], ['refunded', 'refunded', 1234])
+})
