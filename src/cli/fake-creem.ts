@@ -3,10 +3,9 @@
  * accepts, how to point a Till provider configuration at it, and how to register Till's webhook
  * URL (Creem's dashboard step). The account is kept in a state file so a restart keeps it valid.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { startCreemFake } from '../providers/creem/fake/index.js'
+import { fakeOptions, readState, untilInterrupted, writeState } from './fake-launch.js'
 
 export const CREEM_USAGE = `usage: till fake creem [--port 8092] [--host 127.0.0.1] [--webhook-url URL]
                       [--time-factor 1] [--state FILE] [--json]
@@ -27,30 +26,18 @@ interface State {
 export async function runCreemFake(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: {
-      port: { type: 'string', default: '8092' },
-      host: { type: 'string', default: '127.0.0.1' },
-      'webhook-url': { type: 'string', multiple: true, default: [] },
-      'time-factor': { type: 'string', default: '1' },
-      state: { type: 'string', default: path.join(process.env.DATA_DIR || './data', 'fake-creem.json') },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+    options: { ...fakeOptions('8092', 'fake-creem.json'), 'webhook-url': { type: 'string', multiple: true, default: [] } },
   })
   if (values.help) {
     console.log(CREEM_USAGE)
     return 0
   }
   const statePath = values.state!
-  const saved: State | null = existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : null
+  const saved = readState<State>(statePath)
   const fake = await startCreemFake({ host: values.host, port: Number(values.port), timeFactor: Number(values['time-factor']), autoRunMs: 200 })
   const creds = fake.addAccount(saved ? { apiKey: saved.apiKey, webhookSecret: saved.webhookSecret } : {})
   for (const url of [...(saved?.webhookUrls ?? []), ...values['webhook-url']!]) fake.addAccount({ apiKey: creds.apiKey, webhookUrl: url })
-  const save = () => {
-    mkdirSync(path.dirname(statePath), { recursive: true })
-    const state: State = { ...creds, webhookUrls: fake.store.accounts.get(creds.apiKey)!.webhookUrls }
-    writeFileSync(statePath, JSON.stringify(state, null, 2), { mode: 0o600 })
-  }
+  const save = () => writeState(statePath, { ...creds, webhookUrls: fake.store.accounts.get(creds.apiKey)!.webhookUrls } satisfies State)
   save()
 
   const config = { provider: 'creem', label: 'fake', credentials: creds, settings: { apiBase: fake.url } }
@@ -78,9 +65,7 @@ Knobs (JSON POST):   ${fake.url}/__fake/creem/complete {"checkout_id"} · /fail 
 Inspect:             GET ${fake.url}/__fake/creem/deliveries · /requests · /events · /checkouts/<id>`)
   }
 
-  await new Promise<void>((resolve) => {
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve())
-  })
+  await untilInterrupted()
   // Webhook URLs registered through the knob while running are kept for the next start.
   save()
   await fake.close()

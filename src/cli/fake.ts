@@ -4,11 +4,10 @@
  * in a state file so a restart does not invalidate the configuration. `till fake creem` is in
  * fake-creem.ts.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { startWechatFake, type MerchantCredentials } from '../providers/wechat/fake/index.js'
 import { CREEM_USAGE, runCreemFake } from './fake-creem.js'
+import { fakeOptions, readState, untilInterrupted, writeState } from './fake-launch.js'
 
 const USAGE = `usage: till fake wechat [--port 8091] [--host 127.0.0.1] [--mode publicKey|platformCert]
                        [--time-factor 1] [--state FILE] [--json]
@@ -34,15 +33,7 @@ export async function runFake(argv: string[]) {
   }
   const { values } = parseArgs({
     args: rest,
-    options: {
-      port: { type: 'string', default: '8091' },
-      host: { type: 'string', default: '127.0.0.1' },
-      mode: { type: 'string', default: 'publicKey' },
-      'time-factor': { type: 'string', default: '1' },
-      state: { type: 'string', default: path.join(process.env.DATA_DIR || './data', 'fake-wechat.json') },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+    options: { ...fakeOptions('8091', 'fake-wechat.json'), mode: { type: 'string', default: 'publicKey' } },
   })
   if (values.help) {
     console.log(USAGE)
@@ -50,7 +41,7 @@ export async function runFake(argv: string[]) {
   }
   if (values.mode !== 'publicKey' && values.mode !== 'platformCert') throw new Error('--mode must be publicKey or platformCert')
   const statePath = values.state!
-  const saved: State | null = existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : null
+  const saved = readState<State>(statePath)
 
   const fake = await startWechatFake({
     host: values.host,
@@ -64,13 +55,12 @@ export async function runFake(argv: string[]) {
   const merchant = saved ? { ...saved.merchant, platformPublicKeyId: undefined, platformPublicKey: undefined } : {}
   const creds = fake.addMerchant(merchant)
   if (!saved) {
-    mkdirSync(path.dirname(statePath), { recursive: true })
     const state: State = {
       publicKeyId: fake.store.platform.publicKeyId,
       platformPrivateKey: fake.store.platform.key.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
       merchant: creds,
     }
-    writeFileSync(statePath, JSON.stringify(state, null, 2), { mode: 0o600 })
+    writeState(statePath, state)
   }
 
   const config = { provider: 'wechat', label: 'fake', credentials: creds, settings: { apiBase: fake.url } }
@@ -93,9 +83,7 @@ Knobs (JSON POST):   ${fake.url}/__fake/wechat/pay {"out_trade_no"} · /fail · 
 Inspect:             GET ${fake.url}/__fake/wechat/deliveries · /requests · /orders/<out_trade_no>`)
   }
 
-  await new Promise<void>((resolve) => {
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve())
-  })
+  await untilInterrupted()
   await fake.close()
   return 0
 }

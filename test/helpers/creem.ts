@@ -1,44 +1,18 @@
 /** The Creem fake for tests: started on loopback with the test's clock, closed when the test ends. */
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { TestContext } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
 import { createCreemProvider } from '../../src/providers/creem/index.js'
 import { creemFakeControl } from '../../src/providers/creem/fake/client.js'
 import { startCreemFake, type CreemFakeOptions } from '../../src/providers/creem/fake/index.js'
 import { memoryProductStore } from '../../src/providers/creem/products.js'
-import type { AttemptInput, NotificationResult, PaymentProvider, ProviderConfig } from '../../src/providers/types.js'
+import type { AttemptInput, ProviderConfig } from '../../src/providers/types.js'
 import { testClock } from './app.js'
+import { providerHook } from './provider-hook.js'
 
 export async function startCreem(t: TestContext, opts: CreemFakeOptions = {}) {
   const fake = await startCreemFake(opts)
   t.after(() => fake.close())
   return { fake, ctl: creemFakeControl(fake.url) }
-}
-
-export interface Received {
-  body: Buffer
-  headers: IncomingHttpHeaders
-  result: NotificationResult
-}
-
-/** A webhook URL that does what /hooks/creem/{configId} does: raw bytes to the adapter, its ack back. */
-export async function webhookReceiver(t: TestContext, provider: PaymentProvider, cfg: () => ProviderConfig) {
-  const received: Received[] = []
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks)
-      const result = await provider.parseNotification(cfg(), { body, headers: req.headers })
-      received.push({ body, headers: req.headers, result })
-      res.writeHead(result.ack.status, result.ack.body === undefined ? {} : { 'content-type': 'application/json' })
-      res.end(result.ack.body === undefined ? undefined : JSON.stringify(result.ack.body))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/creem/pc_test`, received }
 }
 
 /** An adapter, a fake sharing its clock, an account at the fake whose webhooks feed the adapter. */
@@ -50,7 +24,7 @@ export async function setup(t: TestContext, opts: { timeoutMs?: number } = {}) {
   const provider = createCreemProvider({ products, timeoutMs: opts.timeoutMs ?? 5000 })
   t.after(() => provider.client.close())
   const cfg: ProviderConfig = { id: 'pc_test', label: 'main', credentials: { ...creds }, settings: { apiBase: fake.url } }
-  const rx = await webhookReceiver(t, provider, () => cfg)
+  const rx = await providerHook(t, provider, () => cfg, '/hooks/creem/pc_test')
   fake.addAccount({ apiKey: creds.apiKey, webhookUrl: rx.url })
   const attempt = (over: Partial<AttemptInput> = {}): AttemptInput => {
     const sessionId = newId('sess')

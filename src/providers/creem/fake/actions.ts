@@ -114,7 +114,7 @@ export async function apiRefund(store: FakeStore, notifier: Notifier, t: Transac
   }
   store.refunds.set(r.id, r)
   if (knob.sync) await settleRefund(store, notifier, r, knob.status)
-  else store.schedule(knob.delayMs, () => settleRefund(store, notifier, r, r.outcome))
+  else store.jobs.schedule(knob.delayMs, () => settleRefund(store, notifier, r, r.outcome))
   return r
 }
 

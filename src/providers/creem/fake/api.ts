@@ -4,7 +4,7 @@
  * (the `errors` knob) answer before or after acting, or late.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { withForcedError } from '../../fake-kit/forced-errors.js'
 import { PATHS, REFUND_TRANSACTION_FIELD } from '../constants.js'
 import { apiRefund, refundable } from './actions.js'
 import { authenticate, CHECKOUT_FIELDS, CreemError, PRODUCT_FIELDS, queryId, readBody, validateCheckout, validateProduct } from './checks.js'
@@ -29,11 +29,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
       const account = authenticate(store, req.headers)
       const raw = (req.body as Buffer | undefined) ?? Buffer.alloc(0)
       const body = () => readBody(store, raw, allowed)
-      const forced = store.takeError(route)
-      if (forced?.hangMs) await sleep(forced.hangMs, undefined, { ref: false })
-      if (forced && !forced.applied) throw new CreemError(forced.status, [forced.message])
-      out = await fn({ account, req, body })
-      if (forced) throw new CreemError(forced.status, [forced.message])
+      out = await withForcedError(store.knobs.errors, route, (e) => new CreemError(e.status, [e.message]), () => fn({ account, req, body }))
     } catch (e) {
       if (!(e instanceof CreemError)) throw e
       status = e.status

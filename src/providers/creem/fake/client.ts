@@ -1,40 +1,22 @@
 /**
  * A small client for the fake's /__fake/creem knobs, over HTTP, for Till's tests and for merchants
- * testing their own integration offline. Every method maps to one documented route.
+ * testing their own integration offline. Every method maps to one documented route; the calls
+ * every fake has come from fake-kit/knob-client.ts.
  */
-export interface FakeDelivery {
-  eventId: string
-  eventType: string
-  url: string
-  attempt: number
-  badSignature: boolean
-  status: number | null
-  acked: boolean
-  atMs: number
-  error?: string
-}
+import { knobCaller, sharedKnobCalls, type ForcedErrorInput } from '../../fake-kit/knob-client.js'
+import type { Delivery } from './store.js'
 
-export interface FakeError {
+/** A delivery as GET /deliveries lists it. */
+export type FakeDelivery = Delivery
+
+export interface FakeError extends ForcedErrorInput {
   route: 'createProduct' | 'getProduct' | 'createCheckout' | 'getCheckout' | 'getTransaction' | 'searchTransactions' | 'refund' | '*'
-  status?: number
-  message?: string
-  applied?: boolean
-  hangMs?: number
-  times?: number
 }
 
 export function creemFakeControl(baseUrl: string) {
-  async function call(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${baseUrl}/__fake/creem${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const json = (await res.json()) as any
-    if (!res.ok) throw new Error(`fake ${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-    return json
-  }
+  const call = knobCaller(baseUrl, '/__fake/creem')
   return {
+    ...sharedKnobCalls<FakeError>(call),
     addAccount: (a: { apiKey?: string; webhookSecret?: string; webhookUrl?: string } = {}) => call('POST', '/accounts', a) as Promise<{ apiKey: string; webhookSecret: string }>,
     registerWebhook: (url: string, apiKey?: string, replace = false) => call('POST', '/webhooks', { url, apiKey, replace }),
     complete: (checkoutId: string, o: { card?: string; email?: string; taxRate?: number } = {}) =>
@@ -44,15 +26,9 @@ export function creemFakeControl(baseUrl: string) {
     refundOutcome: (o: { status: 'succeeded' | 'failed' | 'canceled'; delayMs?: number; sync?: boolean; persist?: boolean }) => call('POST', '/refund-outcome', o),
     dashboardRefund: (transactionId: string, amount?: number, reason?: string) => call('POST', '/dashboard-refund', { transaction_id: transactionId, amount, reason }),
     dispute: (transactionId: string) => call('POST', '/dispute', { transaction_id: transactionId }) as Promise<{ ok: true; dispute: string }>,
-    notifications: (o: { mode: 'immediate' | 'delayed' | 'drop' | 'duplicate' | 'reorder'; delayMs?: number; count?: number; persist?: boolean }) => call('POST', '/notifications', o),
     badSignature: () => call('POST', '/bad-signature', {}),
     resend: (eventId: string, url?: string) => call('POST', '/resend', { event_id: eventId, url }),
-    clockSkew: (seconds: number) => call('POST', '/clock-skew', { seconds }),
     settings: (o: { authFailureStatus?: 401 | 403; rejectUnknownFields?: boolean; webhookBeforeRedirect?: boolean; taxRate?: number }) => call('POST', '/settings', o),
-    error: (e: FakeError) => call('POST', '/errors', e),
-    clearErrors: () => call('DELETE', '/errors'),
-    tick: () => call('POST', '/tick', {}) as Promise<{ ran: number; pending: number }>,
-    flushHeld: () => call('POST', '/flush-held', {}),
     deliveries: async () => (await call('GET', '/deliveries')).deliveries as FakeDelivery[],
     requests: async () => (await call('GET', '/requests')).requests as Array<{ method: string; path: string; status: number; body: any; atMs: number }>,
     events: async () => (await call('GET', '/events')).events as Array<{ id: string; eventType: string; createdAtMs: number; body: any }>,

@@ -1,16 +1,17 @@
 /**
  * Test knobs under /__fake/creem/… (PROTOCOLS.md §3.2), a prefix the real Creem never has, so
- * adapter code cannot come to depend on them. JSON in, JSON out. Where a knob needs an account and
- * the fake has only one, it may be left out.
+ * adapter code cannot come to depend on them; the ones every fake has are in fake-kit/knobs.ts.
+ * JSON in, JSON out. Where a knob needs an account and the fake has only one, it may be left out.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
+import { readForcedError } from '../../fake-kit/forced-errors.js'
+import { bad, bodyOf as body, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
 import { dashboardRefund, expireCheckout, openDispute, payCheckout } from './actions.js'
 import type { Notifier } from './notify.js'
-import { DEFAULT_REFUND_OUTCOME, type FakeStore, type ForcedError, type NotifyMode } from './store.js'
+import { DEFAULT_REFUND_OUTCOME, type FakeStore } from './store.js'
 import { checkoutView, refundView, transactionView } from './views.js'
 
-type Body = Record<string, any>
-const NOTIFY_MODES: NotifyMode[] = ['immediate', 'delayed', 'drop', 'duplicate', 'reorder']
 const ROUTES = ['createProduct', 'getProduct', 'createCheckout', 'getCheckout', 'getTransaction', 'searchTransactions', 'refund', '*']
 const OUTCOMES = ['succeeded', 'failed', 'canceled']
 
@@ -22,8 +23,7 @@ export interface AccountInput {
 
 export function registerControl(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string, addAccount: (a: AccountInput) => unknown) {
   const P = '/__fake/creem'
-  const bad = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error })
-  const body = (b: unknown) => (b ?? {}) as Body
+  registerSharedKnobs(app, P, store, notifier, { routes: ROUTES, read: (b) => readForcedError(b, 'Internal server error') })
   const checkoutOf = (b: Body) => (typeof b.checkout_id === 'string' ? store.checkouts.get(b.checkout_id) : undefined)
   const transactionOf = (b: Body) => (typeof b.transaction_id === 'string' ? store.transactions.get(b.transaction_id) : undefined)
 
@@ -85,13 +85,6 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     return { ok: true, dispute: await openDispute(store, notifier, t) }
   })
 
-  app.post(`${P}/notifications`, async (req, reply) => {
-    const b = body(req.body)
-    if (!NOTIFY_MODES.includes(b.mode)) return bad(reply, 400, `mode must be one of ${NOTIFY_MODES.join(', ')}`)
-    store.knobs.notify = { mode: b.mode, delayMs: Number(b.delayMs ?? 0), count: Number(b.count ?? 2), persist: b.persist === true }
-    return { ok: true, notify: store.knobs.notify }
-  })
-
   /** The next delivery is signed with the wrong secret; its retries are signed properly. */
   app.post(`${P}/bad-signature`, async () => {
     store.knobs.badSignatureNext = true
@@ -102,11 +95,6 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     const b = body(req.body)
     const ok = await notifier.resend(String(b.event_id ?? ''), typeof b.url === 'string' ? b.url : undefined)
     return ok ? { ok: true } : bad(reply, 404, 'no such event')
-  })
-
-  app.post(`${P}/clock-skew`, async (req) => {
-    store.knobs.clockSkewSec = Number(body(req.body).seconds ?? 0)
-    return { ok: true, clockSkewSec: store.knobs.clockSkewSec }
   })
 
   app.post(`${P}/settings`, async (req, reply) => {
@@ -120,35 +108,11 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     return { ok: true, authFailureStatus, rejectUnknownFields, webhookBeforeRedirect, taxRate }
   })
 
-  app.post(`${P}/errors`, async (req, reply) => {
-    const b = body(req.body)
-    if (!ROUTES.includes(b.route)) return bad(reply, 400, `route must be one of ${ROUTES.join(', ')}`)
-    const e: ForcedError = {
-      route: b.route, status: Number(b.status ?? 500), message: String(b.message ?? 'Internal server error'),
-      applied: b.applied === true, hangMs: Number(b.hangMs ?? 0), times: Number(b.times ?? 1),
-    }
-    store.knobs.errors.push(e)
-    return { ok: true }
-  })
-
-  app.delete(`${P}/errors`, async () => {
-    store.knobs.errors.length = 0
-    return { ok: true }
-  })
-
   app.post(`${P}/reset-knobs`, async () => {
-    Object.assign(store.knobs, { notify: { mode: 'immediate', delayMs: 0, count: 2, persist: false }, badSignatureNext: false, refundOutcome: { ...DEFAULT_REFUND_OUTCOME }, errors: [] })
+    Object.assign(store.knobs, { notify: defaultNotifyKnob(), badSignatureNext: false, refundOutcome: { ...DEFAULT_REFUND_OUTCOME }, errors: [] })
     return { ok: true }
   })
 
-  app.post(`${P}/tick`, async () => ({ ran: await store.runDue(), pending: store.pendingJobs() }))
-  app.post(`${P}/flush-held`, async () => {
-    await notifier.flushHeld()
-    return { ok: true }
-  })
-
-  app.get(`${P}/deliveries`, async () => ({ deliveries: store.deliveries }))
-  app.get(`${P}/requests`, async () => ({ requests: store.requests }))
   app.get(`${P}/events`, async () => ({ events: [...store.events.values()].map((e) => ({ id: e.id, eventType: e.eventType, createdAtMs: e.createdAtMs, body: JSON.parse(e.body) })) }))
   app.get<{ Params: { id: string } }>(`${P}/checkouts/:id`, async (req, reply) => {
     const c = store.checkouts.get(req.params.id)

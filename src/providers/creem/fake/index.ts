@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import formbody from '@fastify/formbody'
-import Fastify, { type FastifyInstance } from 'fastify'
+import { loopbackHost, serveFake } from '../../fake-kit/server.js'
 import { registerApi } from './api.js'
 import { registerControl, type AccountInput } from './control.js'
 import { Notifier } from './notify.js'
@@ -40,16 +40,12 @@ export interface CreemFake {
   close(): Promise<void>
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 const token = (n: number) => randomBytes(n).toString('base64url').replace(/[-_]/g, 'x')
 
 export async function startCreemFake(opts: CreemFakeOptions = {}): Promise<CreemFake> {
-  const host = opts.host ?? '127.0.0.1'
-  if (!LOOPBACK.has(host)) throw new Error(`the fake listens on loopback only, not ${host}`)
+  const host = loopbackHost(opts.host)
   const store = new FakeStore(opts.clock ?? (() => new Date()), opts.timeFactor ?? 1)
   const notifier = new Notifier(store)
-  let url = ''
-  const baseUrl = () => url
 
   function addAccount(a: AccountInput = {}): AccountCredentials {
     const apiKey = a.apiKey ?? `creem_test_${token(18)}`
@@ -61,34 +57,14 @@ export async function startCreemFake(opts: CreemFakeOptions = {}): Promise<Creem
     return { apiKey: account.apiKey, webhookSecret: account.webhookSecret }
   }
 
-  const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true })
-  await app.register(async (api) => registerApi(api, store, notifier, baseUrl))
-  await app.register(async (site) => {
-    await site.register(formbody)
-    registerControl(site, store, notifier, baseUrl, addAccount)
-    registerPages(site, store, notifier, baseUrl)
+  const server = await serveFake({ host, port: opts.port, autoRunMs: opts.autoRunMs }, store.jobs, async (app, baseUrl) => {
+    await app.register(async (api) => registerApi(api, store, notifier, baseUrl))
+    await app.register(async (site) => {
+      await site.register(formbody)
+      registerControl(site, store, notifier, baseUrl, addAccount)
+      registerPages(site, store, notifier, baseUrl)
+    })
   })
-  url = await app.listen({ host, port: opts.port ?? 0 })
 
-  let timer: NodeJS.Timeout | undefined
-  let running = false
-  if (opts.autoRunMs) {
-    timer = setInterval(() => {
-      if (running) return
-      running = true
-      store.runDue().catch(() => {}).finally(() => (running = false))
-    }, opts.autoRunMs)
-  }
-
-  return {
-    url,
-    store,
-    notifier,
-    addAccount,
-    runDue: () => store.runDue(),
-    async close() {
-      if (timer) clearInterval(timer)
-      await app.close()
-    },
-  }
+  return { url: server.url, store, notifier, addAccount, runDue: () => store.jobs.runDue(), close: server.close }
 }

@@ -4,6 +4,7 @@
  * acknowledging, retried after 30 s, 1 min, 5 min and 1 h (scaled by the time factor), then failed.
  * The delivery knobs (delay, drop, duplicate, reorder, a bad signature) act here.
  */
+import { Dispatcher, post, takeNotifyKnob } from '../../fake-kit/delivery.js'
 import { SIGNATURE_HEADER, WEBHOOK_RETRY_SCHEDULE_SEC } from '../constants.js'
 import { signBody } from './crypto.js'
 import { creemId, type Delivery, type FakeStore, type StoredEvent } from './store.js'
@@ -16,10 +17,11 @@ interface Outgoing {
 const DEADLINE_MS = 30_000
 
 export class Notifier {
-  /** A delivery held back by `reorder`, sent right after the next one. */
-  private held: Outgoing | null = null
+  private readonly dispatcher: Dispatcher<Outgoing>
 
-  constructor(private readonly store: FakeStore) {}
+  constructor(private readonly store: FakeStore) {
+    this.dispatcher = new Dispatcher(store.jobs, (out) => this.deliver(out, 0), (out) => this.log(out, 0, false, null, false, 'dropped by the drop knob'))
+  }
 
   /** Records the event and delivers it to every webhook URL of the account, as the knobs say. */
   async emit(apiKey: string, eventType: string, object: unknown): Promise<StoredEvent> {
@@ -28,10 +30,8 @@ export class Notifier {
     const event: StoredEvent = { id, apiKey, eventType, createdAtMs, body: JSON.stringify({ id, eventType, created_at: createdAtMs, object }) }
     this.store.events.set(id, event)
     const urls = this.store.accounts.get(apiKey)?.webhookUrls ?? []
-    const knobs = this.store.knobs
-    const { mode, delayMs, count } = knobs.notify
-    if (!knobs.notify.persist) knobs.notify = { ...knobs.notify, mode: 'immediate' }
-    for (const url of urls) await this.send({ event, url }, mode, delayMs, count)
+    const knob = takeNotifyKnob(this.store.knobs)
+    for (const url of urls) await this.dispatcher.send({ event, url }, knob)
     return event
   }
 
@@ -44,30 +44,8 @@ export class Notifier {
     return true
   }
 
-  private async send(out: Outgoing, mode: FakeStore['knobs']['notify']['mode'], delayMs: number, count: number) {
-    if (mode === 'drop') {
-      this.log(out, 0, false, null, false, 'dropped by the drop knob')
-      return
-    }
-    if (mode === 'reorder' && !this.held) {
-      this.held = out
-      return
-    }
-    if (mode === 'delayed') this.store.schedule(delayMs, () => this.deliver(out, 0))
-    else for (let i = 0; i < (mode === 'duplicate' ? count : 1); i++) await this.deliver(out, 0)
-    const held = this.held
-    if (held && held !== out) {
-      this.held = null
-      await this.deliver(held, 0)
-    }
-  }
-
   /** Releases a delivery still held by `reorder` (nothing followed it). */
-  async flushHeld() {
-    const held = this.held
-    this.held = null
-    if (held) await this.deliver(held, 0)
-  }
+  flushHeld = () => this.dispatcher.flushHeld()
 
   private async deliver(out: Outgoing, attempt: number): Promise<void> {
     const account = this.store.accounts.get(out.event.apiKey)
@@ -75,19 +53,11 @@ export class Notifier {
     this.store.knobs.badSignatureNext = false
     const secret = bad ? `${account?.webhookSecret ?? ''}-not-the-secret` : account?.webhookSecret ?? ''
     const headers = { 'content-type': 'application/json', 'user-agent': 'Creem-Webhooks/1.0', [SIGNATURE_HEADER]: signBody(secret, out.event.body) }
-    let status: number | null = null
-    let error: string | undefined
-    try {
-      const res = await fetch(out.url, { method: 'POST', headers, body: out.event.body, signal: AbortSignal.timeout(DEADLINE_MS), redirect: 'manual' })
-      status = res.status
-      await res.arrayBuffer()
-    } catch (e) {
-      error = (e as Error).name === 'TimeoutError' ? `no answer within ${DEADLINE_MS} ms` : (e as Error).message
-    }
+    const { status, error } = await post(out.url, headers, out.event.body, DEADLINE_MS)
     const acked = status !== null && status >= 200 && status < 300
     this.log(out, attempt, bad, status, acked, error)
     if (acked || attempt >= WEBHOOK_RETRY_SCHEDULE_SEC.length) return
-    this.store.schedule(WEBHOOK_RETRY_SCHEDULE_SEC[attempt] * 1000 * this.store.timeFactor, () => this.deliver(out, attempt + 1))
+    this.store.jobs.schedule(WEBHOOK_RETRY_SCHEDULE_SEC[attempt] * 1000 * this.store.timeFactor, () => this.deliver(out, attempt + 1))
   }
 
   private log(out: Outgoing, attempt: number, badSignature: boolean, status: number | null, acked: boolean, error?: string) {

@@ -1,10 +1,12 @@
 /**
  * The fake Creem's in-memory world (PROTOCOLS.md §3.2): accounts (API key, webhook secret and the
  * webhook URLs registered "in the dashboard"), products, checkouts, customers, orders,
- * transactions, refunds and events, the test knobs, and a queue of timed jobs driven by an
- * injectable clock, so tests move time by hand instead of sleeping.
+ * transactions, refunds and events, the test knobs, and its timed jobs (fake-kit/jobs.ts).
  */
 import { randomBytes } from 'node:crypto'
+import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
+import type { ForcedError } from '../../fake-kit/forced-errors.js'
+import { JobQueue } from '../../fake-kit/jobs.js'
 
 export interface Account {
   apiKey: string
@@ -124,8 +126,6 @@ export interface Delivery {
   error?: string
 }
 
-export type NotifyMode = 'immediate' | 'delayed' | 'drop' | 'duplicate' | 'reorder'
-
 export interface RefundOutcome {
   status: 'succeeded' | 'failed' | 'canceled'
   delayMs: number
@@ -133,23 +133,6 @@ export interface RefundOutcome {
   sync: boolean
   /** Keep this outcome for every refund, not only the next one. */
   persist: boolean
-}
-
-export interface ForcedError {
-  route: string
-  status: number
-  message: string
-  /** Act on the request first, then answer the error (the "answer lost" case). */
-  applied: boolean
-  /** Hold the answer this long (real milliseconds), to exercise client timeouts. */
-  hangMs: number
-  times: number
-}
-
-interface Job {
-  dueMs: number
-  seq: number
-  run: () => Promise<void>
 }
 
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -183,18 +166,19 @@ export class FakeStore {
     taxRate: 0,
     /** Deliver checkout.completed before the browser is redirected (Creem does not promise the order). */
     webhookBeforeRedirect: true,
-    notify: { mode: 'immediate' as NotifyMode, delayMs: 0, count: 2, persist: false },
+    notify: defaultNotifyKnob(),
     badSignatureNext: false,
     refundOutcome: { ...DEFAULT_REFUND_OUTCOME },
     errors: [] as ForcedError[],
   }
-  private jobs: Job[] = []
-  private seq = 0
+  readonly jobs: JobQueue
 
   constructor(
     readonly clock: () => Date,
     readonly timeFactor: number,
-  ) {}
+  ) {
+    this.jobs = new JobQueue(clock)
+  }
 
   /** The fake's own idea of the time: the shared clock plus the clock-skew knob (it shows in created_at). */
   nowMs(): number {
@@ -217,35 +201,5 @@ export class FakeStore {
 
   refundsOf(transactionId: string) {
     return [...this.refunds.values()].filter((r) => r.transactionId === transactionId)
-  }
-
-  schedule(delayMs: number, run: () => Promise<void>) {
-    this.jobs.push({ dueMs: this.clock().getTime() + delayMs, seq: this.seq++, run })
-  }
-
-  /** Runs every job due by the clock, oldest first, including jobs those jobs schedule for now. */
-  async runDue(): Promise<number> {
-    let ran = 0
-    for (;;) {
-      const now = this.clock().getTime()
-      const due = this.jobs.filter((j) => j.dueMs <= now).sort((a, b) => a.dueMs - b.dueMs || a.seq - b.seq)
-      if (due.length === 0) return ran
-      this.jobs = this.jobs.filter((j) => !due.includes(j))
-      for (const j of due) {
-        await j.run()
-        ran++
-      }
-    }
-  }
-
-  pendingJobs = () => this.jobs.length
-
-  /** Takes the forced error for a route, counting down its uses. */
-  takeError(route: string): ForcedError | undefined {
-    const i = this.knobs.errors.findIndex((e) => e.route === route || e.route === '*')
-    if (i < 0) return undefined
-    const e = this.knobs.errors[i]
-    if (--e.times <= 0) this.knobs.errors.splice(i, 1)
-    return e
   }
 }

@@ -3,7 +3,7 @@
  * answer signed (errors and the empty 204 too). Orders and refunds follow §3.1's state machines.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { withForcedError } from '../../fake-kit/forced-errors.js'
 import { SIGN_SCHEME } from '../constants.js'
 import { payOrder, settleRefund } from './actions.js'
 import { authenticate, CLOSE_FIELDS, ORDER_FIELDS, readBody, REFUND_FIELDS, validateOrder, validateRefund, WxError } from './checks.js'
@@ -54,11 +54,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
       const raw = { method: req.method, target: req.raw.url ?? req.url, headers: req.headers, body: (req.body as Buffer | undefined) ?? Buffer.alloc(0) }
       const merchant = authenticate(store, raw)
       const body = readBody(store, raw, allowed)
-      const forced = store.takeError(route)
-      if (forced?.hangMs) await sleep(forced.hangMs, undefined, { ref: false })
-      if (forced && !forced.applied) throw new WxError(forced.status, forced.code, forced.message)
-      const out = await fn({ merchant, body, req })
-      if (forced) throw new WxError(forced.status, forced.code, forced.message)
+      const out = await withForcedError(store.knobs.errors, route, (e) => new WxError(e.status, e.code, e.message), () => fn({ merchant, body, req }))
       return out.body === undefined ? reply.code(out.status).send() : reply.code(out.status).type('application/json').send(JSON.stringify(out.body))
     } catch (e) {
       if (!(e instanceof WxError)) throw e
@@ -154,7 +150,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     o.state = 'REFUND'
     if (outcome.sync) settleRefund(store, r)
     // The notification always comes afterwards, from the job queue, never ahead of this answer.
-    store.schedule(outcome.sync ? 0 : outcome.delayMs, async () => {
+    store.jobs.schedule(outcome.sync ? 0 : outcome.delayMs, async () => {
       if (settleRefund(store, r) || outcome.sync) await notifier.refundSettled(r)
     })
     return { status: 200, body: refundView(r) }

@@ -1,16 +1,18 @@
 /**
  * Test knobs under /__fake/wechat/… (PROTOCOLS.md §3.1), a prefix the real WeChat never has, so
- * adapter code cannot come to depend on them. JSON in, JSON out.
+ * adapter code cannot come to depend on them; the ones every fake has are in fake-kit/knobs.ts.
+ * JSON in, JSON out.
  */
 import type { FastifyInstance } from 'fastify'
+import { readForcedError } from '../../fake-kit/forced-errors.js'
+import { bad, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
 import { expireOrder, failOrder, payOrder } from './actions.js'
 import { beijing, paySignString, verifyB64 } from './crypto.js'
 import type { Notifier } from './notify.js'
-import { newCertificate, type FakeStore, type ForcedError, type NotifyMode, type Order, type RefundOutcome } from './store.js'
+import { newCertificate, type FakeStore, type Order, type RefundOutcome } from './store.js'
 import { refundView, transactionView } from './views.js'
 
-type Body = Record<string, any>
-const NOTIFY_MODES: NotifyMode[] = ['immediate', 'delayed', 'drop', 'duplicate', 'reorder']
+const ROUTES = ['native', 'jsapi', 'h5', 'query', 'close', 'refund', 'queryRefund', 'certificates', '*']
 const REFUND_OUTCOMES = ['SUCCESS', 'ABNORMAL', 'CLOSED']
 
 /** An order named by out_trade_no, code_url or prepay_id (what a test, a QR scan or an H5 page knows). */
@@ -25,7 +27,7 @@ export function locateOrder(store: FakeStore, b: Body): Order | undefined {
 
 export function registerControl(app: FastifyInstance, store: FakeStore, notifier: Notifier) {
   const P = '/__fake/wechat'
-  const bad = (reply: any, status: number, error: string) => reply.code(status).send({ error })
+  registerSharedKnobs(app, P, store, notifier, { routes: ROUTES, read: (b) => ({ ...readForcedError(b, '系统错误'), code: String(b.code ?? 'SYSTEM_ERROR') }) })
 
   app.post(`${P}/pay`, async (req, reply) => {
     const b = (req.body ?? {}) as Body
@@ -62,44 +64,15 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     return { ok: true }
   })
 
-  app.post(`${P}/notifications`, async (req, reply) => {
-    const b = (req.body ?? {}) as Body
-    if (!NOTIFY_MODES.includes(b.mode)) return bad(reply, 400, `mode must be one of ${NOTIFY_MODES.join(', ')}`)
-    store.knobs.notify = { mode: b.mode, delayMs: Number(b.delayMs ?? 0), count: Number(b.count ?? 2), persist: b.persist === true }
-    return { ok: true, notify: store.knobs.notify }
-  })
-
   app.post(`${P}/probe`, async () => {
     store.knobs.probeNext = true
     return { ok: true }
-  })
-
-  app.post(`${P}/clock-skew`, async (req) => {
-    store.knobs.clockSkewSec = Number((req.body as Body)?.seconds ?? 0)
-    return { ok: true, clockSkewSec: store.knobs.clockSkewSec }
   })
 
   app.post(`${P}/settings`, async (req) => {
     const b = (req.body ?? {}) as Body
     for (const k of ['enforceAccept', 'rejectUnknownFields', 'strictAckDeadline'] as const) if (typeof b[k] === 'boolean') store.knobs[k] = b[k]
     return { ok: true, enforceAccept: store.knobs.enforceAccept, rejectUnknownFields: store.knobs.rejectUnknownFields, strictAckDeadline: store.knobs.strictAckDeadline }
-  })
-
-  app.post(`${P}/errors`, async (req, reply) => {
-    const b = (req.body ?? {}) as Body
-    const routes = ['native', 'jsapi', 'h5', 'query', 'close', 'refund', 'queryRefund', 'certificates', '*']
-    if (!routes.includes(b.route)) return bad(reply, 400, `route must be one of ${routes.join(', ')}`)
-    const e: ForcedError = {
-      route: b.route, status: Number(b.status ?? 500), code: String(b.code ?? 'SYSTEM_ERROR'), message: String(b.message ?? '系统错误'),
-      applied: b.applied === true, hangMs: Number(b.hangMs ?? 0), times: Number(b.times ?? 1),
-    }
-    store.knobs.errors.push(e)
-    return { ok: true }
-  })
-
-  app.delete(`${P}/errors`, async () => {
-    store.knobs.errors.length = 0
-    return { ok: true }
   })
 
   /** Switch signing mode; `rotate` (or entering certificate mode) issues a new certificate with a new serial. */
@@ -140,13 +113,6 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
   })
 
   app.get(`${P}/identity`, async () => identity(store))
-  app.get(`${P}/requests`, async () => ({ requests: store.requests }))
-  app.get(`${P}/deliveries`, async () => ({ deliveries: store.deliveries }))
-  app.post(`${P}/tick`, async () => ({ ran: await store.runDue(), pending: store.pendingJobs() }))
-  app.post(`${P}/flush-held`, async () => {
-    await notifier.flushHeld()
-    return { ok: true }
-  })
 
   app.get<{ Params: { no: string } }>(`${P}/orders/:no`, async (req, reply) => {
     const o = locateOrder(store, { out_trade_no: req.params.no })

@@ -4,7 +4,7 @@
  * settings.apiBase at `url`: the adapter needs nothing else changed.
  */
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto'
-import Fastify, { type FastifyInstance } from 'fastify'
+import { loopbackHost, serveFake } from '../../fake-kit/server.js'
 import { registerApi } from './api.js'
 import { registerControl } from './control.js'
 import { randomDigits } from './crypto.js'
@@ -50,44 +50,29 @@ export interface WechatFake {
   close(): Promise<void>
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 const ALNUM32 = () => randomBytes(24).toString('base64').replace(/[^0-9A-Za-z]/g, '').padEnd(32, 'x').slice(0, 32)
 
 export async function startWechatFake(opts: WechatFakeOptions = {}): Promise<WechatFake> {
-  const host = opts.host ?? '127.0.0.1'
-  if (!LOOPBACK.has(host)) throw new Error(`the fake listens on loopback only, not ${host}`)
+  const host = loopbackHost(opts.host)
   const store = new FakeStore(opts.clock ?? (() => new Date()), opts.timeFactor ?? 1, opts.mode ?? 'publicKey', opts.identity?.publicKeyId, opts.newKeyPair ?? rsaPair)
   if (opts.identity) {
     const privateKey = createPrivateKey(opts.identity.privateKeyPem)
     store.platform.key = { privateKey, publicKey: createPublicKey(privateKey) }
   }
   const notifier = new Notifier(store)
-  let url = ''
-
-  const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true })
-  await app.register(async (api) => registerApi(api, store, notifier, () => url))
-  await app.register(async (ctl) => {
-    ctl.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  const server = await serveFake({ host, port: opts.port, autoRunMs: opts.autoRunMs }, store.jobs, async (app, baseUrl) => {
+    await app.register(async (api) => registerApi(api, store, notifier, baseUrl))
+    await app.register(async (ctl) => {
+      ctl.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)))
+      })
+      registerControl(ctl, store, notifier)
+      registerPages(ctl, store, notifier)
     })
-    registerControl(ctl, store, notifier)
-    registerPages(ctl, store, notifier)
   })
-  const address = await app.listen({ host, port: opts.port ?? 0 })
-  url = address
-
-  let timer: NodeJS.Timeout | undefined
-  let running = false
-  if (opts.autoRunMs) {
-    timer = setInterval(() => {
-      if (running) return
-      running = true
-      store.runDue().catch(() => {}).finally(() => (running = false))
-    }, opts.autoRunMs)
-  }
 
   return {
-    url,
+    url: server.url,
     store,
     notifier,
     addMerchant(m = {}) {
@@ -115,10 +100,7 @@ export async function startWechatFake(opts: WechatFakeOptions = {}): Promise<Wec
       })
       return creds
     },
-    runDue: () => store.runDue(),
-    async close() {
-      if (timer) clearInterval(timer)
-      await app.close()
-    },
+    runDue: () => store.jobs.runDue(),
+    close: server.close,
   }
 }

@@ -4,6 +4,7 @@
  * notify_url, and retried on the real schedule (scaled by the time factor) until a 200 or 204.
  * The delivery knobs (delay, drop, duplicate, reorder, probe) act here.
  */
+import { Dispatcher, post, takeNotifyKnob } from '../../fake-kit/delivery.js'
 import { NOTIFY_RETRY_SCHEDULE_SEC, SIGN_SCHEME, SIGNTEST_PREFIX } from '../constants.js'
 import { beijing, gcmSeal, randomAlnum, signB64, uuid, wechatSigningString } from './crypto.js'
 import type { Delivery, FakeStore, Order, RefundRecord } from './store.js'
@@ -21,10 +22,11 @@ const ACK_DEADLINE_MS = 5_000
 const LENIENT_DEADLINE_MS = 30_000
 
 export class Notifier {
-  /** A notification held back by `reorder`, delivered right after the next one. */
-  private held: Outgoing | null = null
+  private readonly dispatcher: Dispatcher<Outgoing>
 
-  constructor(private readonly store: FakeStore) {}
+  constructor(private readonly store: FakeStore) {
+    this.dispatcher = new Dispatcher(store.jobs, (out) => this.deliver(out, 0), (out) => this.log(out, 0, false, null, false, 'dropped by the drop knob'))
+  }
 
   /** `url` overrides notify_url: the resend knob, e.g. to post a genuine notification to another configuration. */
   paymentSucceeded(o: Order, url = o.notifyUrl) {
@@ -56,35 +58,16 @@ export class Notifier {
     }
     const out: Outgoing = { id: envelope.id, eventType, ref, url, body: JSON.stringify(envelope) }
     const knobs = this.store.knobs
-    const { mode, delayMs, count } = knobs.notify
-    if (!knobs.notify.persist) knobs.notify = { ...knobs.notify, mode: 'immediate' }
+    const knob = takeNotifyKnob(knobs)
     if (knobs.probeNext) {
       knobs.probeNext = false
       await this.deliver(out, 0, true)
     }
-    if (mode === 'drop') {
-      this.log(out, 0, false, null, false, 'dropped by the drop knob')
-      return
-    }
-    if (mode === 'reorder' && !this.held) {
-      this.held = out
-      return
-    }
-    if (mode === 'delayed') this.store.schedule(delayMs, () => this.deliver(out, 0))
-    else for (let i = 0; i < (mode === 'duplicate' ? count : 1); i++) await this.deliver(out, 0)
-    const held = this.held
-    if (held && held !== out) {
-      this.held = null
-      await this.deliver(held, 0)
-    }
+    await this.dispatcher.send(out, knob)
   }
 
   /** Releases a notification still held by `reorder` (nothing followed it). */
-  async flushHeld() {
-    const held = this.held
-    this.held = null
-    if (held) await this.deliver(held, 0)
-  }
+  flushHeld = () => this.dispatcher.flushHeld()
 
   private async deliver(out: Outgoing, attempt: number, probe = false): Promise<void> {
     const ts = String(Math.floor(this.store.nowMs() / 1000))
@@ -104,20 +87,12 @@ export class Notifier {
       'Request-ID': `08${randomAlnum(30)}`,
     }
     const deadline = this.store.knobs.strictAckDeadline ? ACK_DEADLINE_MS : LENIENT_DEADLINE_MS
-    let status: number | null = null
-    let error: string | undefined
-    try {
-      const res = await fetch(out.url, { method: 'POST', headers, body: out.body, signal: AbortSignal.timeout(deadline), redirect: 'manual' })
-      status = res.status
-      await res.arrayBuffer()
-    } catch (e) {
-      error = (e as Error).name === 'TimeoutError' ? `no answer within ${deadline} ms` : (e as Error).message
-    }
+    const { status, error } = await post(out.url, headers, out.body, deadline)
     const acked = status === 200 || status === 204
     this.log(out, attempt, probe, status, acked, error)
     // A rejected probe is what WeChat wants; the genuine notification follows anyway.
     if (probe || acked || attempt >= NOTIFY_RETRY_SCHEDULE_SEC.length) return
-    this.store.schedule(NOTIFY_RETRY_SCHEDULE_SEC[attempt] * 1000 * this.store.timeFactor, () => this.deliver(out, attempt + 1))
+    this.store.jobs.schedule(NOTIFY_RETRY_SCHEDULE_SEC[attempt] * 1000 * this.store.timeFactor, () => this.deliver(out, attempt + 1))
   }
 
   private log(out: Outgoing, attempt: number, probe: boolean, status: number | null, acked: boolean, error?: string) {

@@ -1,9 +1,11 @@
 /**
  * The fake's in-memory world: merchants it knows, its own signing identity, orders and refunds with
- * their state machines (PROTOCOLS.md §3.1), the test knobs, and a queue of timed jobs driven by an
- * injectable clock, so tests move time by hand instead of sleeping.
+ * their state machines (PROTOCOLS.md §3.1), the test knobs, and its timed jobs (fake-kit/jobs.ts).
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
+import type { ForcedError as BaseForcedError } from '../../fake-kit/forced-errors.js'
+import { JobQueue } from '../../fake-kit/jobs.js'
 import { PUBLIC_KEY_ID_PREFIX } from '../constants.js'
 import { selfSignedCertificate, type FakeCertificate } from './cert.js'
 import { randomAlnum, randomDigits } from './crypto.js'
@@ -64,17 +66,6 @@ export interface RefundRecord {
   outcome: RefundStatus
 }
 
-export type NotifyMode = 'immediate' | 'delayed' | 'drop' | 'duplicate' | 'reorder'
-
-export interface NotifyKnob {
-  mode: NotifyMode
-  delayMs: number
-  /** Deliveries for `duplicate`. */
-  count: number
-  /** Keep the mode for every notification, not just the next one. */
-  persist: boolean
-}
-
 export interface RefundOutcome {
   status: Exclude<RefundStatus, 'PROCESSING'>
   delayMs: number
@@ -82,16 +73,8 @@ export interface RefundOutcome {
   sync: boolean
 }
 
-export interface ForcedError {
-  route: string
-  status: number
+export interface ForcedError extends BaseForcedError {
   code: string
-  message: string
-  /** Act on the request first, then answer with the error (the "reply lost" case). */
-  applied: boolean
-  /** Hold the answer this long (real milliseconds), to exercise client timeouts. */
-  hangMs: number
-  times: number
 }
 
 export interface Delivery {
@@ -105,12 +88,6 @@ export interface Delivery {
   acked: boolean
   atMs: number
   error?: string
-}
-
-export interface Job {
-  dueMs: number
-  seq: number
-  run: () => Promise<void>
 }
 
 export interface Platform {
@@ -140,15 +117,14 @@ export class FakeStore {
     clockSkewSec: 0,
     enforceAccept: true,
     rejectUnknownFields: true,
-    notify: { mode: 'immediate', delayMs: 0, count: 2, persist: false } as NotifyKnob,
+    notify: defaultNotifyKnob(),
     probeNext: false,
     /** Strict mode: an ack slower than 5 s counts as a failure, as at WeChat. */
     strictAckDeadline: false,
     refundOutcomes: new Map<string, RefundOutcome>(),
     errors: [] as ForcedError[],
   }
-  private jobs: Job[] = []
-  private seq = 0
+  readonly jobs: JobQueue
 
   constructor(
     readonly clock: () => Date,
@@ -158,6 +134,7 @@ export class FakeStore {
     /** Where RSA keys come from; tests pass a pool, since generating one takes a quarter second. */
     readonly newKeyPair: () => KeyPair = rsaPair,
   ) {
+    this.jobs = new JobQueue(clock)
     this.platform = {
       mode,
       publicKeyId: publicKeyId ?? `${PUBLIC_KEY_ID_PREFIX}01${randomDigits(26)}`,
@@ -194,34 +171,4 @@ export class FakeStore {
 
   newTransactionId = () => `42${randomDigits(26)}`
   newRefundId = () => `50${randomDigits(27)}`
-
-  schedule(delayMs: number, run: () => Promise<void>) {
-    this.jobs.push({ dueMs: this.clock().getTime() + delayMs, seq: this.seq++, run })
-  }
-
-  /** Runs every job due by the clock, oldest first, including jobs those jobs schedule for now. */
-  async runDue(): Promise<number> {
-    let ran = 0
-    for (;;) {
-      const now = this.clock().getTime()
-      const due = this.jobs.filter((j) => j.dueMs <= now).sort((a, b) => a.dueMs - b.dueMs || a.seq - b.seq)
-      if (due.length === 0) return ran
-      this.jobs = this.jobs.filter((j) => !due.includes(j))
-      for (const j of due) {
-        await j.run()
-        ran++
-      }
-    }
-  }
-
-  pendingJobs = () => this.jobs.length
-
-  /** Takes the forced error for a route, counting down its uses. */
-  takeError(route: string): ForcedError | undefined {
-    const i = this.knobs.errors.findIndex((e) => e.route === route || e.route === '*')
-    if (i < 0) return undefined
-    const e = this.knobs.errors[i]
-    if (--e.times <= 0) this.knobs.errors.splice(i, 1)
-    return e
-  }
 }
