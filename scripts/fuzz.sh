@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 SCHEMATHESIS_VERSION=4.32.5
 EXAMPLES="${FUZZ_EXAMPLES:-1000}"
 SEED="${FUZZ_SEED:-20260601}"
-WORKERS="${FUZZ_WORKERS:-2}"
+WORKERS="${FUZZ_WORKERS:-1}"
 MIN_REQUESTS="${FUZZ_MIN_REQUESTS:-$EXAMPLES}"
 VENV="$PWD/.venv/fuzz"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/till-fuzz.XXXXXX")"
@@ -66,8 +66,10 @@ curl -sf "$BASE/readyz" >/dev/null
 
 KEY="$(npx tsx scripts/fuzz.ts seed "$BASE" "$ADMIN_TOKEN" "$WORK")"
 
-# Two processes, one per half of the API: schemathesis generates on one core (Python threads), and
-# generating, not Till, is the slow part.
+# Two processes, one per half of the API: generating, not Till, is the slow part, and one
+# schemathesis process generates on one core. One worker each: with several threads, Python 3.11's
+# ast module (Hypothesis describes its filters with it) fails at random with "AST constructor
+# recursion depth mismatch", which is an error of the run, not of Till.
 SHARDS=('^/api/v1/(checkout|sessions|refunds|test_helpers)' '^/api/v1/(webhook_endpoints|events)')
 echo "== schemathesis: $EXAMPLES examples per operation, seed $SEED, ${#SHARDS[@]} processes of $WORKERS workers"
 START=$SECONDS
