@@ -1,10 +1,12 @@
 /**
- * The load generator, in its own process (forked by load.ts): autocannon against one or more base
- * URLs at once, one autocannon instance per URL, each with its share of the connections and rate.
- * Latencies are taken from each response at microsecond resolution (autocannon's own histogram
- * keeps whole milliseconds); only 2xx answers count as served.
+ * The load generator, in its own process (forked by load.ts), against one or more base URLs at once,
+ * each with its share of the connections and rate. As fast as they answer: autocannon, one instance
+ * per URL. At a fixed rate: an evenly paced open loop (`paced` below). Latencies are taken from
+ * each response at microsecond resolution (autocannon's own histogram keeps whole milliseconds);
+ * only 2xx answers count as served.
  */
 import autocannon from 'autocannon'
+import http from 'node:http'
 
 export interface LoadSpec {
   urls: string[]
@@ -33,7 +35,15 @@ export interface LoadResult {
   errors: number
 }
 
-function run(url: string, spec: LoadSpec, share: number, offset: number): Promise<{ latencies: number[]; codes: Record<string, number>; errors: number; seconds: number }> {
+interface Part {
+  latencies: number[]
+  codes: Record<string, number>
+  errors: number
+  seconds: number
+}
+
+function run(url: string, spec: LoadSpec, share: number, offset: number): Promise<Part> {
+  if (spec.rate) return paced(url, { ...spec, connections: Math.max(1, Math.round(spec.connections * share)) }, spec.rate * share, offset)
   const latencies: number[] = []
   const codes: Record<string, number> = {}
   let i = offset
@@ -46,7 +56,6 @@ function run(url: string, spec: LoadSpec, share: number, offset: number): Promis
       headers: spec.headers,
       connections: Math.max(1, Math.round(spec.connections * share)),
       duration: spec.seconds,
-      ...(spec.rate ? { overallRate: Math.max(1, Math.round(spec.rate * share)) } : {}),
       requests: [{
         setupRequest: (req: Record<string, unknown>) => {
           const n = i++
@@ -65,6 +74,68 @@ function run(url: string, spec: LoadSpec, share: number, offset: number): Promis
       if (status >= 200 && status < 300) latencies.push(ms)
       else codes[status] = (codes[status] ?? 0) + 1
     })
+  })
+}
+
+/**
+ * A fixed rate, evenly paced: request n is due at start + n / rate, sent when due whether or not
+ * earlier ones have answered (open loop), over a keep-alive pool of `connections` sockets; its
+ * latency counts from the send, so waiting for a free socket counts and the timer's own lateness
+ * (up to a millisecond) does not. The first second warms this process (JIT, sockets) and is not
+ * measured. Not autocannon's `overallRate`, which sends each second's quota back to back at the
+ * start of the second (its httpClient's reqsMadeThisSecond): that measures bursts at full speed.
+ */
+const WARM_MS = 1000
+
+function paced(url: string, spec: LoadSpec, rate: number, offset: number): Promise<Part> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(1, spec.connections) })
+  const latencies: number[] = []
+  const codes: Record<string, number> = {}
+  let errors = 0
+  let n = 0
+  let open = 0
+  const interval = 1000 / rate
+  const started = performance.now()
+  const measured = started + WARM_MS
+  const end = measured + spec.seconds * 1000
+  return new Promise((resolve) => {
+    const finish = () => {
+      if (performance.now() < end || open > 0) return
+      agent.destroy()
+      resolve({ latencies, codes, errors, seconds: spec.seconds })
+    }
+    const send = () => {
+      const k = offset + n++
+      const headers = spec.uniqueHeader ? { ...spec.headers, [spec.uniqueHeader]: `${process.pid}-${url}-${k}` } : spec.headers
+      const body = spec.bodies?.[k % spec.bodies.length]
+      open++
+      const sent = performance.now()
+      const req = http.request(url + spec.paths[k % spec.paths.length], { method: spec.method, headers, agent }, (res) => {
+        res.resume()
+        res.on('end', () => {
+          const status = res.statusCode ?? 0
+          if (sent >= measured) {
+            if (status >= 200 && status < 300) latencies.push(performance.now() - sent)
+            else codes[status] = (codes[status] ?? 0) + 1
+          }
+          open--
+          finish()
+        })
+      })
+      req.on('error', () => {
+        errors++
+        open--
+        finish()
+      })
+      req.end(body)
+    }
+    const tick = () => {
+      const now = performance.now()
+      while (started + n * interval <= now && now < end) send()
+      if (now < end) setTimeout(tick, Math.max(0, started + n * interval - performance.now()))
+      else finish()
+    }
+    tick()
   })
 }
 
