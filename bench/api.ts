@@ -163,8 +163,8 @@ export async function benchApi(): Promise<string> {
     await settle(pool)
     const refund = await measure('refund', till, ceiling, m.key, { recordIds: tillRecords }, { recordIds: ceilingRecords })
 
-    // What Till does beyond the ceiling, priced: the key lookup that counts the request for the rate
-    // limit (Till's one statement, on the ceiling), and an Idempotency-Key (on Till).
+    // What Till does beyond the ceiling, priced: its key lookup with a rate-limit claim, made on every
+    // request (Till makes it once per key per window or block of tokens), and an Idempotency-Key (on Till).
     const withAuth = { headers: { authorization: `Bearer ${m.key}`, 'x-ceiling-extra': 'auth' } }
     const ceilingAuth = await timed('ceiling get + auth', ceiling.pid, spec('get', [ceiling.base], m.key, { sessionIds: small }, withAuth))
     const ceilingAuthCheckout = await timed('ceiling checkout + auth', ceiling.pid, spec('checkout', [ceiling.base], m.key, {}, withAuth))
@@ -188,7 +188,7 @@ export async function benchApi(): Promise<string> {
     return [
       '## API against the ceiling',
       context([
-        db.describe + `; Till: one instance, pool ${POOL}, LOG_LEVEL=warn, jobs on, the PostgreSQL rate limiter counting every request (its limit set out of reach)`,
+        db.describe + `; Till: one instance, pool ${POOL}, LOG_LEVEL=warn, jobs on, the rate limiter on (its limit set out of reach: one claim per second)`,
         `Load: autocannon in its own process on loopback, ${CONNECTIONS} connections, ${SECONDS} s per run after a 2 s warm-up; latencies of 2xx answers, per request. Full speed: ${ROUNDS} rounds of ceiling then Till; each side's median run is reported (all rounds in the last column)`,
         `Fixed rate: ${fmt(FIXED_RATE)} req/s (refunds ${fmt(fixedRate('refund'))} req/s), evenly paced by the same separate process: an open loop over up to ${CONNECTIONS} keep-alive connections, ${SECONDS} s measured after 1 s (bench/load-worker.ts \`paced\`; autocannon's own rate option sends each second's quota in one burst)`,
       ]),
@@ -211,8 +211,8 @@ export async function benchApi(): Promise<string> {
       '### What Till does beyond the ceiling, priced',
       '',
       table(['run', 'req/s', 'p50', 'p99', 'CPU µs/req (node + PG)', 'compared with'], [
-        ['ceiling GET + key lookup with rate-limit count', fmt(ceilingAuth.rps), ms(ceilingAuth.p50), ms(ceilingAuth.p99), cpu(ceilingAuth), `ceiling GET ${fmt(get.ceiling.rps)} req/s, ${cpu(get.ceiling)} µs; Till GET ${fmt(get.till.rps)} req/s, ${cpu(get.till)} µs = ${pct(get.till.rps, ceilingAuth.rps)} of this`],
-        ['ceiling checkout + key lookup with rate-limit count', fmt(ceilingAuthCheckout.rps), ms(ceilingAuthCheckout.p50), ms(ceilingAuthCheckout.p99), cpu(ceilingAuthCheckout), `ceiling checkout ${fmt(checkout.ceiling.rps)} req/s, ${cpu(checkout.ceiling)} µs; Till checkout ${fmt(checkout.till.rps)} req/s, ${cpu(checkout.till)} µs = ${pct(checkout.till.rps, ceilingAuthCheckout.rps)} of this`],
+        ['ceiling GET + key lookup with rate-limit claim, every request', fmt(ceilingAuth.rps), ms(ceilingAuth.p50), ms(ceilingAuth.p99), cpu(ceilingAuth), `ceiling GET ${fmt(get.ceiling.rps)} req/s, ${cpu(get.ceiling)} µs; Till GET ${fmt(get.till.rps)} req/s, ${cpu(get.till)} µs = ${pct(get.till.rps, ceilingAuth.rps)} of this`],
+        ['ceiling checkout + key lookup with rate-limit claim, every request', fmt(ceilingAuthCheckout.rps), ms(ceilingAuthCheckout.p50), ms(ceilingAuthCheckout.p99), cpu(ceilingAuthCheckout), `ceiling checkout ${fmt(checkout.ceiling.rps)} req/s, ${cpu(checkout.ceiling)} µs; Till checkout ${fmt(checkout.till.rps)} req/s, ${cpu(checkout.till)} µs = ${pct(checkout.till.rps, ceilingAuthCheckout.rps)} of this`],
         ['Till checkout with a fresh Idempotency-Key each', fmt(idem.rps), ms(idem.p50), ms(idem.p99), cpu(idem), `Till checkout: ${fmt(checkout.till.rps)} req/s, ${cpu(checkout.till)} µs`],
       ]),
       '',

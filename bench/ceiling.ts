@@ -2,9 +2,10 @@
  * The ceiling the API is measured against: a bare node:http server, no framework and no ORM, doing
  * each endpoint's essential SQL through a pg Pool of the same size as Till's, and answering the
  * same JSON. It skips what Till does on top: key authentication, rate limiting, body-schema
- * validation, idempotency keys, request ids and the error model. `x-ceiling-extra: auth` adds Till's
- * own statement for those first two (the key lookup that also counts the request: one round trip,
- * src/store/repos/rate-limits.ts), to price it.
+ * validation, idempotency keys, request ids and the error model. `x-ceiling-extra: auth` adds, on
+ * every request, the statement Till runs for those first two (the key lookup that also claims rate
+ * limit tokens, src/store/repos/rate-limits.ts), to price the round trip that Till itself makes
+ * only when a key's local bucket runs dry (src/api/plugins/rate-limit.ts).
  *
  * Statements are named (prepared once per connection), as Till's are.
  *
@@ -24,7 +25,7 @@ import { newId } from '../src/domain/ids.js'
 import { recordStatus } from '../src/domain/refund-math.js'
 import { hashApiKey } from '../src/security/api-keys.js'
 import type { Db } from '../src/store/db.js'
-import { findKeyCounting } from '../src/store/repos/rate-limits.js'
+import { findKeyClaiming } from '../src/store/repos/rate-limits.js'
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE) || 10 })
 pool.on('error', () => {})
@@ -146,7 +147,7 @@ async function route(req: http.IncomingMessage, raw: string): Promise<unknown> {
   if (req.headers['x-ceiling-extra'] === 'auth') {
     const key = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? ''
     const now = Date.now()
-    if (!(await findKeyCounting({ $client: pool } as Db, hashApiKey(key), now - (now % 1000)))) throw new Fail(401, { error: 'invalid API key' })
+    if (!(await findKeyClaiming({ $client: pool } as Db, hashApiKey(key), now - (now % 1000), 1))) throw new Fail(401, { error: 'invalid API key' })
   }
   const url = req.url ?? ''
   if (req.method === 'POST' && url === '/api/v1/checkout') return checkout(JSON.parse(raw))

@@ -64,6 +64,6 @@ export async function benchScale(): Promise<string> {
       ]),
     ),
     '',
-    `The machine has ${os.cpus().length} cores: with one instance the Till process already takes about one of them and PostgreSQL with the load generator the other, so further instances only divide the same CPU (the CPU per request shows the cost of each extra process: more connections, more context switches). Correctness across instances (each migration once, no duplicate events, sweeps that never act twice, the relay) is tested in test/fault/scale-out.test.ts and test/fault/relay-two-instances.test.ts.`,
+    `The machine has ${os.cpus().length} cores, shared by every instance, PostgreSQL and the load generator: more instances use what one process leaves idle, then divide the same CPU (the CPU per request shows what each extra process costs). Correctness across instances (each migration once, no duplicate events, sweeps that never act twice, the relay, the rate limit) is tested in test/fault/scale-out.test.ts, test/fault/relay-two-instances.test.ts and test/api/rate-limit.test.ts.`,
   ].join('\n')
 }

@@ -1,5 +1,6 @@
 /** Builds the service graph from configuration and an open database. Tests call the same function. */
 import type pg from 'pg'
+import { KeyBuckets } from './api/plugins/rate-limit.js'
 import type { Config } from './config.js'
 import { createMetrics } from './metrics/registry.js'
 import { createCreemProvider } from './providers/creem/index.js'
@@ -31,6 +32,7 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     deliverNotification: async () => {
       throw new Error('the app is not built yet')
     },
+    apiKeys: new KeyBuckets(),
     metrics: createMetrics({ db, clock, log }),
   }
 }

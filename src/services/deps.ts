@@ -1,4 +1,5 @@
 import type { Config } from '../config.js'
+import type { KeyBuckets } from '../api/plugins/rate-limit.js'
 import type { Metrics } from '../metrics/registry.js'
 import type { ProviderRegistry } from '../providers/registry.js'
 import type { ProviderConfig } from '../providers/types.js'
@@ -25,6 +26,8 @@ export interface Deps {
   log: Logger
   /** Wakes relay pages, on every instance, when a session finishes (LISTEN/NOTIFY plus in-process). */
   signals: SessionSignals
+  /** API keys this instance has seen, with their rate-limit tokens (api/plugins/rate-limit.ts). */
+  apiKeys: KeyBuckets
   /** Prometheus registry and instruments of this process (served at /metrics). */
   metrics: Metrics
   /** Hands a provider notification to /hooks/… (the mock provider's "network"). */

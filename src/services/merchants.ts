@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { Mode } from '../domain/checkout-rules.js'
 import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
 import { newId, randomBase62 } from '../domain/ids.js'
-import { apiKeyMode, generateApiKey, hashApiKey, hashPassword } from '../security/api-keys.js'
+import { generateApiKey, hashPassword } from '../security/api-keys.js'
 import type { Executor } from '../store/db.js'
 import * as repo from '../store/repos/merchants.js'
 import type { Deps } from './deps.js'
@@ -67,18 +67,14 @@ export async function listApiKeys(deps: Deps, merchantId: string) {
 
 export async function revokeApiKey(deps: Deps, merchantId: string, keyId: string) {
   const key = await repo.revokeApiKey(deps.db, merchantId, keyId, deps.clock())
+  // At once here; other instances drop it at their next claim, within a second (rate-limit.ts).
+  deps.apiKeys.forget(keyId)
   if (!key) {
     const existing = await repo.getApiKey(deps.db, merchantId, keyId)
     if (!existing) throw new NotFound()
     return { id: existing.id, mode: existing.mode, revoked: true, revokedAt: existing.revokedAt!.toISOString() }
   }
   return { id: key.id, mode: key.mode, revoked: true, revokedAt: key.revokedAt!.toISOString() }
-}
-
-/** Key → (merchant, mode), or null for anything malformed, unknown or revoked. */
-export async function authenticateKey(deps: Deps, key: string) {
-  if (!apiKeyMode(key)) return null
-  return repo.findActiveKey(deps.db, hashApiKey(key))
 }
 
 /** First start on an empty database: a "Demo" merchant whose keys and login are printed once. */

@@ -57,15 +57,38 @@ test('two instances on one database share each key\'s limit; a new window lets t
   assert.equal(next.filter((a) => a.status === 404).length, 5)
   assert.equal(next.filter((a) => a.status === 429).length, 7)
 
-  // One row per key and window, named by the key's id, never by the secret.
+  // One row per key and window, named by the key's id, never by the secret. A limit of 5 claims
+  // one token at a time: the counter holds the 5 granted and the claims that found it full (one or
+  // two, one per instance), not every request.
   const keyId = async (merchantId: string) =>
     (await ta.admin('GET', `/merchants/${merchantId}/api_keys`)).body.data.find((k: { mode: string }) => k.mode === 'test').id
-  const { rows } = await ta.database.pool.query('select key, count from rate_limit_counters order by window_start, count')
-  assert.deepEqual(rows.map((r) => [r.key, r.count]), [
-    [await keyId(other.id), 2],
-    [await keyId(ta.merchant.id), 12],
-    [await keyId(ta.merchant.id), 12],
-  ])
+  const { rows } = await ta.database.pool.query('select key, count from rate_limit_counters order by window_start, key = $1 desc', [await keyId(other.id)])
+  assert.deepEqual(rows.map((r) => r.key), [await keyId(other.id), await keyId(ta.merchant.id), await keyId(ta.merchant.id)])
+  assert.equal(rows[0].count, 2, 'the other key: one claim on each instance')
+  for (const r of rows.slice(1)) assert.ok(r.count >= 6 && r.count <= 7, `counter ${r.count}`)
+})
+
+test('a key revoked on one instance stops at once there, and on the other by the next second', async (t) => {
+  const ta = await startTestApp(t, { rateLimitPerSecond: 1000 })
+  const second = await startSecondInstance(t, ta)
+  const created = await ta.admin('POST', `/merchants/${ta.merchant.id}/api_keys`, { mode: 'test' })
+  const key = created.body.key as string
+  const viaSecond = async () => (await fetch(second.baseUrl + UNKNOWN, { headers: { authorization: `Bearer ${key}` } })).status
+  assert.equal((await ta.request('GET', UNKNOWN, { key })).status, 404)
+  assert.equal(await viaSecond(), 404)
+  assert.equal((await ta.admin('DELETE', `/merchants/${ta.merchant.id}/api_keys/${created.body.id}`)).status, 200)
+  assert.equal((await ta.request('GET', UNKNOWN, { key })).status, 401)
+  // The second instance holds tokens from its last claim (50 at this limit) for the rest of the second.
+  assert.equal(await viaSecond(), 404)
+  ta.clock.advance(1000)
+  assert.equal(await viaSecond(), 401)
+})
+
+test('a busy key costs one claim per window and instance, not a statement per request', async (t) => {
+  const ta = await startTestApp(t, { rateLimitPerSecond: 1000 })
+  for (let i = 0; i < 40; i++) assert.equal((await ta.request('GET', UNKNOWN, { key: ta.merchant.testKey })).status, 404)
+  const { rows } = await ta.database.pool.query('select count from rate_limit_counters')
+  assert.deepEqual(rows, [{ count: 50 }])
 })
 
 test('windows are whole seconds of the clock: the 1,000th millisecond starts a new one', async (t) => {

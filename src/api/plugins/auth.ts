@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { TillError } from '../../domain/errors.js'
 import type { Deps, RequestContext } from '../../services/deps.js'
 import { apiKeyMode, hashApiKey } from '../../security/api-keys.js'
-import { findKeyCounting } from '../../store/repos/rate-limits.js'
-import { enforceRateLimit, windowStart } from './rate-limit.js'
+import { findKeyClaiming } from '../../store/repos/rate-limits.js'
+import type { Claim } from './rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,16 +21,14 @@ export const bearer = (req: FastifyRequest): string | null => {
 }
 
 export function registerKeyAuth(app: FastifyInstance, deps: Deps) {
+  const claim: Claim = (hash, window, tokens) => findKeyClaiming(deps.db, hash, window, tokens)
   app.decorateRequest('ctx', null as unknown as RequestContext)
   app.addHook('onRequest', async (req) => {
     const key = bearer(req)
     if (key === null) throw new TillError(401, 'missing API key: send Authorization: Bearer <secret key>')
-    // Malformed keys are refused without a lookup; a live key's request is counted as it is found.
-    const now = deps.clock()
-    const start = windowStart(now)
-    const found = key && apiKeyMode(key) ? await findKeyCounting(deps.db, hashApiKey(key), start) : null
+    // Malformed keys are refused without a lookup; a live key spends a token of its rate limit (rate-limit.ts).
+    const found = key && apiKeyMode(key) ? await deps.apiKeys.admit(hashApiKey(key), deps.clock(), deps.config.rateLimitPerSecond, claim) : null
     if (!found) throw new TillError(401, 'invalid API key')
-    enforceRateLimit(found.count, deps.config.rateLimitPerSecond, now, start)
     req.ctx = { merchantId: found.merchantId, mode: found.mode, idempotencyKey: null }
   })
 }

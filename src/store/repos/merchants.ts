@@ -1,6 +1,5 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { statement } from '../prepared.js'
 import { apiKeys, merchants } from '../schema.js'
 
 export type MerchantRow = typeof merchants.$inferSelect
@@ -27,18 +26,6 @@ export async function insertApiKey(tx: Executor, row: typeof apiKeys.$inferInser
 }
 
 // Every API request runs it: built once (store/prepared.ts).
-const activeKeyStmt = statement('api_key_active', (ex) => ex
-  .select({ keyId: apiKeys.id, merchantId: apiKeys.merchantId, mode: apiKeys.mode, merchantName: merchants.name })
-  .from(apiKeys)
-  .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
-  .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt))))
-
-/** The live (unrevoked) key with this hash, with its merchant's name. */
-export async function findActiveKey(tx: Executor, keyHash: string) {
-  const [row] = await activeKeyStmt(tx, { keyHash })
-  return row ?? null
-}
-
 export async function listApiKeys(tx: Executor, merchantId: string) {
   return tx.select().from(apiKeys).where(eq(apiKeys.merchantId, merchantId)).orderBy(apiKeys.createdAt)
 }

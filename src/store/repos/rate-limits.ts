@@ -4,38 +4,37 @@ import type { Db, Executor } from '../db.js'
 import { rateLimitCounters } from '../schema.js'
 
 /**
- * The key lookup every API request makes, with the request counted in the key's window in the same
- * statement: rate limiting costs no extra round trip. Only a live key is counted (keyed by its id,
- * never by the secret). The commit does not wait for the WAL flush (synchronous_commit off for this
- * statement's transaction only): a counter lost in a crash costs nothing, while waiting would queue
- * every request of a key behind the row lock of the previous one's flush. Prepared once per connection.
+ * Looks a live key up and claims `$3` tokens from its counter for the window starting at `$2`, in
+ * one statement (api/plugins/rate-limit.ts spends them). Keyed by the key's id, never the secret.
+ * The commit does not wait for the WAL flush (synchronous_commit off for this statement's
+ * transaction only): a counter lost in a crash costs nothing. Prepared once per connection.
  */
-const FIND_AND_COUNT = {
-  name: 'till_api_key_counted',
+const FIND_AND_CLAIM = {
+  name: 'till_api_key_claim',
   text: `with k as (
       select id, merchant_id, mode from api_keys where key_hash = $1 and revoked_at is null
     ), counted as (
       insert into rate_limit_counters (key, window_start, count)
-      select k.id, $2, 1 from k, (select set_config('synchronous_commit', 'off', true)) async_commit
-      on conflict (key, window_start) do update set count = rate_limit_counters.count + 1
+      select k.id, $2, $3 from k, (select set_config('synchronous_commit', 'off', true)) async_commit
+      on conflict (key, window_start) do update set count = rate_limit_counters.count + excluded.count
       returning count
     )
     select k.id, k.merchant_id, k.mode, counted.count from k, counted`,
 }
 
-export interface CountedKey {
+export interface ClaimedKey {
   keyId: string
   merchantId: string
   mode: 'test' | 'live'
-  /** Requests of this key in the window so far, this one included. */
+  /** The key's counter in the window after this claim. */
   count: number
 }
 
-/** The live key with this hash, its request counted in the window starting at `windowStart` (ms); null for no such key. */
-export async function findKeyCounting(db: Db, keyHash: string, windowStart: number): Promise<CountedKey | null> {
+/** The live key with this hash, `tokens` claimed in the window starting at `windowStart` (ms); null for no such key. */
+export async function findKeyClaiming(db: Db, keyHash: string, windowStart: number, tokens: number): Promise<ClaimedKey | null> {
   const { rows } = await db.$client.query<{ id: string; merchant_id: string; mode: 'test' | 'live'; count: number }>({
-    ...FIND_AND_COUNT,
-    values: [keyHash, windowStart],
+    ...FIND_AND_CLAIM,
+    values: [keyHash, windowStart, tokens],
   })
   const r = rows[0]
   return r ? { keyId: r.id, merchantId: r.merchant_id, mode: r.mode, count: r.count } : null
