@@ -84,7 +84,7 @@ interface Pair {
   tillFixed: Measured
   ceilingFixed: Measured
   fixedRate: number
-  rounds: { till: Measured[]; ceiling: Measured[] }
+  rounds: { till: Measured[]; ceiling: Measured[]; tillFixed: Measured[]; ceilingFixed: Measured[] }
 }
 
 let postmaster: number | null = null
@@ -118,6 +118,7 @@ async function settle(pool: pg.Pool) {
 
 /** The run of median throughput: one slow or fast run on a shared machine does not decide the ratio. */
 const median = (runs: Measured[]) => runs.slice().sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]
+const medianP99 = (runs: Measured[]) => runs.slice().sort((a, b) => a.p99 - b.p99)[Math.floor(runs.length / 2)]
 
 /**
  * ROUNDS rounds of ceiling then Till at full speed (the machine's speed drifts over minutes, so the
@@ -132,10 +133,16 @@ async function measure(endpoint: Endpoint, till: TillProcess, ceiling: Ceiling, 
   }
   const [c, t] = [median(cs), median(ts)]
   const rate = fixedRate(endpoint)
-  const cf = await timed(`ceiling ${endpoint} fixed`, ceiling.pid, spec(endpoint, [ceiling.base], key, ceilingData, { rate }), false)
-  const tf = await timed(`till ${endpoint} fixed`, till.child.pid!, spec(endpoint, [till.base], key, tillData, { rate }), false)
-  console.log(`  ${endpoint.padEnd(8)} till ${fmt(t.rps).padStart(6)} req/s p50 ${ms(t.p50)} p99 ${ms(t.p99)} cpu ${cpu(t)} µs | ceiling ${fmt(c.rps).padStart(6)} req/s p50 ${ms(c.p50)} p99 ${ms(c.p99)} cpu ${cpu(c)} µs | ratio ${pct(t.rps, c.rps)} (rounds: till ${ts.map((r) => fmt(r.rps)).join(', ')}; ceiling ${cs.map((r) => fmt(r.rps)).join(', ')}) | at ${rate}/s p99 till ${ms(tf.p99)} ceiling ${ms(cf.p99)}`)
-  return { till: t, ceiling: c, tillFixed: tf, ceilingFixed: cf, fixedRate: rate, rounds: { till: ts, ceiling: cs } }
+  // The same at the fixed rate: one stall of a few tens of ms decides a p99 over 10 s, so each side keeps its median p99.
+  const cfs: Measured[] = []
+  const tfs: Measured[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    cfs.push(await timed(`ceiling ${endpoint} fixed`, ceiling.pid, spec(endpoint, [ceiling.base], key, ceilingData, { rate }), false))
+    tfs.push(await timed(`till ${endpoint} fixed`, till.child.pid!, spec(endpoint, [till.base], key, tillData, { rate }), false))
+  }
+  const [cf, tf] = [medianP99(cfs), medianP99(tfs)]
+  console.log(`  ${endpoint.padEnd(8)} till ${fmt(t.rps).padStart(6)} req/s p50 ${ms(t.p50)} p99 ${ms(t.p99)} cpu ${cpu(t)} µs | ceiling ${fmt(c.rps).padStart(6)} req/s p50 ${ms(c.p50)} p99 ${ms(c.p99)} cpu ${cpu(c)} µs | ratio ${pct(t.rps, c.rps)} (rounds: till ${ts.map((r) => fmt(r.rps)).join(', ')}; ceiling ${cs.map((r) => fmt(r.rps)).join(', ')}) | at ${rate}/s p99 till ${ms(tf.p99)} ceiling ${ms(cf.p99)} (rounds: till ${tfs.map((r) => ms(r.p99)).join(', ')}; ceiling ${cfs.map((r) => ms(r.p99)).join(', ')})`)
+  return { till: t, ceiling: c, tillFixed: tf, ceilingFixed: cf, fixedRate: rate, rounds: { till: ts, ceiling: cs, tillFixed: tfs, ceilingFixed: cfs } }
 }
 
 export async function benchApi(): Promise<string> {
@@ -184,19 +191,20 @@ export async function benchApi(): Promise<string> {
       name, fmt(p.till.rps), ms(p.till.p50), ms(p.till.p99), fmt(p.ceiling.rps), ms(p.ceiling.p50), ms(p.ceiling.p99),
       `**${pct(p.till.rps, p.ceiling.rps)}**`, `${fmt(p.fixedRate)}/s`, ms(p.tillFixed.p99), ms(p.ceilingFixed.p99), cpu(p.till), cpu(p.ceiling),
       `${p.rounds.till.map((r) => fmt(r.rps)).join(' / ')} vs ${p.rounds.ceiling.map((r) => fmt(r.rps)).join(' / ')}`,
+      `${p.rounds.tillFixed.map((r) => ms(r.p99)).join(' / ')} vs ${p.rounds.ceilingFixed.map((r) => ms(r.p99)).join(' / ')}`,
     ]
     return [
       '## API against the ceiling',
       context([
         db.describe + `; Till: one instance, pool ${POOL}, LOG_LEVEL=warn, jobs on, the rate limiter on (its limit set out of reach: one claim per second)`,
-        `Load: autocannon in its own process on loopback, ${CONNECTIONS} connections, ${SECONDS} s per run after a 2 s warm-up; latencies of 2xx answers, per request. Full speed: ${ROUNDS} rounds of ceiling then Till; each side's median run is reported (all rounds in the last column)`,
+        `Load: autocannon in its own process on loopback, ${CONNECTIONS} connections, ${SECONDS} s per run after a 2 s warm-up; latencies of 2xx answers, per request. Full speed, then the fixed rate: ${ROUNDS} rounds of ceiling then Till each; each side's median run is reported (by req/s, and by p99 at the fixed rate; every round in the last two columns)`,
         `Fixed rate: ${fmt(FIXED_RATE)} req/s (refunds ${fmt(fixedRate('refund'))} req/s), evenly paced by the same separate process: an open loop over up to ${CONNECTIONS} keep-alive connections, ${SECONDS} s measured after 1 s (bench/load-worker.ts \`paced\`; autocannon's own rate option sends each second's quota in one burst)`,
       ]),
       '',
       `Target: Till at ≥ 60 % of the ceiling's throughput, and p99 < 10 ms at ${fmt(FIXED_RATE)} req/s.`,
       '',
       table(
-        ['endpoint', 'Till req/s', 'p50', 'p99', 'ceiling req/s', 'p50', 'p99', 'ratio', 'fixed rate', 'Till p99 at it', 'ceiling p99 at it', 'Till CPU µs/req (node + PG)', 'ceiling CPU µs/req', 'rounds req/s (Till vs ceiling)'],
+        ['endpoint', 'Till req/s', 'p50', 'p99', 'ceiling req/s', 'p50', 'p99', 'ratio', 'fixed rate', 'Till p99 at it', 'ceiling p99 at it', 'Till CPU µs/req (node + PG)', 'ceiling CPU µs/req', 'rounds: req/s (Till vs ceiling)', 'rounds: p99 at the fixed rate'],
         [
           row('POST /api/v1/checkout', checkout),
           row(`GET /api/v1/sessions/{id} (${fmt(SMALL)} stored)`, get),
