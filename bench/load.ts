@@ -20,9 +20,3 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     child.kill()
   }
 }
-
-/** A short run first: JIT, pool connections and caches warm before anything is measured. */
-export async function warmAndLoad(spec: LoadSpec, warmSeconds = 2): Promise<LoadResult> {
-  await runLoad({ ...spec, seconds: warmSeconds })
-  return runLoad(spec)
-}

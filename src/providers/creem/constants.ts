@@ -6,7 +6,6 @@
 import type { Capabilities } from '../types.js'
 
 export const DEFAULT_API_BASE = 'https://api.creem.io'
-export const TEST_API_BASE = 'https://test-api.creem.io'
 
 /** Request header carrying the API key; webhook header carrying the body's HMAC (both lowercase, as Node presents them). */
 export const API_KEY_HEADER = 'x-api-key'
@@ -14,8 +13,6 @@ export const SIGNATURE_HEADER = 'creem-signature'
 /** The redirect's own signature parameter, and the salt entry appended to what it signs (§2.4). */
 export const RETURN_SIGNATURE_PARAM = 'signature'
 export const RETURN_SALT_KEY = 'salt'
-/** Redirect parameters in the order Creem appends them; request_id comes first when given (§2.4). */
-export const RETURN_PARAMS = ['request_id', 'checkout_id', 'order_id', 'customer_id', 'subscription_id', 'product_id'] as const
 
 export const PATHS = {
   products: '/v1/products',
