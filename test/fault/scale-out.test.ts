@@ -8,11 +8,10 @@
  * test/webhooks/concurrency.test.ts.
  */
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import pg from 'pg'
-import { adminUrl } from '../helpers/db.js'
+import { freshDatabase } from '../helpers/db.js'
 import { api, dataDir, KEY_LINE, ROOT, startTill, stopTill } from '../helpers/process.js'
 import { startReceiver } from '../helpers/receiver.js'
 
@@ -26,28 +25,9 @@ async function until(what: string, ms: number, check: () => Promise<boolean>) {
   }
 }
 
-/** An empty database (not a clone of the migrated template): the instances must migrate it themselves. */
-async function emptyDatabase() {
-  const name = `t_scale_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: adminUrl() })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(adminUrl())
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl() })
-      await c.connect()
-      await c.query(`drop database if exists ${name} with (force)`)
-      await c.end()
-    },
-  }
-}
-
 test('three instances on one empty database: migrations once, Demo once, sweeps and reconciliation act once, one event and one delivery each', async (t) => {
-  const db = await emptyDatabase()
+  // Empty, not a clone of the migrated template: the instances must migrate it themselves.
+  const db = await freshDatabase({ migrated: false })
   t.after(() => db.drop())
   const rx = await startReceiver(t)
   const env = { DATABASE_URL: db.url, SECRETS_KEY: 'ef'.repeat(32), RATE_LIMIT_PER_SECOND: '100000' }

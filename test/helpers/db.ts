@@ -1,4 +1,7 @@
-/** A fresh database per test file, cloned from the migrated template that scripts/test.sh made. */
+/**
+ * A fresh database per test file, cloned from the migrated template that scripts/test.sh made, or
+ * empty (`migrated: false`) for tests where Till must migrate it itself.
+ */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 
@@ -8,13 +11,13 @@ export function adminUrl(): string {
   return url
 }
 
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabase({ migrated = true } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_${randomBytes(6).toString('hex')}`
   const client = new pg.Client({ connectionString: adminUrl() })
   await client.connect()
   for (let tries = 0; ; tries++) {
     try {
-      await client.query(`create database ${name} template till_template`)
+      await client.query(`create database ${name}${migrated ? ' template till_template' : ''}`)
       break
     } catch (e) {
       // Two files cloning the template at the same instant: PostgreSQL asks the second to wait.
