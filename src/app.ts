@@ -9,6 +9,7 @@ import { openApiRoute, registerOpenApi } from './api/openapi.js'
 import { registerKeyAuth } from './api/plugins/auth.js'
 import { registerJsonErrors } from './api/plugins/errors.js'
 import { registerIdempotency } from './api/plugins/idempotency.js'
+import { registerJsonParser } from './api/plugins/json-depth.js'
 import { validatorCompiler } from './api/plugins/validation.js'
 import { refundRoutes } from './api/refunds/route.js'
 import { sessionRoutes } from './api/sessions/route.js'
@@ -47,6 +48,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     },
   })
   app.setValidatorCompiler(validatorCompiler)
+  registerJsonParser(app)
   registerJsonErrors(app)
   app.setNotFoundHandler(() => {
     throw new NotFound()

@@ -25,6 +25,11 @@ export class InvalidJson extends TillError {
     super(400, 'invalid JSON body')
   }
 }
+export class BodyTooDeep extends TillError {
+  constructor() {
+    super(400, 'request body nested too deeply')
+  }
+}
 export class BadRequest extends TillError {
   constructor(message: string) {
     super(400, message)
