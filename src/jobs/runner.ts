@@ -6,6 +6,7 @@
 import pg from 'pg'
 import { expireDue } from '../services/payments.js'
 import type { Deps } from '../services/deps.js'
+import { clientConfig } from '../store/db.js'
 import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeKeys } from '../store/repos/idempotency.js'
 import { purgeWindows } from '../store/repos/rate-limits.js'
@@ -54,7 +55,7 @@ function listen(deps: Deps, wake: Map<string, () => void>) {
     }, 1000)
   }
   const connect = async () => {
-    const c = new pg.Client(deps.db.$client.options)
+    const c = new pg.Client(clientConfig(deps.db.$client))
     c.on('notification', (n) => wake.get(n.channel)?.())
     c.on('error', () => {})
     c.on('end', reconnect)
