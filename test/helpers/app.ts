@@ -62,6 +62,8 @@ export async function startTestApp(t: TestContext, overrides: Partial<Config> = 
     adminToken: ADMIN_TOKEN,
     rateLimitPerSecond: 10_000,
     jobsEnabled: false,
+    // The provider fakes listen on loopback over http: PROVIDER_ALLOW_PRIVATE=1.
+    providerAllowPrivate: true,
     ...overrides,
   }
   const deps = createDeps(config, database.db, randomBytes(32), silent, clock)
