@@ -57,6 +57,38 @@ export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number>
   return due.length
 }
 
+export interface DrainOptions {
+  /** Items one pass claims. */
+  batch: number
+  /** Passes running side by side (each claims its own rows: SKIP LOCKED, then leased by next check). */
+  workers: number
+  /** At most this many items per run, so a run always ends and the next timer tick comes round. */
+  maxPerRun: number
+}
+
+export const DRAIN: DrainOptions = { batch: 20, workers: 4, maxPerRun: 400 }
+
+/**
+ * Runs `pass` (claims up to `limit` due items, handles them, returns how many it claimed) again and
+ * again while work is due: after a crash hundreds of unsettled refunds are settled in one run, not
+ * twenty per tick. Stops at the first pass that finds less than it asked for, or at the run's bound.
+ */
+export async function drainDue(pass: (limit: number) => Promise<number>, o: DrainOptions = DRAIN): Promise<number> {
+  let budget = o.maxPerRun
+  let total = 0
+  const worker = async () => {
+    while (budget > 0) {
+      const limit = Math.min(o.batch, budget)
+      budget -= limit
+      const n = await pass(limit)
+      total += n
+      if (n < limit) return
+    }
+  }
+  await Promise.all(Array.from({ length: o.workers }, worker))
+  return total
+}
+
 export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> {
   const now = deps.clock()
   const due = await deps.db.transaction(async (tx) => {

@@ -11,7 +11,7 @@ import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeKeys } from '../store/repos/idempotency.js'
 import { purgeWindows } from '../store/repos/rate-limits.js'
 import { createOutbox } from './outbox.js'
-import { reconcileAttempts, reconcileRefunds } from './reconcile.js'
+import { drainDue, reconcileAttempts, reconcileRefunds } from './reconcile.js'
 
 export interface Job {
   name: string
@@ -26,8 +26,8 @@ const sweep = (name: string, everyMs: number, run: (d: Deps) => Promise<unknown>
 
 export const JOBS: Job[] = [
   sweep('expiry', 1000, (d) => expireDue(d)),
-  sweep('reconcile-attempts', 5000, (d) => reconcileAttempts(d)),
-  sweep('reconcile-refunds', 5000, (d) => reconcileRefunds(d)),
+  sweep('reconcile-attempts', 5000, (d) => drainDue((n) => reconcileAttempts(d, n))),
+  sweep('reconcile-refunds', 5000, (d) => drainDue((n) => reconcileRefunds(d, n))),
   sweep('idempotency-purge', 3_600_000, (d) => purgeKeys(d.db, new Date(d.clock().getTime() - 24 * 3600_000))),
   // Rate-limit windows last a second; a minute's worth is kept, the rest goes.
   sweep('rate-limit-purge', 60_000, (d) => purgeWindows(d.db, d.clock().getTime() - 60_000)),
