@@ -95,9 +95,12 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   // Ours by the provider's id; or ours whose answer (with that id) has not been stored yet: a provider
   // that does not know our refund id (Creem) can notify before its answer to our call is saved.
   const known = (await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef))
-    ?? (fact.matchUnanswered ? await records.findUnanswered(tx, locked.id, fact.amount) : null)
+    ?? (fact.matchUnanswered ? await records.findUnanswered(tx, locked.id, fact.amount, fact.status) : null)
   if (known) {
-    await settleLocked(tx, deps, locked, (await records.getRefund(tx, known.id, true))!, factState(fact))
+    let refund = (await records.getRefund(tx, known.id, true))!
+    // Settled by an answer without the provider's id: this report is that refund; keep its id.
+    if (refund.status !== 'pending' && refund.providerRef === null) refund = await records.updateRefund(tx, refund.id, { providerRef: fact.providerRefundRef })
+    await settleLocked(tx, deps, locked, refund, factState(fact))
     return
   }
   const now = deps.clock()

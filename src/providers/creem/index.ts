@@ -13,7 +13,7 @@ import { productResolver, type ProductStore } from './products.js'
 import { verifyReturnSignature, verifyWebhook } from './sign.js'
 import {
   checkoutRequest, idOf, objectOf, paymentFact, paymentState, productRequest, refundFact, refundState, refundStateFromTransaction,
-  type Checkout, type Dispute, type Product, type Refund, type Transaction, type WebhookEvent,
+  type Checkout, type Dispute, type Product, type Refund, type RefundAnswer, type Transaction, type WebhookEvent,
 } from './wire.js'
 
 export interface CreemProviderOptions {
@@ -150,17 +150,16 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
     async refund(cfg, r) {
       if (r.amount > r.totalAmount) throw new ProviderError('rejected', 'amount_exceeds_payment', 'refund larger than the payment', false)
       const transactionId = await transactionOf(cfg, r.payment)
-      const res = await client.call<Refund>(cfg, 'POST', PATHS.refunds, { [REFUND_TRANSACTION_FIELD]: transactionId })
-      return refundState(res.status, res.id)
+      // No id in the answer: refund.created brings it, and the core matches that to this refund.
+      const res = await client.call<RefundAnswer>(cfg, 'POST', PATHS.refunds, { [REFUND_TRANSACTION_FIELD]: transactionId })
+      return refundState(res.status)
     },
 
-    /** Read from the transaction (the documented API has no refund lookup); see refundStateFromTransaction. */
+    /** Read from the transaction; never `not_found`, so a refund is never sent twice (see refundStateFromTransaction). */
     async queryRefund(cfg, ref) {
       const transactionId = await transactionOf(cfg, ref.payment)
       const t = await client.call<Transaction>(cfg, 'GET', `${PATHS.transactions}?transaction_id=${encodeURIComponent(transactionId)}`)
-      const state = refundStateFromTransaction(t, ref.providerRefundRef)
-      if (state === 'not_found') throw new ProviderError('unknown', 'not_found', `Creem shows no refund on ${transactionId} for ${ref.refundId}`)
-      return state
+      return refundStateFromTransaction(t, ref.providerRefundRef)
     },
 
     verifyReturn(cfg, query) {

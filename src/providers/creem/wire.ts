@@ -74,6 +74,11 @@ export interface Transaction {
   created_at?: number
 }
 
+/** The answer to POST /v1/refunds (the SDK's RefundResponseEntity): a status, no id. */
+export interface RefundAnswer {
+  status?: string
+}
+
 export interface Refund {
   id?: string
   status?: string
@@ -227,15 +232,16 @@ export function refundFact(r: Refund): RefundFact {
 }
 
 /**
- * A refund Till asked for, read from its transaction (the API has no refund lookup). Creem refunds
- * the whole remaining amount, so ours is done once the transaction is `refunded`. Without a refund
- * id of ours, Creem's answer never reached us: asking again is safe, since a second request can
- * only refund what is left. A failure is learnt only from refund.created.
+ * A refund Till asked for, read from its transaction: the API has no refund lookup, and its answer
+ * to POST /v1/refunds has no id (the SDK's RefundResponseEntity is `{status}`). Creem refunds the
+ * whole remaining amount, so ours is done once the transaction is `refunded`. Anything else is
+ * `pending`, never "not found": a refund Creem is still processing looks exactly like one it never
+ * received, and Creem has no idempotency key, so asking again could refund twice. The id and a
+ * failure are learnt from refund.created.
  */
-export function refundStateFromTransaction(t: Transaction, providerRefundRef: string | null): RefundState | 'not_found' {
-  if (t.status === 'refunded') return { status: 'succeeded', providerRefundRef: providerRefundRef ?? undefined }
-  if (providerRefundRef === null) return 'not_found'
-  return { status: 'pending', providerRefundRef }
+export function refundStateFromTransaction(t: Transaction, providerRefundRef: string | null): RefundState {
+  const ref = providerRefundRef ?? undefined
+  return t.status === 'refunded' ? { status: 'succeeded', providerRefundRef: ref } : { status: 'pending', providerRefundRef: ref }
 }
 
 export const messageOf = (body: ErrorBody | null) => (Array.isArray(body?.message) ? body.message.join('; ') : body?.message)

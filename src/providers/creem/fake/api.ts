@@ -10,7 +10,7 @@ import { apiRefund, refundable } from './actions.js'
 import { authenticate, CHECKOUT_FIELDS, CreemError, PRODUCT_FIELDS, queryId, readBody, validateCheckout, validateProduct } from './checks.js'
 import type { Notifier } from './notify.js'
 import { creemId, type Account, type FakeStore } from './store.js'
-import { checkoutView, productView, refundView, transactionView } from './views.js'
+import { checkoutView, productView, transactionView } from './views.js'
 
 interface Ctx {
   account: Account
@@ -101,7 +101,10 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     }
   }))
 
-  /** Full refunds only: the answer names everything that was left (§2.6). */
+  /**
+   * Full refunds only: everything that was left (§2.6). The answer is the SDK's RefundResponseEntity,
+   * `{status}` and nothing else: no refund id, so the caller learns the refund's id from refund.created.
+   */
   app.post(PATHS.refunds, handle('refund', [REFUND_TRANSACTION_FIELD], async ({ account, body }) => {
     const b = body()
     if (typeof b[REFUND_TRANSACTION_FIELD] !== 'string' || !b[REFUND_TRANSACTION_FIELD]) throw new CreemError(400, [`${REFUND_TRANSACTION_FIELD} must be a string`])
@@ -109,6 +112,6 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     if (!t) throw notFound('Transaction')
     if (t.status === 'chargedBack') throw new CreemError(400, ['Transaction is disputed and cannot be refunded'])
     if (refundable(store, t) <= 0) throw new CreemError(400, ['Transaction has no refundable amount left'])
-    return refundView(store, await apiRefund(store, notifier, t))
+    return { status: (await apiRefund(store, notifier, t)).status }
   }))
 }
