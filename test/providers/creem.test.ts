@@ -8,6 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { ProviderError, type PaymentFact } from '../../src/providers/types.js'
+import { webhookSignature } from '../../src/providers/creem/sign.js'
 import { setup } from '../helpers/creem.js'
 
 const posts = async (ctl: Awaited<ReturnType<typeof setup>>['ctl'], path: string) => (await ctl.requests()).filter((r) => r.method === 'POST' && r.path === path)
@@ -91,6 +92,29 @@ test('checkout.completed: signed over the raw body, acknowledged with 200, a pay
       paidAt: new Date('2026-05-20T04:00:00.000Z'), data: { checkoutId: made.providerRef, orderId: checkout.order.id, transactionId: checkout.order.transaction },
     }],
   })
+})
+
+test('checkout.completed with the order as a bare id: the amount comes from the checkout Creem shows, or is reported unknown', async (t) => {
+  const s = await setup(t)
+  const { a, made } = await s.paid()
+  const event = JSON.parse(s.rx.received[0].body.toString())
+  const checkout = await s.ctl.checkout(made.providerRef!)
+  const bare = Buffer.from(JSON.stringify({ ...event, object: { ...event.object, order: checkout.order.id } }))
+  const signed = { 'creem-signature': webhookSignature(s.creds.webhookSecret, bare) }
+  const r = await s.provider.parseNotification(s.cfg, { body: bare, headers: signed })
+  assert.deepEqual(r.ack, { status: 200 })
+  const fact = r.facts[0] as PaymentFact
+  assert.deepEqual([fact.attemptId, fact.status, fact.providerRef, fact.amount, fact.currency, fact.data?.transactionId], [a.attemptId, 'succeeded', checkout.order.id, 1234, 'EUR', checkout.order.transaction])
+  assert.equal((await s.ctl.requests()).filter((q) => q.path === `/v1/checkouts?checkout_id=${made.providerRef}`).length, 1)
+
+  // Creem cannot say: the webhook is retried later rather than taken without its amount.
+  await s.ctl.error({ route: 'getCheckout', status: 503 })
+  assert.deepEqual((await s.provider.parseNotification(s.cfg, { body: bare, headers: signed })).ack.status, 503)
+  // A checkout Creem does not know: the payment is reported with its amount unknown, for the core to refuse.
+  const stranger = Buffer.from(JSON.stringify({ ...event, object: { ...event.object, id: 'ch_unknown', order: checkout.order.id } }))
+  const unknown = await s.provider.parseNotification(s.cfg, { body: stranger, headers: { 'creem-signature': webhookSignature(s.creds.webhookSecret, stranger) } })
+  const f = unknown.facts[0] as PaymentFact
+  assert.deepEqual([unknown.ack.status, f.kind, f.status, f.amount, f.currency], [200, 'payment', 'succeeded', undefined, undefined])
 })
 
 test('a tampered body, a missing header, another secret or no secret at all: 401 and no fact', async (t) => {

@@ -5,7 +5,7 @@
  * success redirect, which is how every answer finds its attempt.
  */
 import type { Dispatcher } from 'undici'
-import type { NotificationResult, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
+import type { NotificationResult, PaymentFact, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { CREEM_CAPABILITIES, EVENT, PATHS, REFUND_TRANSACTION_FIELD, SIGNATURE_HEADER } from './constants.js'
 import { credentialsOf, CreemClient } from './http.js'
@@ -66,6 +66,23 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
     return id
   }
 
+  /**
+   * A paid checkout's fact with the amount and currency of the order Creem's API shows for it. A
+   * checkout Creem does not know (or made for another attempt) leaves them unknown, which the core
+   * refuses to take as paid; Creem not answering throws, so the webhook is retried.
+   */
+  async function withAmountFromCreem(cfg: ProviderConfig, fact: PaymentFact): Promise<PaymentFact> {
+    const checkoutId = typeof fact.data?.checkoutId === 'string' ? fact.data.checkoutId : null
+    let shown: Checkout | null = null
+    try {
+      if (checkoutId) shown = await checkoutOf(cfg, { attemptId: fact.attemptId, providerRef: checkoutId, data: { checkoutId } })
+    } catch (e) {
+      if (!(e instanceof ProviderError && e.code === 'request_id_mismatch')) throw e
+    }
+    const order = shown ? paymentFact(shown) : null
+    return { ...fact, amount: order?.amount, currency: order?.currency, paidAt: fact.paidAt ?? order?.paidAt, data: { ...fact.data, ...order?.data } }
+  }
+
   return {
     id: 'creem',
     capabilities: CREEM_CAPABILITIES,
@@ -113,7 +130,14 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
         case EVENT.checkoutCompleted: {
           const fact = paymentFact(event.object as Checkout)
           if (!fact.attemptId) return ignore('checkout without a request_id (not made by Till)')
-          return fact.status === 'succeeded' ? accept([fact]) : ignore(`checkout ${idOf(event.object as Checkout)} not paid`)
+          if (fact.status !== 'succeeded') return ignore(`checkout ${idOf(event.object as Checkout)} not paid`)
+          if (fact.amount !== undefined && fact.currency !== undefined) return accept([fact])
+          // The order as a bare id (or without its amount): never skip the amount check, ask Creem.
+          try {
+            return accept([await withAmountFromCreem(cfg, fact)])
+          } catch (e) {
+            return refuse(503, `order amount not known yet: ${(e as Error).message}`)
+          }
         }
         case EVENT.refundCreated: {
           const fact = refundFact(event.object as Refund)
