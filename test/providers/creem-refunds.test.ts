@@ -94,7 +94,7 @@ test('a product with exclusive tax: Creem adds it, the fact still carries the pr
     body: JSON.stringify({ name: 'Monthly', price: 1000, currency: 'EUR', billing_type: 'onetime', tax_mode: 'exclusive' }),
   })
   const product = (await res.json()) as { id: string }
-  await s.products.remember('pc_test', 1000, 'EUR', product.id)
+  await s.products.remember('pc_test', 100, 'EUR', product.id)
   const a = s.attempt({ amount: 1000 })
   const made = await s.provider.createAttempt(s.cfg, a)
   await s.ctl.complete(made.providerRef!, { taxRate: 0.21 })

@@ -1,6 +1,6 @@
 /**
  * The Creem adapter: plumbing only. Wire shapes and status maps are in wire.ts, signatures in
- * sign.ts, the HTTP client in http.ts, the product-per-amount memory in products.ts. Our attempt id
+ * sign.ts, the HTTP client in http.ts, the product-per-currency memory in products.ts. Our attempt id
  * is the checkout's request_id; Creem echoes it in checkout.completed, refund.created and the
  * success redirect, which is how every answer finds its attempt.
  */
@@ -12,12 +12,12 @@ import { credentialsOf, CreemClient } from './http.js'
 import { productResolver, type ProductStore } from './products.js'
 import { verifyReturnSignature, verifyWebhook } from './sign.js'
 import {
-  checkoutRequest, idOf, objectOf, paymentFact, paymentState, productRequest, refundFact, refundState, refundStateFromTransaction,
+  checkAmount, checkoutRequest, idOf, objectOf, paymentFact, paymentState, productRequest, refundFact, refundState, refundStateFromTransaction,
   type Checkout, type Dispute, type Product, type Refund, type RefundAnswer, type Transaction, type WebhookEvent,
 } from './wire.js'
 
 export interface CreemProviderOptions {
-  /** Where the product made for each amount is remembered (the provider_products table in Till). */
+  /** Where the product made for each currency is remembered (the provider_products table in Till). */
   products: ProductStore
   timeoutMs?: number
   dispatcher?: Dispatcher
@@ -33,8 +33,8 @@ const checkoutIdOf = (ref: PaymentRef) =>
 
 export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider & { client: CreemClient } {
   const client = new CreemClient({ timeoutMs: opts.timeoutMs ?? 10_000, dispatcher: opts.dispatcher })
-  const products = productResolver(opts.products, async (cfg, amount, currency) => {
-    const p = await client.call<Product>(cfg, 'POST', PATHS.products, productRequest(amount, currency))
+  const products = productResolver(opts.products, async (cfg, currency) => {
+    const p = await client.call<Product>(cfg, 'POST', PATHS.products, productRequest(currency))
     if (!p.id) throw new ProviderError('unknown', 'malformed_response', 'Creem created a product without an id')
     return p.id
   })
@@ -90,8 +90,9 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
 
     async createAttempt(cfg, a) {
       if (a.channel !== null && a.channel !== 'redirect') throw new ProviderError('rejected', 'unsupported_channel', `Creem has no channel ${a.channel}`, false)
+      checkAmount(a.amount, a.currency)
       const place = async () => {
-        const productId = await products.get(cfg, a.amount, a.currency)
+        const productId = await products.get(cfg, a.currency)
         return { productId, checkout: await client.call<Checkout>(cfg, 'POST', PATHS.checkouts, checkoutRequest(a, productId)) }
       }
       let placed: Awaited<ReturnType<typeof place>>
@@ -100,9 +101,9 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
       } catch (e) {
         // The remembered product is gone at Creem (deleted, or the key now points at another account): make a new one, once.
         if (!(e instanceof ProviderError && e.code === 'not_found')) throw e
-        const stale = await opts.products.find(cfg.id, a.amount, a.currency)
+        const stale = await products.find(cfg, a.currency)
         if (!stale) throw e
-        await products.forget(cfg, a.amount, a.currency, stale)
+        await products.forget(cfg, a.currency, stale)
         placed = await place()
       }
       const { checkout, productId } = placed

@@ -54,8 +54,9 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     return productView(p)
   }))
 
-  app.get(PATHS.products, handle('getProduct', [], ({ account, req }) => {
-    const p = store.owned(store.products, queryId(req.query, 'product_id'), account.apiKey)
+  // The SDK's products.get: GET /v1/products/{id}.
+  app.get<{ Params: { id: string } }>(`${PATHS.products}/:id`, handle('getProduct', [], ({ account, req }) => {
+    const p = store.owned(store.products, (req.params as { id: string }).id, account.apiKey)
     if (!p) throw notFound('Product')
     return productView(p)
   }))
@@ -66,8 +67,9 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     if (problems.length) throw new CreemError(400, problems)
     const product = store.owned(store.products, b.product_id, account.apiKey)
     if (!product) throw notFound('Product')
+    if (b.custom_price !== undefined && product.billingType !== 'onetime') throw new CreemError(400, ['custom_price is only supported for one-time payment products'])
     const c = {
-      id: creemId('ch'), apiKey: account.apiKey, productId: product.id, requestId: b.request_id ?? null, units: b.units ?? 1,
+      id: creemId('ch'), apiKey: account.apiKey, productId: product.id, requestId: b.request_id ?? null, units: b.units ?? 1, customPrice: b.custom_price ?? null,
       successUrl: b.success_url ?? null, metadata: b.metadata ?? null, customerEmail: b.customer?.email ?? null, status: 'pending' as const,
       orderId: null, customerId: null, failedTries: 0, createdAtMs: store.nowMs(),
     }

@@ -4,7 +4,7 @@
  * 400 answer's `message` array. Unknown ids are 404.
  */
 import { randomUUID } from 'node:crypto'
-import { API_KEY_HEADER, CURRENCIES, MIN_PRICE } from '../constants.js'
+import { API_KEY_HEADER, CURRENCIES, MAX_CUSTOM_PRICE, MIN_PRICE } from '../constants.js'
 import type { Account, FakeStore } from './store.js'
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }
@@ -63,13 +63,16 @@ export function validateProduct(b: Record<string, any>): string[] {
   return m
 }
 
-export const CHECKOUT_FIELDS = ['request_id', 'product_id', 'units', 'discount_code', 'customer', 'custom_field', 'custom_fields', 'success_url', 'metadata'] as const
+export const CHECKOUT_FIELDS = ['request_id', 'product_id', 'units', 'custom_price', 'discount_code', 'affiliate_code', 'customer', 'custom_field', 'custom_fields', 'success_url', 'metadata'] as const
 
 export function validateCheckout(b: Record<string, any>): string[] {
   const m: string[] = []
   if (!isString(b.product_id, 200)) m.push('product_id must be a string')
   if (b.request_id !== undefined && !isString(b.request_id, 500)) m.push('request_id must be a string')
   if (b.units !== undefined && (!Number.isInteger(b.units) || b.units < 1)) m.push('units must not be less than 1')
+  if (b.custom_price !== undefined && (!Number.isInteger(b.custom_price) || b.custom_price < MIN_PRICE || b.custom_price > MAX_CUSTOM_PRICE)) {
+    m.push(`custom_price must be an integer from ${MIN_PRICE} to ${MAX_CUSTOM_PRICE}`)
+  }
   if (b.discount_code !== undefined && typeof b.discount_code !== 'string') m.push('discount_code must be a string')
   if (b.customer !== undefined) {
     const c = b.customer
