@@ -18,6 +18,16 @@ interface Ctx {
   body: () => Record<string, any>
 }
 
+/** What the caller sent, for tests that check it against Creem's request schemas: JSON, or the raw text. */
+function requestBody(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined
+  try {
+    return JSON.parse(raw.toString('utf8'))
+  } catch {
+    return raw.toString('utf8')
+  }
+}
+
 export function registerApi(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string) {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
@@ -25,9 +35,9 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
   const handle = (route: string, allowed: readonly string[], fn: (c: Ctx) => unknown | Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
     let status = 200
     let out: unknown
+    const raw = (req.body as Buffer | undefined) ?? Buffer.alloc(0)
     try {
       const account = authenticate(store, req.headers)
-      const raw = (req.body as Buffer | undefined) ?? Buffer.alloc(0)
       const body = () => readBody(store, raw, allowed)
       out = await withForcedError(store.knobs.errors, route, (e) => new CreemError(e.status, [e.message]), () => fn({ account, req, body }))
     } catch (e) {
@@ -35,7 +45,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
       status = e.status
       out = e.body(store.nowMs())
     }
-    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, status, body: out, atMs: store.clock().getTime() })
+    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, request: requestBody(raw), status, body: out, atMs: store.clock().getTime() })
     return reply.code(status).type('application/json').send(JSON.stringify(out))
   }
 

@@ -47,7 +47,12 @@ export function readBody(store: FakeStore, raw: Buffer, allowed: readonly string
 const isUrl = (v: unknown) => typeof v === 'string' && /^https?:\/\//.test(v) && URL.canParse(v)
 const isString = (v: unknown, max = 10_000) => typeof v === 'string' && v.length > 0 && v.length <= max
 
-export const PRODUCT_FIELDS = ['name', 'description', 'image_url', 'price', 'currency', 'billing_type', 'billing_period', 'tax_mode', 'tax_category', 'default_success_url', 'custom_field', 'custom_fields', 'abandoned_cart_recovery_enabled'] as const
+/** The fields of the SDK's CreateProductRequestEntity (creem 1.13.0): anything else is refused as Creem does. */
+export const PRODUCT_FIELDS = [
+  'name', 'description', 'image_url', 'image_urls', 'price', 'currency', 'billing_type', 'billing_period', 'recurring_interval', 'recurring_interval_count',
+  'tax_mode', 'business_net_pricing', 'tax_category', 'pay_what_you_want', 'suggested_price', 'trial_period_days', 'trial_price', 'default_success_url',
+  'custom_fields', 'custom_field', 'abandoned_cart_recovery_enabled', 'usage_prices', 'features',
+] as const
 const BILLING_PERIODS = ['every-month', 'every-three-months', 'every-six-months', 'every-year']
 
 export function validateProduct(b: Record<string, any>): string[] {
@@ -63,6 +68,7 @@ export function validateProduct(b: Record<string, any>): string[] {
   return m
 }
 
+/** The fields of the SDK's CreateCheckoutRequest (creem 1.13.0). */
 export const CHECKOUT_FIELDS = ['request_id', 'product_id', 'units', 'custom_price', 'discount_code', 'affiliate_code', 'customer', 'custom_field', 'custom_fields', 'success_url', 'metadata'] as const
 
 export function validateCheckout(b: Record<string, any>): string[] {

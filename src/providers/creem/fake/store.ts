@@ -158,7 +158,7 @@ export class FakeStore {
   readonly events = new Map<string, StoredEvent>()
   readonly deliveries: Delivery[] = []
   /** Every /v1 call and its answer, for tests to see what the adapter asked. */
-  readonly requests: Array<{ method: string; path: string; status: number; body: unknown; atMs: number }> = []
+  readonly requests: Array<{ method: string; path: string; request?: unknown; status: number; body: unknown; atMs: number }> = []
   readonly knobs = {
     clockSkewSec: 0,
     /** 403 as the error page documents, or 401 as the OpenAPI file does (§2.1). */
