@@ -28,6 +28,16 @@ const canonical = (v: unknown): string =>
     : v && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`
       : JSON.stringify(v)
 
+/** What the caller sent, for tests that check it against the official SDK's request types: JSON, or the raw text. */
+function requestBody(raw: unknown): unknown {
+  if (!Buffer.isBuffer(raw) || raw.length === 0) return undefined
+  try {
+    return JSON.parse(raw.toString('utf8'))
+  } catch {
+    return raw.toString('utf8')
+  }
+}
+
 export function registerApi(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string) {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
@@ -37,7 +47,10 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     const ts = String(Math.floor(store.nowMs() / 1000))
     const nonce = randomAlnum(32)
     const who = signer(store, { serial: req.headers['wechatpay-serial'] as string | undefined })
-    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, status: reply.statusCode, atMs: store.clock().getTime() })
+    store.requests.push({
+      method: req.method, path: req.raw.url ?? req.url, request: requestBody(req.body), wechatpaySerial: req.headers['wechatpay-serial'] as string | undefined,
+      status: reply.statusCode, atMs: store.clock().getTime(),
+    })
     reply.headers({
       'Wechatpay-Timestamp': ts,
       'Wechatpay-Nonce': nonce,
