@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { withForcedError } from '../../fake-kit/forced-errors.js'
+import { loggedBody } from '../../fake-kit/request-log.js'
 import { PATHS, REFUND_TRANSACTION_FIELD } from '../constants.js'
 import { apiRefund, refundable } from './actions.js'
 import { authenticate, CHECKOUT_FIELDS, CreemError, PRODUCT_FIELDS, queryId, readBody, validateCheckout, validateProduct } from './checks.js'
@@ -16,16 +17,6 @@ interface Ctx {
   account: Account
   req: FastifyRequest
   body: () => Record<string, any>
-}
-
-/** What the caller sent, for tests that check it against Creem's request schemas: JSON, or the raw text. */
-function requestBody(raw: Buffer): unknown {
-  if (raw.length === 0) return undefined
-  try {
-    return JSON.parse(raw.toString('utf8'))
-  } catch {
-    return raw.toString('utf8')
-  }
 }
 
 export function registerApi(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string) {
@@ -45,7 +36,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
       status = e.status
       out = e.body(store.nowMs())
     }
-    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, request: requestBody(raw), status, body: out, atMs: store.clock().getTime() })
+    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, request: loggedBody(raw), status, body: out, atMs: store.clock().getTime() })
     return reply.code(status).type('application/json').send(JSON.stringify(out))
   }
 

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { withForcedError } from '../../fake-kit/forced-errors.js'
+import { loggedBody } from '../../fake-kit/request-log.js'
 import { SIGN_SCHEME } from '../constants.js'
 import { payOrder, settleRefund } from './actions.js'
 import { authenticate, CLOSE_FIELDS, ORDER_FIELDS, readBody, REFUND_FIELDS, validateOrder, validateRefund, WxError } from './checks.js'
@@ -28,16 +29,6 @@ const canonical = (v: unknown): string =>
     : v && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`
       : JSON.stringify(v)
 
-/** What the caller sent, for tests that check it against the official SDK's request types: JSON, or the raw text. */
-function requestBody(raw: unknown): unknown {
-  if (!Buffer.isBuffer(raw) || raw.length === 0) return undefined
-  try {
-    return JSON.parse(raw.toString('utf8'))
-  } catch {
-    return raw.toString('utf8')
-  }
-}
-
 export function registerApi(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string) {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
@@ -48,7 +39,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     const nonce = randomAlnum(32)
     const who = signer(store, { serial: req.headers['wechatpay-serial'] as string | undefined })
     store.requests.push({
-      method: req.method, path: req.raw.url ?? req.url, request: requestBody(req.body), wechatpaySerial: req.headers['wechatpay-serial'] as string | undefined,
+      method: req.method, path: req.raw.url ?? req.url, request: loggedBody(req.body), wechatpaySerial: req.headers['wechatpay-serial'] as string | undefined,
       status: reply.statusCode, atMs: store.clock().getTime(),
     })
     reply.headers({
