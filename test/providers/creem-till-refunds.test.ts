@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { reconcileRefunds } from '../../src/jobs/reconcile.js'
+import { ProviderError } from '../../src/providers/types.js'
 import { creemTill } from '../helpers/creem-till.js'
 import { recordRow, refundRows } from '../helpers/store-queries.js'
 
@@ -138,6 +139,22 @@ test('Creem answers a refund without its id: reconciliation sends nothing again,
   assert.match(row.provider_ref, /^ref_/)
   assert.equal((await c.read(id)).status, 'refunded')
   assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 1)
+})
+
+test('reconciliation never sends again a refund the provider has answered, even when a lookup reports it not found', async (t) => {
+  const c = await creemTill(t)
+  const { recordId } = await c.paid()
+  await c.ctl.refundOutcome({ status: 'succeeded', delayMs: 120_000 })
+  const res = await c.refund(recordId)
+  assert.equal(res.body.refund.status, 'pending')
+  // A provider whose lookup cannot see a refund it is still processing.
+  t.mock.method(c.ta.deps.providers.get('creem')!, 'queryRefund', async () => {
+    throw new ProviderError('unknown', 'not_found', 'no such refund')
+  })
+  c.ta.clock.advance(30_000)
+  assert.equal(await reconcileRefunds(c.ta.deps), 1)
+  assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 1)
+  assert.deepEqual((await refundRows(c.ta, recordId)).map((r) => r.status), ['pending'])
 })
 
 test('a refund whose call Creem may not have received is never sent again; a dashboard refund of it settles it', async (t) => {
