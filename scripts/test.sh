@@ -27,6 +27,9 @@ FILES=$(find src test clients/js/test -name '*.test.ts' | sort)
 echo "== tests on the embedded PostgreSQL"
 npx tsx --test --test-concurrency=2 --test-timeout=120000 $FILES
 
+echo "== the WeChat Pay fake and adapter against the official Go SDK (scripts/sdk-checks.sh)"
+bash scripts/sdk-checks.sh
+
 # Before the PostgreSQL 15 run, so the output still ends with the test runner's summary.
 if [ "${CI:-}" = "true" ] || [ "${TEST_FUZZ:-}" = "1" ]; then
   echo "== fuzzing the API from its OpenAPI document (scripts/fuzz.sh)"

@@ -107,8 +107,10 @@ export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> 
       try {
         state = await provider.queryRefund(cfg, { refundId: r.id, providerRefundRef: r.providerRef, amount: r.amount, createdAt: r.createdAt, payment })
       } catch (e) {
-        // The provider never saw it (a crash before the call): ask again with the same refund id.
-        if (!(e instanceof ProviderError && e.code === 'not_found') || r.initiatedBy !== 'merchant') throw e
+        // The provider never saw it (a crash before the call): ask again with the same refund id. Never
+        // a refund the provider has answered: that one exists there, whatever a lookup says.
+        const answered = r.providerPending || r.providerRef !== null
+        if (!(e instanceof ProviderError && e.code === 'not_found') || r.initiatedBy !== 'merchant' || answered) throw e
         state = await provider.refund(cfg, {
           refundId: r.id, amount: r.amount, totalAmount: record.amount, currency: record.currency as Currency, reason: r.reason,
           payment, notifyUrl: deps.config.baseUrl + notifyPath(record.provider, record.providerConfigId),

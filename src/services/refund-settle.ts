@@ -110,10 +110,13 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   // Ours by the provider's id; or ours whose answer (with that id) has not been stored yet: a provider
   // that does not know our refund id (Creem) can notify before its answer to our call is saved.
   const known = (await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef))
-    ?? (fact.matchUnanswered ? await records.findUnanswered(tx, locked.id, fact.amount) : null)
+    ?? (fact.matchUnanswered ? await records.findUnanswered(tx, locked.id, fact.amount, fact.status) : null)
   if (known) {
     if (fact.amount !== known.amount) return discrepancy('refund_amount', { refundId: known.id, amount: known.amount }, locked.merchantId)
-    await settleLocked(tx, deps, locked, (await records.getRefund(tx, known.id, true))!, factState(fact))
+    let refund = (await records.getRefund(tx, known.id, true))!
+    // Settled by an answer without the provider's id: this report is that refund; keep its id.
+    if (refund.status !== 'pending' && refund.providerRef === null) refund = await records.updateRefund(tx, refund.id, { providerRef: fact.providerRefundRef })
+    await settleLocked(tx, deps, locked, refund, factState(fact))
     return
   }
   // Started outside Till (the provider's dashboard): never more than what is left of the payment.

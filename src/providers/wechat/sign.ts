@@ -127,9 +127,9 @@ export function encryptResource(apiV3Key: string, nonce: string, associatedData:
 }
 
 /** A platform certificate's uppercase hex serial and public key. */
-export function readCertificate(pem: string): { serial: string; key: KeyObject; validTo: Date } {
+export function readCertificate(pem: string): { serial: string; key: KeyObject; validFrom: Date; validTo: Date } {
   const cert = new X509Certificate(pem)
-  return { serial: cert.serialNumber.toUpperCase(), key: cert.publicKey, validTo: new Date(cert.validTo) }
+  return { serial: cert.serialNumber.toUpperCase(), key: cert.publicKey, validFrom: new Date(cert.validFrom), validTo: new Date(cert.validTo) }
 }
 
 export interface JsapiParams {
