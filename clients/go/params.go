@@ -1,0 +1,180 @@
+package till
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+)
+
+// Params is embedded in the parameters of every POST, and is what the POSTs without other
+// parameters take.
+type Params struct {
+	// IdempotencyKey is sent as the Idempotency-Key header instead of a generated one, and reused on
+	// every retry. Derive it from your own data (e.g. "refund-" + orderID) to make a call safe across
+	// your own restarts too; Till keeps keys 24 hours.
+	IdempotencyKey string `json:"-"`
+}
+
+func keyOf(p *Params) string {
+	if p == nil {
+		return ""
+	}
+	return p.IdempotencyKey
+}
+
+// CheckoutParams is the body of CreateCheckout.
+type CheckoutParams struct {
+	Params
+	// Amount in the currency's minor unit: 9900 CNY is ¥99.00, 1500 JPY is ¥1,500.
+	Amount   int64    `json:"amount"`
+	Currency Currency `json:"currency"`
+	// Description, at most 200 characters, shown on the checkout page.
+	Description string `json:"description,omitempty"`
+	// Metadata comes back on every webhook of the session: at most 50 keys.
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// SuccessURL is where the customer returns after paying, with session_id, record_id and
+	// paid_confirmed in the query. Without it, the customer ends on Till's receipt page.
+	SuccessURL string `json:"successUrl,omitempty"`
+	// ExpiresInSeconds is 60 to 86400 (default 3600).
+	ExpiresInSeconds int `json:"expiresInSeconds,omitempty"`
+	// ProviderHints maps a provider id to one of your configuration labels, in live mode.
+	ProviderHints map[string]string `json:"providerHints,omitempty"`
+	// Extra fields are merged into the JSON body, for fields this version does not know yet. A key
+	// that is also a field above is refused rather than sent twice.
+	Extra map[string]any `json:"-"`
+}
+
+// MarshalJSON merges Extra into the body.
+func (p CheckoutParams) MarshalJSON() ([]byte, error) {
+	type plain CheckoutParams // without this method
+	known, err := json.Marshal(plain(p))
+	if err != nil || len(p.Extra) == 0 {
+		return known, err
+	}
+	var merged map[string]any
+	if err := json.Unmarshal(known, &merged); err != nil {
+		return nil, err
+	}
+	for k, v := range p.Extra {
+		if _, taken := merged[k]; taken || isCheckoutField(k) {
+			return nil, fmt.Errorf("till: CheckoutParams.Extra[%q] is a field of CheckoutParams: set the field instead", k)
+		}
+		merged[k] = v
+	}
+	return json.Marshal(merged)
+}
+
+func isCheckoutField(name string) bool {
+	switch name {
+	case "amount", "currency", "description", "metadata", "successUrl", "expiresInSeconds", "providerHints":
+		return true
+	}
+	return false
+}
+
+// RefundParams is the body of Refund.
+type RefundParams struct {
+	Params
+	// RecordID is the payment record's id (rec_…), from Session.Record.ID.
+	RecordID string `json:"recordId"`
+	// Amount to refund in minor units; nil refunds everything still refundable. Int64(1000) makes one.
+	Amount *int64 `json:"amount,omitempty"`
+	// Reason, at most 80 characters.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Int64 returns a pointer to v, for RefundParams.Amount.
+func Int64(v int64) *int64 { return &v }
+
+// PayParams is the body of TestHelpers.Sessions.Pay.
+type PayParams struct {
+	Params
+	// RefundBehavior chooses how this payment's refunds behave (default: they succeed at once).
+	RefundBehavior RefundBehavior `json:"refundBehavior,omitempty"`
+}
+
+// WebhookEndpointParams is the body of WebhookEndpoints.Create.
+type WebhookEndpointParams struct {
+	Params
+	// URL is an absolute http(s) URL; https in live mode.
+	URL string `json:"url"`
+	// Events are the event types to send; nil sends every type.
+	Events []EventType `json:"events,omitempty"`
+	// Enabled defaults to true; Bool(false) creates it disabled.
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// WebhookEndpointUpdateParams is the body of WebhookEndpoints.Update: unset fields stay as they are.
+type WebhookEndpointUpdateParams struct {
+	URL     string      `json:"url,omitempty"`
+	Events  []EventType `json:"events,omitempty"`
+	Enabled *bool       `json:"enabled,omitempty"`
+	// AllEvents sends every event type to the endpoint again (events: null); Events must then be nil.
+	AllEvents bool `json:"-"`
+}
+
+// MarshalJSON sends "events": null for AllEvents.
+func (p WebhookEndpointUpdateParams) MarshalJSON() ([]byte, error) {
+	type plain WebhookEndpointUpdateParams
+	if !p.AllEvents {
+		return json.Marshal(plain(p))
+	}
+	if p.Events != nil {
+		return nil, fmt.Errorf("till: WebhookEndpointUpdateParams: set Events or AllEvents, not both")
+	}
+	return json.Marshal(struct {
+		plain
+		Events []EventType `json:"events"`
+	}{plain: plain(p)})
+}
+
+// Bool returns a pointer to v, for the Enabled fields.
+func Bool(v bool) *bool { return &v }
+
+// RedeliverParams is the body of Events.Redeliver.
+type RedeliverParams struct {
+	Params
+	// EndpointID sends the event to this endpoint only; empty: every enabled endpoint that takes it.
+	EndpointID string `json:"endpointId,omitempty"`
+}
+
+// ListParams pages through a list, newest first.
+type ListParams struct {
+	// Limit is the page size, 1 to 100 (default 10); the iterator fetches pages until the end.
+	Limit int
+	// StartingAfter starts after this id (the last one you have seen).
+	StartingAfter string
+}
+
+func (p *ListParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	if p.StartingAfter != "" {
+		q.Set("starting_after", p.StartingAfter)
+	}
+	return q
+}
+
+// EventListParams filters Events.List.
+type EventListParams struct {
+	ListParams
+	// Type lists only events of this type.
+	Type EventType
+}
+
+func (p *EventListParams) query() url.Values {
+	if p == nil {
+		return url.Values{}
+	}
+	q := p.ListParams.query()
+	if p.Type != "" {
+		q.Set("type", string(p.Type))
+	}
+	return q
+}
