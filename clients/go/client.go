@@ -32,7 +32,7 @@ type Client struct {
 	retryMax      time.Duration
 	maxRetryAfter time.Duration
 	err           error
-	sleepHook     func(time.Duration) // tests record the waits here
+	sleepHook     func(time.Duration) // tests record the waits here instead of waiting
 }
 
 // Option configures a Client.

@@ -152,6 +152,7 @@ func (cl *Client) backoff(attempt int) time.Duration {
 func (cl *Client) sleep(ctx context.Context, d time.Duration) error {
 	if cl.sleepHook != nil {
 		cl.sleepHook(d)
+		return ctx.Err()
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
