@@ -155,7 +155,9 @@ func TestClientErrorsAreNotRetriedAndCarryTheAnswer(t *testing.T) {
 	if err.Error() != "till: 400 amount exceeds refundable (code amount_exceeds_refundable) [request req_1]" {
 		t.Errorf("Error() = %q", err.Error())
 	}
-	fs = newFaultServer(t, func(seen, int) answer { return answer{status: 400, body: `{"error":"amount: must be ≥ 1","code":"invalid_field","param":"amount"}`} })
+	fs = newFaultServer(t, func(seen, int) answer {
+		return answer{status: 400, body: `{"error":"amount: must be ≥ 1","code":"invalid_field","param":"amount"}`}
+	})
 	c, _ = fast(fs.URL)
 	_, err = c.CreateCheckout(context.Background(), &CheckoutParams{Currency: CNY})
 	if !errors.As(err, &e) || e.Param != "amount" || e.Code != "invalid_field" {

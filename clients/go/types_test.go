@@ -48,15 +48,23 @@ var operations = []operation{
 	{method: "POST", path: "/api/v1/test_helpers/sessions/{id}/fail", result: Session{},
 		invoke: func(ctx context.Context, c *Client) error { return ignore(c.TestHelpers.Sessions.Fail(ctx, "ID", nil)) }},
 	{method: "POST", path: "/api/v1/test_helpers/sessions/{id}/cancel", result: Session{},
-		invoke: func(ctx context.Context, c *Client) error { return ignore(c.TestHelpers.Sessions.Cancel(ctx, "ID", nil)) }},
+		invoke: func(ctx context.Context, c *Client) error {
+			return ignore(c.TestHelpers.Sessions.Cancel(ctx, "ID", nil))
+		}},
 	{method: "POST", path: "/api/v1/test_helpers/sessions/{id}/expire", result: Session{},
-		invoke: func(ctx context.Context, c *Client) error { return ignore(c.TestHelpers.Sessions.Expire(ctx, "ID", nil)) }},
+		invoke: func(ctx context.Context, c *Client) error {
+			return ignore(c.TestHelpers.Sessions.Expire(ctx, "ID", nil))
+		}},
 	{method: "POST", path: "/api/v1/test_helpers/refunds/{id}/succeed", result: PaymentRecord{},
-		invoke: func(ctx context.Context, c *Client) error { return ignore(c.TestHelpers.Refunds.Succeed(ctx, "ID", nil)) }},
+		invoke: func(ctx context.Context, c *Client) error {
+			return ignore(c.TestHelpers.Refunds.Succeed(ctx, "ID", nil))
+		}},
 	{method: "POST", path: "/api/v1/test_helpers/refunds/{id}/fail", result: PaymentRecord{},
 		invoke: func(ctx context.Context, c *Client) error { return ignore(c.TestHelpers.Refunds.Fail(ctx, "ID", nil)) }},
 	{method: "POST", path: "/api/v1/webhook_endpoints", body: WebhookEndpointParams{}, result: WebhookEndpoint{},
-		invoke: func(ctx context.Context, c *Client) error { return ignore(c.WebhookEndpoints.Create(ctx, &WebhookEndpointParams{})) }},
+		invoke: func(ctx context.Context, c *Client) error {
+			return ignore(c.WebhookEndpoints.Create(ctx, &WebhookEndpointParams{}))
+		}},
 	{method: "GET", path: "/api/v1/webhook_endpoints", result: page[WebhookEndpoint]{}, extra: []string{"hasMore", "secret"},
 		invoke: func(ctx context.Context, c *Client) error { return drain(c.WebhookEndpoints.List(ctx)) }},
 	{method: "GET", path: "/api/v1/webhook_endpoints/{id}", result: WebhookEndpoint{}, extra: []string{"secret"},
@@ -66,9 +74,11 @@ var operations = []operation{
 	{method: "DELETE", path: "/api/v1/webhook_endpoints/{id}", result: DeletedWebhookEndpoint{},
 		invoke: func(ctx context.Context, c *Client) error { return ignore(c.WebhookEndpoints.Delete(ctx, "ID")) }},
 	{method: "POST", path: "/api/v1/webhook_endpoints/{id}/rotate_secret", result: WebhookEndpoint{},
-		invoke: func(ctx context.Context, c *Client) error { return ignore(c.WebhookEndpoints.RotateSecret(ctx, "ID", nil)) }},
+		invoke: func(ctx context.Context, c *Client) error {
+			return ignore(c.WebhookEndpoints.RotateSecret(ctx, "ID", nil))
+		}},
 	{method: "GET", path: "/api/v1/events", result: page[Event]{},
-		query: (&EventListParams{ListParams: ListParams{Limit: 1, StartingAfter: "x"}, Type: EventPaymentFailed}).query(),
+		query:  (&EventListParams{ListParams: ListParams{Limit: 1, StartingAfter: "x"}, Type: EventPaymentFailed}).query(),
 		invoke: func(ctx context.Context, c *Client) error { return drain(c.Events.List(ctx, nil)) }},
 	{method: "GET", path: "/api/v1/events/{id}", result: EventWithDeliveries{},
 		invoke: func(ctx context.Context, c *Client) error { return ignore(c.Events.Get(ctx, "ID")) }},
