@@ -80,8 +80,9 @@ func VerifyWebhookSignature(rawBody []byte, signatureHeader, secret string) bool
 // ConstructEvent verifies the signature over rawBody (the request body exactly as received), parses
 // the event, and checks that its createdAt is within tolerance of now, either way: 0 means
 // DefaultTolerance (300 s), a negative tolerance turns the check off. It returns a *WebhookError
-// when the delivery must be refused. Retried deliveries keep the event's first createdAt: to accept
-// them after a long outage, raise the tolerance and dedupe on Event.ID.
+// when the delivery must be refused. Till signs every delivery attempt (retries and redeliveries
+// too) with the time of signing as createdAt, so a late retry still passes; a captured body
+// replayed later does not. Delivery is at least once: dedupe on Event.ID.
 func ConstructEvent(rawBody []byte, signatureHeader, secret string, tolerance time.Duration) (*Event, error) {
 	return constructEventAt(rawBody, signatureHeader, secret, tolerance, time.Now())
 }
