@@ -16,6 +16,12 @@ var ErrInvalidConfig = errors.New("till: invalid client configuration")
 
 // Client calls the Till API with one secret key. It is safe for concurrent use; make one and share it.
 type Client struct {
+	// Sessions lists payment sessions.
+	Sessions *SessionService
+	// Records reads payment records with their refunds.
+	Records *RecordService
+	// Refunds reads refunds.
+	Refunds *RefundService
 	// WebhookEndpoints manages where Till sends signed webhooks.
 	WebhookEndpoints *WebhookEndpointService
 	// Events lists and redelivers webhook events.
@@ -83,6 +89,9 @@ func NewClient(apiKey string, opts ...Option) *Client {
 	}
 	c.baseURL = strings.TrimRight(c.baseURL, "/")
 	c.err = c.check()
+	c.Sessions = &SessionService{c}
+	c.Records = &RecordService{c}
+	c.Refunds = &RefundService{c}
 	c.WebhookEndpoints = &WebhookEndpointService{c}
 	c.Events = &EventService{c}
 	c.TestHelpers = &TestHelpers{Sessions: &TestSessionService{c}, Refunds: &TestRefundService{c}}

@@ -321,14 +321,85 @@ func ExampleTestRefundService_Fail() {
 	// Output: paid failed
 }
 
+func ExampleSessionService_List() {
+	client := till.NewClient("sk_test_…", till.WithBaseURL(fakeTill()))
+	// The paid sessions of one order, newest first, page after page.
+	it := client.Sessions.List(context.Background(), &till.SessionListParams{
+		Status:   till.SessionPaid,
+		Metadata: map[string]string{"orderId": "A-1"},
+	})
+	for it.Next() {
+		s := it.Current()
+		fmt.Println(s.ID, s.Status, s.Record.RefundedAmount)
+	}
+	if err := it.Err(); err != nil {
+		log.Fatal(err)
+	}
+	// Output: sess_paid paid 0
+}
+
+func ExampleRecordService_Get() {
+	client := till.NewClient("sk_test_…", till.WithBaseURL(fakeTill()))
+	record, err := client.Records.Get(context.Background(), "rec_9")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(record.Status, record.RefundedAmount)
+	for _, r := range record.Refunds {
+		fmt.Println(r.ID, r.Amount, r.Status)
+	}
+	// Output:
+	// partially_refunded 1000
+	// ref_9 1000 succeeded
+}
+
+func ExampleRecordService_List() {
+	client := till.NewClient("sk_test_…", till.WithBaseURL(fakeTill()))
+	it := client.Records.List(context.Background(), &till.RecordListParams{SessionID: "sess_paid"})
+	for it.Next() {
+		fmt.Println(it.Current().ID, it.Current().Amount)
+	}
+	if err := it.Err(); err != nil {
+		log.Fatal(err)
+	}
+	// Output: rec_9 9900
+}
+
+func ExampleRefundService_Get() {
+	client := till.NewClient("sk_test_…", till.WithBaseURL(fakeTill()))
+	refund, err := client.Refunds.Get(context.Background(), "ref_9")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(refund.RecordID, refund.Amount, refund.Reason)
+	// Output: rec_9 1000 damaged
+}
+
+func ExampleRefundService_List() {
+	client := till.NewClient("sk_test_…", till.WithBaseURL(fakeTill()))
+	it := client.Refunds.List(context.Background(), &till.RefundListParams{
+		RecordID:     "rec_9",
+		CreatedRange: till.CreatedRange{CreatedGTE: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)},
+	})
+	for it.Next() {
+		fmt.Println(it.Current().ID, it.Current().Status)
+	}
+	if err := it.Err(); err != nil {
+		log.Fatal(err)
+	}
+	// Output: ref_9 succeeded
+}
+
 // fakeTill answers like Till, from canned bodies, on a loopback port shared by the examples.
 var fakeTill = sync.OnceValue(func() string {
 	const session = `"url":"https://pay.example.com/c/sess_new","amount":9900,"currency":"CNY","expiresAt":"2026-11-21T10:30:00.000Z","createdAt":"2026-11-21T09:30:00.000Z","mode":"test"`
-	const paid = `{"id":"sess_paid","status":"paid",` + session + `,"chosenProvider":"mock","record":{"id":"rec_1","provider":"mock","providerRef":"mock_1","amount":9900,"status":"paid","paidAt":"2026-11-21T09:31:00.000Z"}}`
+	const paid = `{"id":"sess_paid","status":"paid",` + session + `,"chosenProvider":"mock","record":{"id":"rec_1","provider":"mock","providerRef":"mock_1","amount":9900,"refundedAmount":0,"status":"paid","paidAt":"2026-11-21T09:31:00.000Z"}}`
 	const record = `"sessionId":"sess_paid","provider":"mock","providerRef":"mock_1","amount":9900,"currency":"CNY","mode":"test","paidAt":"2026-11-21T09:31:00.000Z","createdAt":"2026-11-21T09:31:00.000Z"`
 	const endpoint = `"id":"we_1","url":"https://shop.example/till/webhooks","mode":"test","previousSecretExpiresAt":null,"createdAt":"2026-11-21T09:30:00.000Z","updatedAt":"2026-11-21T09:30:00.000Z"`
 	const events = `"events":["payment.succeeded","refund.succeeded","refund.failed"],"enabled":true`
 	const event = `"type":"payment.succeeded","createdAt":"2026-11-21T09:31:00.000Z","mode":"test","data":{}`
+	const refund9 = `{"id":"ref_9","amount":1000,"status":"succeeded","providerRef":"mock_r9","reason":"damaged","createdAt":"2026-11-21T09:40:00.000Z","recordId":"rec_9"}`
+	const record9 = `{"id":"rec_9",` + record + `,"status":"partially_refunded","refundedAmount":1000,"refunds":[` + refund9 + `]}`
 	answers := map[string]string{
 		"POST /api/v1/checkout":                              `{"id":"sess_new","status":"pending",` + session + `}`,
 		"GET /api/v1/sessions/sess_paid":                     paid,
@@ -351,7 +422,12 @@ var fakeTill = sync.OnceValue(func() string {
 		"GET /api/v1/events?starting_after=evt_2&type=payment.succeeded": `{"data":[{"id":"evt_1",` + event + `}],"hasMore":false}`,
 		"GET /api/v1/events/evt_1": `{"id":"evt_1",` + event + `,"deliveries":[{"endpointId":"we_1","url":"https://shop.example/till/webhooks","status":"delivered",` +
 			`"nextAttemptAt":null,"deliveredAt":"2026-11-21T09:31:01.000Z","attempts":[{"attemptedAt":"2026-11-21T09:31:01.000Z","statusCode":200,"latencyMs":35,"responseBody":"","error":null}]}]}`,
-		"POST /api/v1/events/evt_1/redeliver": `{"id":"evt_1","scheduled":[{"endpointId":"we_1","url":"https://shop.example/till/webhooks","nextAttemptAt":"2026-11-21T10:00:00.000Z"}]}`,
+		"GET /api/v1/sessions?metadata%5BorderId%5D=A-1&status=paid":               `{"data":[` + paid + `],"hasMore":false}`,
+		"GET /api/v1/records/rec_9":                                                record9,
+		"GET /api/v1/records?session_id=sess_paid":                                 `{"data":[` + record9 + `],"hasMore":false}`,
+		"GET /api/v1/refunds/ref_9":                                                refund9,
+		"GET /api/v1/refunds?created_gte=2026-11-01T00%3A00%3A00Z&record_id=rec_9": `{"data":[` + refund9 + `],"hasMore":false}`,
+		"POST /api/v1/events/evt_1/redeliver":                                      `{"id":"evt_1","scheduled":[{"endpointId":"we_1","url":"https://shop.example/till/webhooks","nextAttemptAt":"2026-11-21T10:00:00.000Z"}]}`,
 	}
 	refunded := map[string]int64{}
 	var mu sync.Mutex

@@ -540,3 +540,85 @@ func TestIntegrationAWebhookIsReceivedAndVerified(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+func TestIntegrationListsAndReads(t *testing.T) {
+	client, ctx := requireTill(t)
+	run := fmt.Sprintf("run-%d", time.Now().UnixNano()) // this test's sessions only
+	var ids []string
+	for i := 0; i < 3; i++ {
+		s, err := client.CreateCheckout(ctx, &till.CheckoutParams{Amount: 2000, Currency: till.USD, Description: fmt.Sprintf("Order %d", i),
+			Metadata: map[string]string{"run": run, "order": fmt.Sprint(i)}})
+		ok(t, err)
+		ids = append(ids, s.ID)
+	}
+	start := time.Now()
+	paid, err := client.TestHelpers.Sessions.Pay(ctx, ids[1], nil)
+	ok(t, err)
+	recordID := paid.Record.ID
+
+	collect := func(it *till.Iter[till.Session]) (got []string) {
+		t.Helper()
+		for it.Next() {
+			got = append(got, it.Current().ID)
+		}
+		ok(t, it.Err())
+		return got
+	}
+	// Two pages of two: newest first.
+	all := collect(client.Sessions.List(ctx, &till.SessionListParams{ListParams: till.ListParams{Limit: 2}, Metadata: map[string]string{"run": run}}))
+	if strings.Join(all, ",") != strings.Join([]string{ids[2], ids[1], ids[0]}, ",") {
+		t.Fatalf("listed %v, created %v", all, ids)
+	}
+	it := client.Sessions.List(ctx, &till.SessionListParams{Status: till.SessionPaid, Metadata: map[string]string{"run": run, "order": "1"}})
+	if !it.Next() || it.Current().ID != ids[1] || it.Current().Description != "Order 1" || it.Current().Metadata["run"] != run ||
+		it.Current().Record == nil || it.Current().Record.ID != recordID || it.Next() {
+		t.Fatalf("the paid session: %+v %v", it.Current(), it.Err())
+	}
+	if got := collect(client.Sessions.List(ctx, &till.SessionListParams{CreatedRange: till.CreatedRange{CreatedGTE: start.Add(time.Second)},
+		Metadata: map[string]string{"run": run}})); len(got) != 0 {
+		t.Fatalf("created after the sessions: %v", got)
+	}
+
+	first, err := client.Refund(ctx, &till.RefundParams{RecordID: recordID, Amount: till.Int64(500), Reason: "damaged"})
+	ok(t, err)
+	second, err := client.Refund(ctx, &till.RefundParams{RecordID: recordID, Amount: till.Int64(300)})
+	ok(t, err)
+
+	record, err := client.Records.Get(ctx, recordID)
+	ok(t, err)
+	if record.SessionID != ids[1] || record.RefundedAmount != 800 || record.Status != till.RecordPartiallyRefunded || len(record.Refunds) != 2 ||
+		record.Refunds[0].ID != second.Refund.ID || record.Refunds[1].ID != first.Refund.ID || record.Refunds[1].Reason != "damaged" ||
+		record.Refunds[0].RecordID != recordID {
+		t.Fatalf("%+v", record)
+	}
+	if s, err := client.GetSession(ctx, ids[1]); err != nil || s.Record.RefundedAmount != 800 || s.Metadata["order"] != "1" {
+		t.Fatalf("the session's record: %+v %v", s, err)
+	}
+	records := client.Records.List(ctx, &till.RecordListParams{SessionID: ids[1]})
+	if !records.Next() || records.Current().ID != recordID || len(records.Current().Refunds) != 2 || records.Next() || records.Err() != nil {
+		t.Fatalf("records of the session: %+v %v", records.Current(), records.Err())
+	}
+	refund, err := client.Refunds.Get(ctx, first.Refund.ID)
+	ok(t, err)
+	if refund.Amount != 500 || refund.Reason != "damaged" || refund.RecordID != recordID || refund.Status != till.RefundSucceeded {
+		t.Fatalf("%+v", refund)
+	}
+	var refunds []int64
+	for it := client.Refunds.List(ctx, &till.RefundListParams{RecordID: recordID, ListParams: till.ListParams{Limit: 1}}); it.Next(); {
+		refunds = append(refunds, it.Current().Amount)
+	}
+	if fmt.Sprint(refunds) != "[300 500]" {
+		t.Fatalf("refunds of the record, newest first: %v", refunds)
+	}
+
+	if _, err := client.Records.Get(ctx, "rec_doesnotexist0000000000000"); !errors.Is(err, till.ErrNotFound) {
+		t.Fatalf("%v", err)
+	}
+	live := till.NewClient(server.LiveKey, till.WithBaseURL(server.BaseURL))
+	if _, err := live.Refunds.Get(ctx, first.Refund.ID); !errors.Is(err, till.ErrNotFound) {
+		t.Fatalf("a live key reading a test refund: %v", err)
+	}
+	if got := collect(live.Sessions.List(ctx, &till.SessionListParams{Metadata: map[string]string{"run": run}})); len(got) != 0 {
+		t.Fatalf("a live key lists test sessions: %v", got)
+	}
+}

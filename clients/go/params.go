@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // Params is embedded in the parameters of every POST, and is what the POSTs without other
@@ -175,6 +176,91 @@ func (p *EventListParams) query() url.Values {
 	q := p.ListParams.query()
 	if p.Type != "" {
 		q.Set("type", string(p.Type))
+	}
+	return q
+}
+
+// CreatedRange limits a list to objects created in [CreatedGTE, CreatedLT); a zero time leaves that
+// side open.
+type CreatedRange struct {
+	CreatedGTE time.Time // created at or after
+	CreatedLT  time.Time // created before
+}
+
+func (r CreatedRange) addTo(q url.Values) {
+	if !r.CreatedGTE.IsZero() {
+		q.Set("created_gte", r.CreatedGTE.UTC().Format(time.RFC3339Nano))
+	}
+	if !r.CreatedLT.IsZero() {
+		q.Set("created_lt", r.CreatedLT.UTC().Format(time.RFC3339Nano))
+	}
+}
+
+// SessionListParams filters Sessions.List.
+type SessionListParams struct {
+	ListParams
+	CreatedRange
+	// Status as the session reads: an open session past its expiresAt is expired.
+	Status SessionStatus
+	// Metadata lists the sessions whose metadata holds every one of these pairs.
+	Metadata map[string]string
+}
+
+func (p *SessionListParams) query() url.Values {
+	if p == nil {
+		return url.Values{}
+	}
+	q := p.ListParams.query()
+	p.CreatedRange.addTo(q)
+	if p.Status != "" {
+		q.Set("status", string(p.Status))
+	}
+	for k, v := range p.Metadata {
+		q.Set("metadata["+k+"]", v)
+	}
+	return q
+}
+
+// RecordListParams filters Records.List.
+type RecordListParams struct {
+	ListParams
+	CreatedRange
+	// SessionID lists the record of this session (at most one).
+	SessionID string
+	Status    RecordStatus
+}
+
+func (p *RecordListParams) query() url.Values {
+	if p == nil {
+		return url.Values{}
+	}
+	q := p.ListParams.query()
+	p.CreatedRange.addTo(q)
+	if p.SessionID != "" {
+		q.Set("session_id", p.SessionID)
+	}
+	if p.Status != "" {
+		q.Set("status", string(p.Status))
+	}
+	return q
+}
+
+// RefundListParams filters Refunds.List.
+type RefundListParams struct {
+	ListParams
+	CreatedRange
+	// RecordID lists the refunds of this record.
+	RecordID string
+}
+
+func (p *RefundListParams) query() url.Values {
+	if p == nil {
+		return url.Values{}
+	}
+	q := p.ListParams.query()
+	p.CreatedRange.addTo(q)
+	if p.RecordID != "" {
+		q.Set("record_id", p.RecordID)
 	}
 	return q
 }

@@ -118,3 +118,37 @@ func (s *TestRefundService) Succeed(ctx context.Context, id string, params *Para
 func (s *TestRefundService) Fail(ctx context.Context, id string, params *Params) (*PaymentRecord, error) {
 	return send[PaymentRecord](ctx, s.c, http.MethodPost, "/api/v1/test_helpers/refunds/%s/fail", []string{id}, nil, keyOf(params), nil)
 }
+
+// SessionService lists payment sessions (GET /api/v1/sessions); Client.GetSession reads one.
+type SessionService struct{ c *Client }
+
+// List walks the sessions of the key's mode, newest first; params may be nil.
+func (s *SessionService) List(ctx context.Context, params *SessionListParams) *Iter[Session] {
+	return list(ctx, s.c, "/api/v1/sessions", params.query(), func(x Session) string { return x.ID })
+}
+
+// RecordService reads payment records (/api/v1/records), each with all its refunds.
+type RecordService struct{ c *Client }
+
+// Get reads one record (rec_…) with its refunds.
+func (s *RecordService) Get(ctx context.Context, id string) (*PaymentRecord, error) {
+	return send[PaymentRecord](ctx, s.c, http.MethodGet, "/api/v1/records/%s", []string{id}, nil, "", nil)
+}
+
+// List walks the records of the key's mode, newest first; params may be nil.
+func (s *RecordService) List(ctx context.Context, params *RecordListParams) *Iter[PaymentRecord] {
+	return list(ctx, s.c, "/api/v1/records", params.query(), func(x PaymentRecord) string { return x.ID })
+}
+
+// RefundService reads refunds (/api/v1/refunds); Client.Refund makes one.
+type RefundService struct{ c *Client }
+
+// Get reads one refund (ref_…).
+func (s *RefundService) Get(ctx context.Context, id string) (*Refund, error) {
+	return send[Refund](ctx, s.c, http.MethodGet, "/api/v1/refunds/%s", []string{id}, nil, "", nil)
+}
+
+// List walks the refunds of the key's mode, newest first; params may be nil.
+func (s *RefundService) List(ctx context.Context, params *RefundListParams) *Iter[Refund] {
+	return list(ctx, s.c, "/api/v1/refunds", params.query(), func(x Refund) string { return x.ID })
+}

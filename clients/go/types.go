@@ -115,24 +115,28 @@ type Session struct {
 	ExpiresAt time.Time     `json:"expiresAt"`
 	CreatedAt time.Time     `json:"createdAt"`
 	Mode      Mode          `json:"mode"`
+	// Description and Metadata are as given at creation (Metadata is empty when none was).
+	Description string            `json:"description,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
 	// ChosenProvider is the provider id ("mock" in test mode); empty until one is chosen.
 	ChosenProvider string `json:"chosenProvider,omitempty"`
 	// Record is the payment, present once the session is paid (and after a refund).
 	Record *RecordSummary `json:"record,omitempty"`
 }
 
-// RecordSummary is the payment record as a session shows it. For the refunded amount, read the
-// record itself (Refund answers it).
+// RecordSummary is the payment record as a session shows it; Records.Get reads it whole.
 type RecordSummary struct {
-	ID          string       `json:"id"` // rec_…: what Refund takes
-	Provider    string       `json:"provider"`
-	ProviderRef string       `json:"providerRef"`
-	Amount      int64        `json:"amount"`
-	Status      RecordStatus `json:"status"`
-	PaidAt      time.Time    `json:"paidAt"`
+	ID             string       `json:"id"` // rec_…: what Refund takes
+	Provider       string       `json:"provider"`
+	ProviderRef    string       `json:"providerRef"`
+	Amount         int64        `json:"amount"`
+	RefundedAmount int64        `json:"refundedAmount"` // the total of succeeded refunds
+	Status         RecordStatus `json:"status"`
+	PaidAt         time.Time    `json:"paidAt"`
 }
 
-// PaymentRecord is a payment, as Refund answers it (with the refund just made in Refund).
+// PaymentRecord is a payment: Refund answers it with the refund just made (in Refund), Records.Get
+// and Records.List with all its refunds (in Refunds).
 type PaymentRecord struct {
 	ID             string       `json:"id"` // rec_…
 	SessionID      string       `json:"sessionId"`
@@ -147,6 +151,8 @@ type PaymentRecord struct {
 	CreatedAt      time.Time    `json:"createdAt"`
 	// Refund is the refund the call made (Refund, and the refund test helpers).
 	Refund *Refund `json:"refund,omitempty"`
+	// Refunds are every refund of the record, newest first (Records.Get and Records.List).
+	Refunds []Refund `json:"refunds,omitempty"`
 }
 
 // Refund is one refund of a payment record.
@@ -157,6 +163,8 @@ type Refund struct {
 	ProviderRef string       `json:"providerRef"` // empty when the provider gave none
 	Reason      string       `json:"reason"`
 	CreatedAt   time.Time    `json:"createdAt"`
+	// RecordID is the refunded record's (Refunds.Get, Refunds.List and Records.Get).
+	RecordID string `json:"recordId,omitempty"`
 }
 
 // WebhookEndpoint is where Till sends signed webhooks, for one mode.
