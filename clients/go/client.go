@@ -52,7 +52,8 @@ func WithBaseURL(baseURL string) Option { return func(c *Client) { c.baseURL = b
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
 // WithHTTPClient sends the requests through hc (a proxy, custom TLS, a test transport). Its own
-// Timeout, if set, applies on top of WithTimeout.
+// Timeout, if set, applies on top of WithTimeout, and its redirect policy replaces the default one,
+// which follows no redirect.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.httpClient = hc } }
 
 // WithMaxRetries sets the retries after the first attempt, for network errors, timeouts, 409, 429
@@ -76,7 +77,7 @@ func NewClient(apiKey string, opts ...Option) *Client {
 		apiKey:        apiKey,
 		baseURL:       "http://localhost:8080",
 		timeout:       30 * time.Second,
-		httpClient:    &http.Client{},
+		httpClient:    &http.Client{CheckRedirect: noRedirects},
 		maxRetries:    2,
 		retryBase:     500 * time.Millisecond,
 		retryMax:      8 * time.Second,
@@ -97,6 +98,10 @@ func NewClient(apiKey string, opts ...Option) *Client {
 	c.TestHelpers = &TestHelpers{Sessions: &TestSessionService{c}, Refunds: &TestRefundService{c}}
 	return c
 }
+
+// noRedirects keeps a redirect as the answer: following one would turn a POST into a GET (a
+// refund into a read) or send the key to another host.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 func (c *Client) check() error {
 	bad := func(format string, args ...any) error {

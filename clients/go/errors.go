@@ -34,7 +34,7 @@ var sentinelByStatus = map[int]error{
 	http.StatusTooManyRequests: ErrRateLimit,
 }
 
-// Error is an answer from Till with a status of 400 or more.
+// Error is an answer from Till with a status of 400 or more, or a redirect (which is not followed).
 type Error struct {
 	// StatusCode is the HTTP status.
 	StatusCode int
@@ -97,6 +97,9 @@ func newError(status int, body []byte, header http.Header, now time.Time) *Error
 	}
 	if e.Message == "" {
 		e.Message = "HTTP " + strconv.Itoa(status)
+		if location := header.Get("Location"); status >= 300 && status < 400 && location != "" {
+			e.Message += " redirect to " + location + ": set WithBaseURL to the address Till answers on itself"
+		}
 	}
 	if wait, ok := parseRetryAfter(header.Get("Retry-After"), now); ok {
 		e.RetryAfter = wait

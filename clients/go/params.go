@@ -149,17 +149,14 @@ type ListParams struct {
 }
 
 func (p *ListParams) query() url.Values {
-	q := url.Values{}
 	if p == nil {
-		return q
+		return url.Values{}
 	}
+	limit := ""
 	if p.Limit != 0 {
-		q.Set("limit", strconv.Itoa(p.Limit))
+		limit = strconv.Itoa(p.Limit)
 	}
-	if p.StartingAfter != "" {
-		q.Set("starting_after", p.StartingAfter)
-	}
-	return q
+	return set(url.Values{}, "limit", limit, "starting_after", p.StartingAfter)
 }
 
 // EventListParams filters Events.List.
@@ -173,11 +170,7 @@ func (p *EventListParams) query() url.Values {
 	if p == nil {
 		return url.Values{}
 	}
-	q := p.ListParams.query()
-	if p.Type != "" {
-		q.Set("type", string(p.Type))
-	}
-	return q
+	return set(p.ListParams.query(), "type", string(p.Type))
 }
 
 // CreatedRange limits a list to objects created in [CreatedGTE, CreatedLT); a zero time leaves that
@@ -187,13 +180,25 @@ type CreatedRange struct {
 	CreatedLT  time.Time // created before
 }
 
-func (r CreatedRange) addTo(q url.Values) {
-	if !r.CreatedGTE.IsZero() {
-		q.Set("created_gte", r.CreatedGTE.UTC().Format(time.RFC3339Nano))
+func (r CreatedRange) addTo(q url.Values) url.Values {
+	return set(q, "created_gte", timeParam(r.CreatedGTE), "created_lt", timeParam(r.CreatedLT))
+}
+
+func timeParam(t time.Time) string {
+	if t.IsZero() {
+		return ""
 	}
-	if !r.CreatedLT.IsZero() {
-		q.Set("created_lt", r.CreatedLT.UTC().Format(time.RFC3339Nano))
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// set adds each key-value pair whose value is not empty to q.
+func set(q url.Values, pairs ...string) url.Values {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			q.Set(pairs[i], pairs[i+1])
+		}
 	}
+	return q
 }
 
 // SessionListParams filters Sessions.List.
@@ -210,11 +215,7 @@ func (p *SessionListParams) query() url.Values {
 	if p == nil {
 		return url.Values{}
 	}
-	q := p.ListParams.query()
-	p.CreatedRange.addTo(q)
-	if p.Status != "" {
-		q.Set("status", string(p.Status))
-	}
+	q := set(p.CreatedRange.addTo(p.ListParams.query()), "status", string(p.Status))
 	for k, v := range p.Metadata {
 		q.Set("metadata["+k+"]", v)
 	}
@@ -234,15 +235,7 @@ func (p *RecordListParams) query() url.Values {
 	if p == nil {
 		return url.Values{}
 	}
-	q := p.ListParams.query()
-	p.CreatedRange.addTo(q)
-	if p.SessionID != "" {
-		q.Set("session_id", p.SessionID)
-	}
-	if p.Status != "" {
-		q.Set("status", string(p.Status))
-	}
-	return q
+	return set(p.CreatedRange.addTo(p.ListParams.query()), "session_id", p.SessionID, "status", string(p.Status))
 }
 
 // RefundListParams filters Refunds.List.
@@ -257,10 +250,5 @@ func (p *RefundListParams) query() url.Values {
 	if p == nil {
 		return url.Values{}
 	}
-	q := p.ListParams.query()
-	p.CreatedRange.addTo(q)
-	if p.RecordID != "" {
-		q.Set("record_id", p.RecordID)
-	}
-	return q
+	return set(p.CreatedRange.addTo(p.ListParams.query()), "record_id", p.RecordID)
 }

@@ -464,3 +464,18 @@ func TestListsFetchPageAfterPage(t *testing.T) {
 		t.Fatalf("%s", u)
 	}
 }
+
+func TestARedirectIsNotFollowed(t *testing.T) {
+	fs := newFaultServer(t, func(seen, int) answer {
+		return answer{status: 308, header: map[string]string{"Location": "https://pay.example.com/api/v1/refunds"}}
+	})
+	c, _ := fast(fs.URL)
+	_, err := c.Refund(context.Background(), &RefundParams{RecordID: "rec_1"})
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != 308 || !strings.Contains(e.Message, "redirect to https://pay.example.com/api/v1/refunds") {
+		t.Fatalf("%v", err)
+	}
+	if len(fs.seen()) != 1 {
+		t.Fatalf("%d requests", len(fs.seen()))
+	}
+}
