@@ -44,8 +44,15 @@ type Client struct {
 // Option configures a Client.
 type Option func(*Client)
 
-// WithBaseURL sets where your Till is served, without /api/v1 (default http://localhost:8080).
-func WithBaseURL(baseURL string) Option { return func(c *Client) { c.baseURL = baseURL } }
+// WithBaseURL sets where your Till is served, without /api/v1 (default http://localhost:8080; an
+// empty string keeps the default, so an unset environment variable can be passed as it is).
+func WithBaseURL(baseURL string) Option {
+	return func(c *Client) {
+		if baseURL != "" {
+			c.baseURL = baseURL
+		}
+	}
+}
 
 // WithTimeout bounds each attempt, reading the answer included (default 30 s). The context passed
 // to a call bounds the whole call, retries included.

@@ -68,10 +68,12 @@ func (cl *Client) do(ctx context.Context, c call, out any) error {
 
 	for attempt := 0; ; attempt++ {
 		status, header, body, timedOut, err := cl.attempt(ctx, c, target, payload)
-		if ctx.Err() != nil {
-			return fmt.Errorf("till: %s %s: %w", c.method, c.path, ctx.Err())
-		}
 		if err != nil {
+			// An answer that arrived is kept even if the context ends now; without one, the
+			// caller's cancellation or deadline is the reason, not the network.
+			if ctx.Err() != nil {
+				return fmt.Errorf("till: %s %s: %w", c.method, c.path, ctx.Err())
+			}
 			if attempt < cl.maxRetries {
 				if err := cl.sleep(ctx, cl.backoff(attempt)); err != nil {
 					return fmt.Errorf("till: %s %s: %w", c.method, c.path, err)

@@ -402,6 +402,9 @@ func TestAnUnusableConfigurationIsReportedByEveryCall(t *testing.T) {
 			t.Errorf("%v", err)
 		}
 	}
+	if c := NewClient(testKey, WithBaseURL("")); c.err != nil || c.baseURL != "http://localhost:8080" {
+		t.Errorf("an empty base URL keeps the default: %q %v", c.baseURL, c.err)
+	}
 	c, _ := fast(fs.URL)
 	var noContext context.Context
 	if _, err := c.GetSession(noContext, "sess_1"); err == nil {
