@@ -34,6 +34,40 @@ var sentinelByStatus = map[int]error{
 	http.StatusTooManyRequests: ErrRateLimit,
 }
 
+// ErrorCode is the stable code of an error body: branch on it rather than on the message. A code
+// this version does not know yet still arrives in Error.Code; treat it by its status.
+type ErrorCode string
+
+// The codes Till answers, with their HTTP status.
+const (
+	CodeInvalidField               ErrorCode = "invalid_field"                // 400: a field, query parameter or header is missing or invalid; Param names it
+	CodeUnknownField               ErrorCode = "unknown_field"                // 400: a field this operation does not take; Param names it
+	CodeInvalidJSON                ErrorCode = "invalid_json"                 // 400
+	CodeAmountExceedsRefundable    ErrorCode = "amount_exceeds_refundable"    // 400: more than what remains refundable; Refundable says how much does
+	CodeAlreadyRefunded            ErrorCode = "already_refunded"             // 400: the record is refunded in full (Refundable is 0)
+	CodePartialRefundUnsupported   ErrorCode = "partial_refund_unsupported"   // 400: the provider refunds only the whole remaining amount: omit Amount
+	CodeSessionTerminal            ErrorCode = "session_terminal"             // 400: the session is already paid, refunded, failed, canceled or expired
+	CodeRefundNotPending           ErrorCode = "refund_not_pending"           // 400: the refund is already settled
+	CodeProviderUnavailable        ErrorCode = "provider_unavailable"         // 400: no provider can take this session (ProviderHints, configurations)
+	CodeIdempotencyMismatch        ErrorCode = "idempotency_mismatch"         // 400: the Idempotency-Key was used before with a different request
+	CodeAlreadyExists              ErrorCode = "already_exists"               // 400
+	CodeLimitReached               ErrorCode = "limit_reached"                // 400: a per-merchant limit (webhook endpoints per mode)
+	CodeWebhookEndpointUnavailable ErrorCode = "webhook_endpoint_unavailable" // 400
+	CodeInvalidRequest             ErrorCode = "invalid_request"              // 400
+	CodeMissingAPIKey              ErrorCode = "missing_api_key"              // 401
+	CodeInvalidAPIKey              ErrorCode = "invalid_api_key"              // 401
+	CodeTestModeOnly               ErrorCode = "test_mode_only"               // 404: test helpers called with a live key
+	CodeNotFound                   ErrorCode = "not_found"                    // 404
+	CodeMethodNotAllowed           ErrorCode = "method_not_allowed"           // 405
+	CodeIdempotencyInFlight        ErrorCode = "idempotency_in_flight"        // 409: the same Idempotency-Key is still being processed (retried)
+	CodeConflict                   ErrorCode = "conflict"                     // 409
+	CodeBodyTooLarge               ErrorCode = "body_too_large"               // 413
+	CodeUnsupportedMediaType       ErrorCode = "unsupported_media_type"       // 415
+	CodeRateLimited                ErrorCode = "rate_limited"                 // 429
+	CodeInternalError              ErrorCode = "internal_error"               // 500: retry with the same Idempotency-Key
+	CodeServiceUnavailable         ErrorCode = "service_unavailable"          // 503: Till cannot reach its database; retry later
+)
+
 // Error is an answer from Till with a status of 400 or more, or a redirect (which is not followed).
 type Error struct {
 	// StatusCode is the HTTP status.
@@ -42,8 +76,8 @@ type Error struct {
 	Body []byte
 	// Message is the body's "error" field ("HTTP <status>" when the body has none).
 	Message string
-	// Code is the body's stable "code" field, when Till sends one; match on it rather than on Message.
-	Code string
+	// Code is the body's stable "code" (CodeAmountExceedsRefundable, …): branch on it, not on Message.
+	Code ErrorCode
 	// Param names the request field at fault, for a field error, when Till sends it.
 	Param string
 	// Refundable is what is still refundable (minor units), on "amount exceeds refundable".
@@ -74,14 +108,17 @@ func (e *Error) Is(target error) bool {
 	return ok && s == target
 }
 
+// errorBody is what Till's error bodies carry (types_test.go compares it with the document).
+type errorBody struct {
+	Error      *string    `json:"error"`
+	Code       *ErrorCode `json:"code"`
+	Param      *string    `json:"param"`
+	Refundable *int64     `json:"refundable"`
+}
+
 func newError(status int, body []byte, header http.Header, now time.Time) *Error {
 	e := &Error{StatusCode: status, Body: body, Header: header, RequestID: header.Get("Request-Id")}
-	var parsed struct {
-		Error      *string `json:"error"`
-		Code       *string `json:"code"`
-		Param      *string `json:"param"`
-		Refundable *int64  `json:"refundable"`
-	}
+	var parsed errorBody
 	// A body that is not JSON (a proxy's HTML page) still gives a status and the raw bytes.
 	if json.Unmarshal(body, &parsed) == nil {
 		if parsed.Error != nil {

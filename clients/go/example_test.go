@@ -96,7 +96,7 @@ func ExampleError() {
 	_, err := client.Refund(context.Background(), &till.RefundParams{RecordID: "rec_2", Amount: till.Int64(20000)})
 	var tillErr *till.Error
 	switch {
-	case errors.As(err, &tillErr) && tillErr.Message == "amount exceeds refundable":
+	case errors.As(err, &tillErr) && tillErr.Code == till.CodeAmountExceedsRefundable:
 		fmt.Println("only", *tillErr.Refundable, "left to refund")
 	case errors.Is(err, till.ErrNotFound):
 		fmt.Println("no such payment for this key")
@@ -107,7 +107,7 @@ func ExampleError() {
 	fmt.Println(errors.Is(err, till.ErrNotFound), err)
 	// Output:
 	// only 9900 left to refund
-	// true till: 404 Not found [request req_1]
+	// true till: 404 Not found (code not_found) [request req_1]
 }
 
 func ExampleConstructEvent() {
@@ -436,7 +436,7 @@ var fakeTill = sync.OnceValue(func() string {
 		w.Header().Set("Request-Id", "req_1")
 		if r.Header.Get("Authorization") != "Bearer sk_test_…" {
 			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = io.WriteString(w, `{"error":"invalid API key"}`)
+			_, _ = io.WriteString(w, `{"error":"invalid API key","code":"invalid_api_key"}`)
 			return
 		}
 		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/refunds" {
@@ -455,7 +455,7 @@ var fakeTill = sync.OnceValue(func() string {
 			}
 			if amount > left {
 				w.WriteHeader(http.StatusBadRequest)
-				fmt.Fprintf(w, `{"error":"amount exceeds refundable","refundable":%d}`, left)
+				fmt.Fprintf(w, `{"error":"amount exceeds refundable","code":"amount_exceeds_refundable","refundable":%d}`, left)
 				return
 			}
 			refunded[in.RecordID] += amount
@@ -470,7 +470,7 @@ var fakeTill = sync.OnceValue(func() string {
 		answer, ok := answers[r.Method+" "+r.URL.RequestURI()]
 		if !ok {
 			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `{"error":"Not found"}`)
+			_, _ = io.WriteString(w, `{"error":"Not found","code":"not_found"}`)
 			return
 		}
 		_, _ = io.WriteString(w, answer)

@@ -207,7 +207,7 @@ func TestIntegrationErrors(t *testing.T) {
 
 	_, err := client.GetSession(ctx, "sess_doesnotexist000000000000")
 	if !errors.Is(err, till.ErrNotFound) || !errors.As(err, &e) || e.StatusCode != 404 || e.Message != "Not found" ||
-		!strings.HasPrefix(e.RequestID, "req_") {
+		e.Code != till.CodeNotFound || !strings.HasPrefix(e.RequestID, "req_") {
 		t.Fatalf("404: %v", err)
 	}
 
@@ -219,7 +219,7 @@ func TestIntegrationErrors(t *testing.T) {
 	ok(t, err)
 	_, err = client.Refund(ctx, &till.RefundParams{RecordID: paid.Record.ID, Amount: till.Int64(601)})
 	if !errors.Is(err, till.ErrInvalidRequest) || !errors.As(err, &e) || e.StatusCode != 400 ||
-		e.Message != "amount exceeds refundable" || e.Refundable == nil || *e.Refundable != 600 {
+		e.Message != "amount exceeds refundable" || e.Code != till.CodeAmountExceedsRefundable || e.Refundable == nil || *e.Refundable != 600 {
 		t.Fatalf("400 amount exceeds refundable: %v", err)
 	}
 	var body map[string]any
@@ -228,28 +228,41 @@ func TestIntegrationErrors(t *testing.T) {
 	}
 
 	_, err = client.CreateCheckout(ctx, &till.CheckoutParams{Amount: 0, Currency: till.CNY})
-	if !errors.As(err, &e) || e.StatusCode != 400 || !strings.HasPrefix(e.Message, "amount: ") {
+	if !errors.As(err, &e) || e.StatusCode != 400 || !strings.HasPrefix(e.Message, "amount: ") || e.Code != till.CodeInvalidField || e.Param != "amount" {
 		t.Fatalf("a field error: %v", err)
 	}
 
 	_, err = client.TestHelpers.Sessions.Pay(ctx, created.ID, nil)
-	if !errors.As(err, &e) || e.Message != "session is paid" {
+	if !errors.As(err, &e) || e.Message != "session is paid" || e.Code != till.CodeSessionTerminal {
 		t.Fatalf("a final session: %v", err)
 	}
 
 	badKey := till.NewClient("sk_test_"+strings.Repeat("x", 32), till.WithBaseURL(server.BaseURL))
 	_, err = badKey.GetSession(ctx, created.ID)
-	if !errors.Is(err, till.ErrAuthentication) || !errors.As(err, &e) || e.StatusCode != 401 {
+	if !errors.Is(err, till.ErrAuthentication) || !errors.As(err, &e) || e.StatusCode != 401 || e.Code != till.CodeInvalidAPIKey {
 		t.Fatalf("401: %v", err)
 	}
 
 	// The other mode's key sees nothing: test helpers do not exist for a live key.
 	live := till.NewClient(server.LiveKey, till.WithBaseURL(server.BaseURL))
-	if _, err := live.TestHelpers.Sessions.Pay(ctx, created.ID, nil); !errors.Is(err, till.ErrNotFound) {
+	if _, err := live.TestHelpers.Sessions.Pay(ctx, created.ID, nil); !errors.Is(err, till.ErrNotFound) || !errors.As(err, &e) || e.Code != till.CodeTestModeOnly {
 		t.Fatalf("a live key: %v", err)
 	}
 	if _, err := live.GetSession(ctx, created.ID); !errors.Is(err, till.ErrNotFound) {
 		t.Fatalf("a live key reading a test session: %v", err)
+	}
+
+	// Everything refunded: nothing is left, and the code says so.
+	_, err = client.Refund(ctx, &till.RefundParams{RecordID: paid.Record.ID})
+	ok(t, err)
+	_, err = client.Refund(ctx, &till.RefundParams{RecordID: paid.Record.ID})
+	if !errors.Is(err, till.ErrInvalidRequest) || !errors.As(err, &e) || e.Code != till.CodeAlreadyRefunded || e.Refundable == nil || *e.Refundable != 0 {
+		t.Fatalf("a refunded record: %v", err)
+	}
+	// An unknown field is refused, naming it.
+	_, err = client.CreateCheckout(ctx, &till.CheckoutParams{Amount: 100, Currency: till.USD, Extra: map[string]any{"amonut": 100}})
+	if !errors.As(err, &e) || e.Code != till.CodeUnknownField || e.Param != "amonut" {
+		t.Fatalf("an unknown field: %v", err)
 	}
 }
 

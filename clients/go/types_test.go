@@ -112,6 +112,7 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeOf(RefundBehavior("")): strs(RefundBehaviorSucceed, RefundBehaviorPending, RefundBehaviorFail),
 	reflect.TypeOf(EventType("")): strs(EventPaymentSucceeded, EventPaymentFailed, EventSessionCanceled, EventSessionExpired,
 		EventRefundPending, EventRefundSucceeded, EventRefundFailed),
+	reflect.TypeOf(ErrorCode("")):      strs(CodeInvalidField, CodeUnknownField, CodeInvalidJSON, CodeAmountExceedsRefundable, CodeAlreadyRefunded, CodePartialRefundUnsupported, CodeSessionTerminal, CodeRefundNotPending, CodeProviderUnavailable, CodeIdempotencyMismatch, CodeAlreadyExists, CodeLimitReached, CodeWebhookEndpointUnavailable, CodeInvalidRequest, CodeMissingAPIKey, CodeInvalidAPIKey, CodeTestModeOnly, CodeNotFound, CodeMethodNotAllowed, CodeIdempotencyInFlight, CodeConflict, CodeBodyTooLarge, CodeUnsupportedMediaType, CodeRateLimited, CodeInternalError, CodeServiceUnavailable),
 	reflect.TypeOf(DeliveryStatus("")): strs(DeliveryPending, DeliveryDelivered, DeliveryFailed, DeliveryCanceled),
 }
 
@@ -226,6 +227,12 @@ func TestTypesMatchTheDocument(t *testing.T) {
 			t.Errorf("%s: query parameters %v in the API, %v in Go", where, want, got)
 		}
 	}
+}
+
+func TestTheErrorBodyMatchesTheDocument(t *testing.T) {
+	doc := loadDocument(t)
+	compare(t, "components.schemas.Error", dig(doc, "components", "schemas", "Error"), reflect.TypeOf(errorBody{}), false,
+		map[string]bool{"refundable": true}) // on the refund errors only
 }
 
 func dig(s schema, keys ...string) schema {
