@@ -1,5 +1,6 @@
 /** Resource schemas shared by routes, response serialisation and OpenAPI (spec §2). */
 import { Type, type Static } from 'typebox'
+import { ERROR_CODES, type ErrorCode } from '../domain/errors.js'
 import { CURRENCY_CODES, MAX_AMOUNT, MIN_AMOUNT } from '../domain/money.js'
 import { SESSION_STATUSES } from '../domain/session-machine.js'
 
@@ -9,13 +10,31 @@ export const CurrencyCode = Type.Enum(CURRENCY_CODES)
 export const Mode = Type.Enum(['test', 'live'])
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
-export const ErrorBody = Type.Object({ error: Type.String() }, { additionalProperties: true, $id: 'Error' })
+const ALL_CODES = Object.keys(ERROR_CODES) as ErrorCode[]
+const codesOf = (status: number) => ALL_CODES.filter((c) => ERROR_CODES[c].status === status)
+const codeList = (codes: ErrorCode[]) => codes.map((c) => `\`${c}\`: ${ERROR_CODES[c].meaning}`).join('\n- ')
+
+const errorShape = (codes: ErrorCode[], options: object = {}) => Type.Object({
+  error: Type.String({ description: 'what went wrong, in words (the spec\'s own messages, unchanged)' }),
+  code: Type.Enum(codes, { description: 'stable: branch on this, not on `error`' }),
+  param: Type.Optional(Type.String({ description: 'for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`)' })),
+}, { additionalProperties: true, ...options })
+
+/** Every error body: the full table of codes (docs/errors.md says what each means and what to do). */
+export const ErrorBody = errorShape(ALL_CODES, { $id: 'Error', description: `An error. Codes:\n- ${codeList(ALL_CODES)}` })
+
+/** An error response of one status, with the codes that status can carry. */
+export const errorFor = (status: number, description?: string) => {
+  const codes = codesOf(status)
+  return errorShape(codes.length ? codes : ALL_CODES, { description: `${description ? `${description}\n` : ''}- ${codeList(codes)}` })
+}
 
 export const RecordSummary = Type.Object({
   id: Type.String(),
   provider: Type.String(),
   providerRef: Type.String(),
   amount: Type.Integer(),
+  refundedAmount: Type.Integer({ description: 'cumulative succeeded refunds, minor units' }),
   status: Type.String(),
   paidAt: Timestamp,
 })
@@ -29,6 +48,8 @@ export const SessionCreated = Type.Object({
   expiresAt: Timestamp,
   createdAt: Timestamp,
   mode: Mode,
+  description: Nullable(Type.String({ description: 'as given at creation' })),
+  metadata: Type.Record(Type.String(), Type.String(), { description: 'as given at creation; {} when none was' }),
 })
 
 export const Session = Type.Object({
@@ -62,8 +83,31 @@ export const PaymentRecord = Type.Object({
 
 export const RecordWithRefund = Type.Object({ ...PaymentRecord.properties, refund: Refund })
 
+/** A refund read on its own, in a list or in its record's `refunds`: it names its record. */
+export const RefundObject = Type.Object({ ...Refund.properties, recordId: Type.String({ pattern: '^rec_' }) })
+
+export const RecordWithRefunds = Type.Object({
+  ...PaymentRecord.properties,
+  refunds: Type.Array(RefundObject, { description: 'every refund of the record, newest first' }),
+})
+
+/** `limit` and `starting_after` of every list; pages are newest first. */
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'default 10' })),
+  starting_after: Type.Optional(Type.String({ maxLength: 64, description: 'the id of the last object of the previous page' })),
+}
+
+/** `created_gte` and `created_lt`: a half-open range of creation times. */
+export const CreatedRange = {
+  created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after this time (ISO 8601 with a time zone)' })),
+  created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'created before this time (ISO 8601 with a time zone)' })),
+}
+
+/** A page of objects: `hasMore` says whether a request with `starting_after` set to the last id gives more. */
+export const ListOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Object({ data: Type.Array(item), hasMore: Type.Boolean() })
+
 export const IdParam = Type.Object({ id: Type.String({ maxLength: 64 }) })
 
-export const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]))
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, errorFor(s)]))
 
 export type SessionT = Static<typeof Session>

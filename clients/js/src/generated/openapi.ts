@@ -72,75 +72,150 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -149,33 +224,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -183,6 +288,238 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment sessions, newest first
+         * @description Filters combine. `metadata[<key>]=<value>` (repeatable) keeps the sessions whose metadata holds that pair, for example `metadata[order_id]=A-1042`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 10 */
+                    limit?: number;
+                    /** @description the id of the last object of the previous page */
+                    starting_after?: string;
+                    /** @description as the session reads: an open session past expiresAt is expired */
+                    status?: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                    /** @description created at or after this time (ISO 8601 with a time zone) */
+                    created_gte?: string;
+                    /** @description created before this time (ISO 8601 with a time zone) */
+                    created_lt?: string;
+                    /** @description sent as `metadata[<key>]=<value>` (OpenAPI deepObject), repeatable: the sessions whose metadata holds every pair */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /** @enum {unknown} */
+                                status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                                /** Format: uri */
+                                url: string;
+                                amount: number;
+                                /** @enum {unknown} */
+                                currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /** @enum {unknown} */
+                                mode: "test" | "live";
+                                description: string | null;
+                                /** @description as given at creation; {} when none was */
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                chosenProvider: string | null;
+                                record?: {
+                                    id: string;
+                                    provider: string;
+                                    providerRef: string;
+                                    amount: number;
+                                    /** @description cumulative succeeded refunds, minor units */
+                                    refundedAmount: number;
+                                    status: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    paidAt: string;
+                                };
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -235,12 +572,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -251,33 +595,58 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -286,33 +655,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -335,7 +734,188 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List refunds, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 10 */
+                    limit?: number;
+                    /** @description the id of the last object of the previous page */
+                    starting_after?: string;
+                    /** @description the refunds of this record */
+                    record_id?: string;
+                    /** @description created at or after this time (ISO 8601 with a time zone) */
+                    created_gte?: string;
+                    /** @description created before this time (ISO 8601 with a time zone) */
+                    created_lt?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                amount: number;
+                                /** @enum {unknown} */
+                                status: "succeeded" | "pending" | "failed";
+                                providerRef: string | null;
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                recordId: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /** Refund a payment record, fully or partially */
         post: {
@@ -404,85 +984,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -491,33 +1152,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -525,6 +1216,600 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a refund */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            amount: number;
+                            /** @enum {unknown} */
+                            status: "succeeded" | "pending" | "failed";
+                            providerRef: string | null;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            recordId: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payment records, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 10 */
+                    limit?: number;
+                    /** @description the id of the last object of the previous page */
+                    starting_after?: string;
+                    /** @description the record of this session (at most one) */
+                    session_id?: string;
+                    status?: "paid" | "partially_refunded" | "refunded" | "refunding";
+                    /** @description created at or after this time (ISO 8601 with a time zone) */
+                    created_gte?: string;
+                    /** @description created before this time (ISO 8601 with a time zone) */
+                    created_lt?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                sessionId: string;
+                                provider: string;
+                                providerRef: string;
+                                amount: number;
+                                refundedAmount: number;
+                                /** @enum {unknown} */
+                                currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                                /** @enum {unknown} */
+                                status: "paid" | "partially_refunded" | "refunded" | "refunding";
+                                /** @enum {unknown} */
+                                mode: "test" | "live";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                paidAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /** @description every refund of the record, newest first */
+                                refunds: {
+                                    id: string;
+                                    amount: number;
+                                    /** @enum {unknown} */
+                                    status: "succeeded" | "pending" | "failed";
+                                    providerRef: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    recordId: string;
+                                }[];
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/records/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a payment record with its refunds */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            sessionId: string;
+                            provider: string;
+                            providerRef: string;
+                            amount: number;
+                            refundedAmount: number;
+                            /** @enum {unknown} */
+                            currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                            /** @enum {unknown} */
+                            status: "paid" | "partially_refunded" | "refunded" | "refunding";
+                            /** @enum {unknown} */
+                            mode: "test" | "live";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            paidAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /** @description every refund of the record, newest first */
+                            refunds: {
+                                id: string;
+                                amount: number;
+                                /** @enum {unknown} */
+                                status: "succeeded" | "pending" | "failed";
+                                providerRef: string | null;
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                recordId: string;
+                            }[];
+                        };
+                    };
+                };
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -589,12 +1874,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -605,85 +1897,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -692,33 +2065,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -783,12 +2186,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -799,85 +2209,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -886,33 +2377,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -977,12 +2498,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -993,85 +2521,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1080,33 +2689,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1171,12 +2810,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -1187,85 +2833,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1274,33 +3001,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1383,85 +3140,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1470,33 +3308,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1579,85 +3447,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1666,33 +3615,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1752,20 +3731,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1774,33 +3767,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1861,72 +3884,142 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1935,33 +4028,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2021,33 +4144,58 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2056,33 +4204,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2117,72 +4295,143 @@ export interface paths {
                         };
                     };
                 };
-                /** @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body` */
+                /**
+                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2191,33 +4440,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2275,72 +4554,142 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2349,33 +4698,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2438,85 +4817,167 @@ export interface paths {
                         };
                     };
                 };
-                /** @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body` */
+                /**
+                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2525,33 +4986,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2578,7 +5069,7 @@ export interface paths {
                 query?: {
                     /** @description default 10 */
                     limit?: number;
-                    /** @description the id of the last event of the previous page */
+                    /** @description the id of the last object of the previous page */
                     starting_after?: string;
                     type?: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed";
                 };
@@ -2615,33 +5106,70 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2650,33 +5178,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2754,33 +5312,58 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2789,33 +5372,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2882,85 +5495,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2969,33 +5663,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -3012,7 +5736,50 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /**
+         * @description An error. Codes:
+         *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+         *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+         *     - `invalid_json`: The body is not well-formed JSON.
+         *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+         *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+         *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+         *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+         *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+         *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+         *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+         *     - `already_exists`: Something with this name already exists (a provider label, an email).
+         *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+         *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+         *     - `invalid_request`: The request cannot be served as sent.
+         *     - `missing_api_key`: No `Authorization` header.
+         *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+         *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+         *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+         *     - `method_not_allowed`: The path exists, but not with this method; `Allow` lists the methods it takes.
+         *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+         *     - `conflict`: The request conflicts with the object's current state.
+         *     - `body_too_large`: The body is over 64 KiB.
+         *     - `unsupported_media_type`: The body is not sent as application/json.
+         *     - `rate_limited`: Too many requests with this key.
+         *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+         *     - `service_unavailable`: Till cannot reach its database.
+         */
+        Error: {
+            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+            error: string;
+            /**
+             * @description stable: branch on this, not on `error`
+             * @enum {unknown}
+             */
+            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "conflict" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+            param?: string;
+        } & {
+            [key: string]: unknown;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
