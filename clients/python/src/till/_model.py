@@ -41,7 +41,7 @@ class TillObject:
         return self._data.get(key, default)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._data == other._data  # type: ignore[attr-defined]
+        return isinstance(other, TillObject) and type(other) is type(self) and self._data == other._data
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, json.dumps(self._data, sort_keys=True)))
