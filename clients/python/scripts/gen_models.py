@@ -51,6 +51,17 @@ OPERATIONS: List[Op] = [
     Op("POST", "/api/v1/refunds", "", "refund",
        "Refunds a payment record: `amount` (minor units) for part of it, None for everything still refundable.",
        positional=("recordId",)),
+    Op("GET", "/api/v1/sessions", "sessions", "list",
+       "One page of sessions, newest first, filtered by status, creation time and metadata values "
+       "(`metadata={\"order\": \"A-1\"}`); `starting_after` a session id to go on."),
+    Op("GET", "/api/v1/sessions/{id}", "sessions", "retrieve", "The session, with `record` once paid (as get_session).",
+       ids=("session_id",)),
+    Op("GET", "/api/v1/records", "records", "list",
+       "One page of payment records, newest first, each with its refunds; `starting_after` a record id to go on."),
+    Op("GET", "/api/v1/records/{id}", "records", "retrieve", "A payment record with its refunds.", ids=("record_id",)),
+    Op("GET", "/api/v1/refunds", "refunds", "list",
+       "One page of refunds, newest first (`record_id` for one record's); `starting_after` a refund id to go on."),
+    Op("GET", "/api/v1/refunds/{id}", "refunds", "retrieve", "One refund.", ids=("refund_id",)),
     Op("POST", "/api/v1/test_helpers/sessions/{id}/pay", "test_helpers.sessions", "pay",
        "Pays through the mock provider; `refund_behavior` picks how its refunds will behave.", ids=("session_id",)),
     Op("POST", "/api/v1/test_helpers/sessions/{id}/fail", "test_helpers.sessions", "fail", "The payment fails.", ids=("session_id",)),
@@ -76,6 +87,9 @@ OPERATIONS: List[Op] = [
 ]
 
 RESOURCE_DOCS = {
+    "sessions": "Payment sessions: read one, or list them newest first.",
+    "records": "Payment records (one per paid session), each with its refunds.",
+    "refunds": "Refunds: read one, or list them newest first (make one with `Till.refund`).",
     "webhook_endpoints": "Where Till sends signed webhooks, per mode (the key's).",
     "events": "Events, newest first, with their deliveries; redeliver sends one again now.",
     "test_helpers": "Test mode only (a live key gets NotFoundError): drive sessions and refunds without a customer.",
@@ -90,7 +104,13 @@ NAMES: Dict[str, Tuple[str, str]] = {
     "GET /api/v1/sessions/{id}": ("Session", "A payment session; `record` once paid."),
     "GET /api/v1/sessions/{id} .record": ("SessionRecord", "The payment record of a paid session."),
     "POST /api/v1/refunds": ("RecordWithRefund", "The payment record after a refund, with the refund this call created."),
-    "POST /api/v1/refunds .refund": ("Refund", "A refund: `status` succeeded, pending (settled later) or failed."),
+    "POST /api/v1/refunds .refund": ("RecordRefund", "The refund a refund call made, inside the record it answers with: "
+                                     "`status` succeeded, pending (settled later) or failed."),
+    "GET /api/v1/sessions": ("SessionList", "A page of sessions, newest first; `has_more` when older ones follow."),
+    "GET /api/v1/records": ("PaymentRecordList", "A page of payment records, newest first; `has_more` when older ones follow."),
+    "GET /api/v1/records .data[]": ("PaymentRecord", "A payment record (one per paid session), with its refunds."),
+    "GET /api/v1/records .data[].refunds[]": ("Refund", "A refund: `status` succeeded, pending (settled later) or failed."),
+    "GET /api/v1/refunds": ("RefundList", "A page of refunds, newest first; `has_more` when older ones follow."),
     "POST /api/v1/webhook_endpoints": ("WebhookEndpointWithSecret", "An endpoint with its signing secret (whsec_...): only create and rotate_secret answer it."),
     "GET /api/v1/webhook_endpoints": ("WebhookEndpointList", "Every endpoint of the key's mode."),
     "GET /api/v1/webhook_endpoints .data[]": ("WebhookEndpoint", "Where Till sends signed webhooks."),
@@ -288,6 +308,8 @@ class Generator:
             if wire in op.positional:
                 continue
             ann = self.annotation(prop, f"{op.verb} {op.path} {target} {wire}")[0]
+            if ann == "datetime":
+                ann = "Union[datetime, str]"
             python = snake(wire)
             if wire in required:
                 keyword_parts.append(f"{python}: {ann}")

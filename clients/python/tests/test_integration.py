@@ -11,6 +11,7 @@ import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
@@ -296,3 +297,40 @@ def test_the_event_list_pages_with_starting_after(make_driver: MakeDriver) -> No
     # Newest first, each once, across pages of two.
     assert [e["data"]["sessionId"] for e in ours] == [s.id for s in reversed(sessions)]
     assert len({e["id"] for e in canceled}) == len(canceled)
+
+
+def test_sessions_records_and_refunds_read_back_and_list_with_filters(make_driver: MakeDriver) -> None:
+    do = make_driver()
+    order = f"L-{do.kind}-{id(do)}"
+    before = datetime.now(timezone.utc) - timedelta(seconds=5)
+    created = [do(lambda t: t.create_checkout(amount=500 + i, currency="CNY", description=f"item {i}", metadata={"order": order, "n": str(i)}))
+               for i in range(3)]
+    paid = do(lambda t: t.test_helpers.sessions.pay(created[0].id))
+    record_id = paid.record.id
+    first = do(lambda t: t.refund(record_id, amount=100, reason="one"))
+    do(lambda t: t.refund(record_id, amount=50))
+
+    # Sessions: by metadata value, newest first, across pages; by status; by creation time.
+    mine = do.items(lambda t: t.sessions.iterate(metadata={"order": order}, limit=2))
+    assert [s.id for s in mine] == [s.id for s in reversed(created)]
+    assert mine[0].description == "item 2" and mine[0].metadata == {"order": order, "n": "2"}
+    page = do(lambda t: t.sessions.list(metadata={"order": order, "n": "1"}))
+    assert [s.id for s in page.data] == [created[1].id] and page.has_more is False
+    assert [s.id for s in do(lambda t: t.sessions.list(metadata={"order": order}, status="paid")).data] == [created[0].id]
+    assert [s.id for s in do(lambda t: t.sessions.list(metadata={"order": order}, created_gte=before)).data] == [s.id for s in reversed(created)]
+    assert do(lambda t: t.sessions.list(metadata={"order": order}, created_lt=before)).data == []
+    assert do(lambda t: t.sessions.retrieve(created[0].id)).record.refunded_amount == 150
+
+    # The record with its refunds; records and refunds listed by their parent.
+    record = do(lambda t: t.records.retrieve(record_id))
+    assert (record.id, record.session_id, record.status, record.refunded_amount) == (record_id, created[0].id, "partially_refunded", 150)
+    assert sorted(r.amount for r in record.refunds) == [50, 100]
+    assert all(r.record_id == record_id for r in record.refunds)
+    assert [r.id for r in do(lambda t: t.records.list(session_id=created[0].id)).data] == [record_id]
+    assert record_id in [r.id for r in do.items(lambda t: t.records.iterate(status="partially_refunded", limit=1))]
+    refund = do(lambda t: t.refunds.retrieve(first.refund.id))
+    assert (refund.id, refund.record_id, refund.amount, refund.reason, refund.status) == (first.refund.id, record_id, 100, "one", "succeeded")
+    listed = do.items(lambda t: t.refunds.iterate(record_id=record_id, limit=1))
+    assert [r.amount for r in listed] == [50, 100], "newest first"
+    with pytest.raises(NotFoundError):
+        do(lambda t: t.records.retrieve("rec_doesnotexist0000000000000"))

@@ -351,3 +351,22 @@ async def test_async_iterate_follows_the_pages_too() -> None:
         "/api/v1/events?limit=3&type=payment.succeeded",
         "/api/v1/events?limit=3&starting_after=evt_3&type=payment.succeeded",
     ]
+
+
+def test_list_filters_send_datetimes_as_utc_iso_and_metadata_as_deep_object_keys(run: Callable[..., Any]) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    page = {"data": [], "hasMore": False}
+    shanghai = timezone(timedelta(hours=8))
+    with fault_server(lambda _s, _n: Reply(200, page)) as srv:
+        run(srv.base_url, lambda t: t.sessions.list(
+            status="paid", created_gte=datetime(2026, 11, 21, 17, 30, tzinfo=shanghai), created_lt="2026-11-22T00:00:00Z",
+            metadata={"order": "A 1", "note": "谢"}, limit=10,
+        ))
+        error = raises(run, srv.base_url, lambda t: t.records.list(created_gte=datetime(2026, 11, 21)))
+    assert isinstance(error, ValueError) and "aware datetime" in str(error)
+    assert len(srv.seen) == 1, "a naive datetime is refused before any request"
+    assert srv.seen[0].url == (
+        "/api/v1/sessions?limit=10&status=paid&created_gte=2026-11-21T09%3A30%3A00.000Z&created_lt=2026-11-22T00%3A00%3A00Z"
+        "&metadata%5Border%5D=A+1&metadata%5Bnote%5D=%E8%B0%A2"
+    )

@@ -26,16 +26,21 @@ __all__ = [
     "EventType",
     "EventWithDeliveries",
     "Mode",
+    "PaymentRecord",
+    "PaymentRecordList",
+    "RecordRefund",
     "RecordStatus",
     "RecordWithRefund",
     "Redelivery",
     "Refund",
     "RefundBehavior",
     "RefundEventData",
+    "RefundList",
     "RefundStatus",
     "ScheduledDelivery",
     "Session",
     "SessionEventData",
+    "SessionList",
     "SessionRecord",
     "SessionStatus",
     "WebhookEndpoint",
@@ -178,6 +183,15 @@ class CreatedSession(TillObject):
     def mode(self) -> Mode:
         return cast("Mode", self._data["mode"])
 
+    @property
+    def description(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["description"])
+
+    @property
+    def metadata(self) -> Dict[str, str]:
+        "as given at creation; {} when none was"
+        return cast("Dict[str, str]", copied(self._data["metadata"]))
+
 
 class Session(TillObject):
     """A payment session; `record` once paid."""
@@ -217,6 +231,15 @@ class Session(TillObject):
         return cast("Mode", self._data["mode"])
 
     @property
+    def description(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["description"])
+
+    @property
+    def metadata(self) -> Dict[str, str]:
+        "as given at creation; {} when none was"
+        return cast("Dict[str, str]", copied(self._data["metadata"]))
+
+    @property
     def chosen_provider(self) -> Optional[str]:
         return cast("Optional[str]", self._data["chosenProvider"])
 
@@ -245,6 +268,11 @@ class SessionRecord(TillObject):
     @property
     def amount(self) -> int:
         return cast("int", self._data["amount"])
+
+    @property
+    def refunded_amount(self) -> int:
+        "cumulative succeeded refunds, minor units"
+        return cast("int", self._data["refundedAmount"])
 
     @property
     def status(self) -> str:
@@ -305,8 +333,121 @@ class RecordWithRefund(TillObject):
         return parse_datetime(self._data["createdAt"])
 
     @property
-    def refund(self) -> Refund:
-        return Refund(self._data["refund"])
+    def refund(self) -> RecordRefund:
+        return RecordRefund(self._data["refund"])
+
+
+class RecordRefund(TillObject):
+    """The refund a refund call made, inside the record it answers with: `status` succeeded, pending (settled later) or failed."""
+
+    __slots__ = ()
+
+    @property
+    def id(self) -> str:
+        return cast("str", self._data["id"])
+
+    @property
+    def amount(self) -> int:
+        return cast("int", self._data["amount"])
+
+    @property
+    def status(self) -> RefundStatus:
+        return cast("RefundStatus", self._data["status"])
+
+    @property
+    def provider_ref(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["providerRef"])
+
+    @property
+    def reason(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["reason"])
+
+    @property
+    def created_at(self) -> datetime:
+        return parse_datetime(self._data["createdAt"])
+
+
+class SessionList(TillObject):
+    """A page of sessions, newest first; `has_more` when older ones follow."""
+
+    __slots__ = ()
+
+    @property
+    def data(self) -> List[Session]:
+        return model_list(Session, self._data["data"])
+
+    @property
+    def has_more(self) -> bool:
+        return cast("bool", self._data["hasMore"])
+
+
+class PaymentRecordList(TillObject):
+    """A page of payment records, newest first; `has_more` when older ones follow."""
+
+    __slots__ = ()
+
+    @property
+    def data(self) -> List[PaymentRecord]:
+        return model_list(PaymentRecord, self._data["data"])
+
+    @property
+    def has_more(self) -> bool:
+        return cast("bool", self._data["hasMore"])
+
+
+class PaymentRecord(TillObject):
+    """A payment record (one per paid session), with its refunds."""
+
+    __slots__ = ()
+
+    @property
+    def id(self) -> str:
+        return cast("str", self._data["id"])
+
+    @property
+    def session_id(self) -> str:
+        return cast("str", self._data["sessionId"])
+
+    @property
+    def provider(self) -> str:
+        return cast("str", self._data["provider"])
+
+    @property
+    def provider_ref(self) -> str:
+        return cast("str", self._data["providerRef"])
+
+    @property
+    def amount(self) -> int:
+        return cast("int", self._data["amount"])
+
+    @property
+    def refunded_amount(self) -> int:
+        return cast("int", self._data["refundedAmount"])
+
+    @property
+    def currency(self) -> Currency:
+        return cast("Currency", self._data["currency"])
+
+    @property
+    def status(self) -> RecordStatus:
+        return cast("RecordStatus", self._data["status"])
+
+    @property
+    def mode(self) -> Mode:
+        return cast("Mode", self._data["mode"])
+
+    @property
+    def paid_at(self) -> datetime:
+        return parse_datetime(self._data["paidAt"])
+
+    @property
+    def created_at(self) -> datetime:
+        return parse_datetime(self._data["createdAt"])
+
+    @property
+    def refunds(self) -> List[Refund]:
+        "every refund of the record, newest first"
+        return model_list(Refund, self._data["refunds"])
 
 
 class Refund(TillObject):
@@ -337,6 +478,24 @@ class Refund(TillObject):
     @property
     def created_at(self) -> datetime:
         return parse_datetime(self._data["createdAt"])
+
+    @property
+    def record_id(self) -> str:
+        return cast("str", self._data["recordId"])
+
+
+class RefundList(TillObject):
+    """A page of refunds, newest first; `has_more` when older ones follow."""
+
+    __slots__ = ()
+
+    @property
+    def data(self) -> List[Refund]:
+        return model_list(Refund, self._data["data"])
+
+    @property
+    def has_more(self) -> bool:
+        return cast("bool", self._data["hasMore"])
 
 
 class WebhookEndpointWithSecret(TillObject):
@@ -747,6 +906,12 @@ class TillBase:
         self._sender = sender
         self.events = EventsResource(sender)
         """Events, newest first, with their deliveries; redeliver sends one again now."""
+        self.records = RecordsResource(sender)
+        """Payment records (one per paid session), each with its refunds."""
+        self.refunds = RefundsResource(sender)
+        """Refunds: read one, or list them newest first (make one with `Till.refund`)."""
+        self.sessions = SessionsResource(sender)
+        """Payment sessions: read one, or list them newest first."""
         self.test_helpers = TestHelpersResource(sender)
         """Test mode only (a live key gets NotFoundError): drive sessions and refunds without a customer."""
         self.webhook_endpoints = WebhookEndpointsResource(sender)
@@ -890,6 +1055,190 @@ class EventsResource:
                 path_with("/api/v1/events/{id}/redeliver", event_id),
                 body=body_of({"endpointId": endpoint_id}, None),
                 idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+
+class RecordsResource:
+    """Payment records (one per paid session), each with its refunds."""
+
+    def __init__(self, sender: SyncSender) -> None:
+        self._sender = sender
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        session_id: Optional[str] = None,
+        status: Optional[RecordStatus] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentRecordList:
+        """GET /api/v1/records: One page of payment records, newest first, each with its refunds; `starting_after` a record id to go on."""
+        return PaymentRecordList(
+            self._sender.request(
+                "GET",
+                "/api/v1/records",
+                query={"limit": limit, "starting_after": starting_after, "session_id": session_id, "status": status, "created_gte": created_gte, "created_lt": created_lt},
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        session_id: Optional[str] = None,
+        status: Optional[RecordStatus] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Iterator[PaymentRecord]:
+        """GET /api/v1/records: Every item from `starting_after` on, fetching the next page as the loop reaches it."""
+        return iterate_pages(lambda cursor: self.list(limit=limit, session_id=session_id, status=status, created_gte=created_gte, created_lt=created_lt, timeout_ms=timeout_ms, max_retries=max_retries, starting_after=cursor), starting_after)
+
+    def retrieve(
+        self,
+        record_id: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentRecord:
+        """GET /api/v1/records/{id}: A payment record with its refunds."""
+        return PaymentRecord(
+            self._sender.request(
+                "GET",
+                path_with("/api/v1/records/{id}", record_id),
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+
+class RefundsResource:
+    """Refunds: read one, or list them newest first (make one with `Till.refund`)."""
+
+    def __init__(self, sender: SyncSender) -> None:
+        self._sender = sender
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        record_id: Optional[str] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> RefundList:
+        """GET /api/v1/refunds: One page of refunds, newest first (`record_id` for one record's); `starting_after` a refund id to go on."""
+        return RefundList(
+            self._sender.request(
+                "GET",
+                "/api/v1/refunds",
+                query={"limit": limit, "starting_after": starting_after, "record_id": record_id, "created_gte": created_gte, "created_lt": created_lt},
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        record_id: Optional[str] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Iterator[Refund]:
+        """GET /api/v1/refunds: Every item from `starting_after` on, fetching the next page as the loop reaches it."""
+        return iterate_pages(lambda cursor: self.list(limit=limit, record_id=record_id, created_gte=created_gte, created_lt=created_lt, timeout_ms=timeout_ms, max_retries=max_retries, starting_after=cursor), starting_after)
+
+    def retrieve(
+        self,
+        refund_id: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Refund:
+        """GET /api/v1/refunds/{id}: One refund."""
+        return Refund(
+            self._sender.request(
+                "GET",
+                path_with("/api/v1/refunds/{id}", refund_id),
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+
+class SessionsResource:
+    """Payment sessions: read one, or list them newest first."""
+
+    def __init__(self, sender: SyncSender) -> None:
+        self._sender = sender
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        status: Optional[SessionStatus] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        metadata: Optional[Dict[str, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> SessionList:
+        """GET /api/v1/sessions: One page of sessions, newest first, filtered by status, creation time and metadata values (`metadata={"order": "A-1"}`); `starting_after` a session id to go on."""
+        return SessionList(
+            self._sender.request(
+                "GET",
+                "/api/v1/sessions",
+                query={"limit": limit, "starting_after": starting_after, "status": status, "created_gte": created_gte, "created_lt": created_lt, "metadata": metadata},
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        status: Optional[SessionStatus] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        metadata: Optional[Dict[str, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Iterator[Session]:
+        """GET /api/v1/sessions: Every item from `starting_after` on, fetching the next page as the loop reaches it."""
+        return iterate_pages(lambda cursor: self.list(limit=limit, status=status, created_gte=created_gte, created_lt=created_lt, metadata=metadata, timeout_ms=timeout_ms, max_retries=max_retries, starting_after=cursor), starting_after)
+
+    def retrieve(
+        self,
+        session_id: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Session:
+        """GET /api/v1/sessions/{id}: The session, with `record` once paid (as get_session)."""
+        return Session(
+            self._sender.request(
+                "GET",
+                path_with("/api/v1/sessions/{id}", session_id),
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
             )
@@ -1172,6 +1521,12 @@ class AsyncTillBase:
         self._sender = sender
         self.events = AsyncEventsResource(sender)
         """Events, newest first, with their deliveries; redeliver sends one again now."""
+        self.records = AsyncRecordsResource(sender)
+        """Payment records (one per paid session), each with its refunds."""
+        self.refunds = AsyncRefundsResource(sender)
+        """Refunds: read one, or list them newest first (make one with `Till.refund`)."""
+        self.sessions = AsyncSessionsResource(sender)
+        """Payment sessions: read one, or list them newest first."""
         self.test_helpers = AsyncTestHelpersResource(sender)
         """Test mode only (a live key gets NotFoundError): drive sessions and refunds without a customer."""
         self.webhook_endpoints = AsyncWebhookEndpointsResource(sender)
@@ -1315,6 +1670,190 @@ class AsyncEventsResource:
                 path_with("/api/v1/events/{id}/redeliver", event_id),
                 body=body_of({"endpointId": endpoint_id}, None),
                 idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+
+class AsyncRecordsResource:
+    """Payment records (one per paid session), each with its refunds."""
+
+    def __init__(self, sender: AsyncSender) -> None:
+        self._sender = sender
+
+    async def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        session_id: Optional[str] = None,
+        status: Optional[RecordStatus] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentRecordList:
+        """GET /api/v1/records: One page of payment records, newest first, each with its refunds; `starting_after` a record id to go on."""
+        return PaymentRecordList(
+            await self._sender.request(
+                "GET",
+                "/api/v1/records",
+                query={"limit": limit, "starting_after": starting_after, "session_id": session_id, "status": status, "created_gte": created_gte, "created_lt": created_lt},
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        session_id: Optional[str] = None,
+        status: Optional[RecordStatus] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncIterator[PaymentRecord]:
+        """GET /api/v1/records: Every item from `starting_after` on, fetching the next page as the loop reaches it."""
+        return aiterate_pages(lambda cursor: self.list(limit=limit, session_id=session_id, status=status, created_gte=created_gte, created_lt=created_lt, timeout_ms=timeout_ms, max_retries=max_retries, starting_after=cursor), starting_after)
+
+    async def retrieve(
+        self,
+        record_id: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentRecord:
+        """GET /api/v1/records/{id}: A payment record with its refunds."""
+        return PaymentRecord(
+            await self._sender.request(
+                "GET",
+                path_with("/api/v1/records/{id}", record_id),
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+
+class AsyncRefundsResource:
+    """Refunds: read one, or list them newest first (make one with `Till.refund`)."""
+
+    def __init__(self, sender: AsyncSender) -> None:
+        self._sender = sender
+
+    async def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        record_id: Optional[str] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> RefundList:
+        """GET /api/v1/refunds: One page of refunds, newest first (`record_id` for one record's); `starting_after` a refund id to go on."""
+        return RefundList(
+            await self._sender.request(
+                "GET",
+                "/api/v1/refunds",
+                query={"limit": limit, "starting_after": starting_after, "record_id": record_id, "created_gte": created_gte, "created_lt": created_lt},
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        record_id: Optional[str] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncIterator[Refund]:
+        """GET /api/v1/refunds: Every item from `starting_after` on, fetching the next page as the loop reaches it."""
+        return aiterate_pages(lambda cursor: self.list(limit=limit, record_id=record_id, created_gte=created_gte, created_lt=created_lt, timeout_ms=timeout_ms, max_retries=max_retries, starting_after=cursor), starting_after)
+
+    async def retrieve(
+        self,
+        refund_id: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Refund:
+        """GET /api/v1/refunds/{id}: One refund."""
+        return Refund(
+            await self._sender.request(
+                "GET",
+                path_with("/api/v1/refunds/{id}", refund_id),
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+
+class AsyncSessionsResource:
+    """Payment sessions: read one, or list them newest first."""
+
+    def __init__(self, sender: AsyncSender) -> None:
+        self._sender = sender
+
+    async def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        status: Optional[SessionStatus] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        metadata: Optional[Dict[str, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> SessionList:
+        """GET /api/v1/sessions: One page of sessions, newest first, filtered by status, creation time and metadata values (`metadata={"order": "A-1"}`); `starting_after` a session id to go on."""
+        return SessionList(
+            await self._sender.request(
+                "GET",
+                "/api/v1/sessions",
+                query={"limit": limit, "starting_after": starting_after, "status": status, "created_gte": created_gte, "created_lt": created_lt, "metadata": metadata},
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        status: Optional[SessionStatus] = None,
+        created_gte: Optional[Union[datetime, str]] = None,
+        created_lt: Optional[Union[datetime, str]] = None,
+        metadata: Optional[Dict[str, str]] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncIterator[Session]:
+        """GET /api/v1/sessions: Every item from `starting_after` on, fetching the next page as the loop reaches it."""
+        return aiterate_pages(lambda cursor: self.list(limit=limit, status=status, created_gte=created_gte, created_lt=created_lt, metadata=metadata, timeout_ms=timeout_ms, max_retries=max_retries, starting_after=cursor), starting_after)
+
+    async def retrieve(
+        self,
+        session_id: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Session:
+        """GET /api/v1/sessions/{id}: The session, with `record` once paid (as get_session)."""
+        return Session(
+            await self._sender.request(
+                "GET",
+                path_with("/api/v1/sessions/{id}", session_id),
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
             )

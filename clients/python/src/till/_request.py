@@ -14,7 +14,8 @@ import random
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Tuple, Union
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Tuple, Union
 from urllib.parse import quote, urlencode
 
 import httpx
@@ -23,7 +24,8 @@ from ._errors import APIConnectionError, TillError, error_from_response, parse_r
 
 VERSION = "0.1.0"
 
-Query = Mapping[str, Union[str, int, bool, None]]
+QueryValue = Union[str, int, bool, datetime, Mapping[str, str], None]
+Query = Mapping[str, QueryValue]
 
 
 @dataclass(frozen=True)
@@ -112,10 +114,27 @@ def prepare(
 
 
 def _query_string(query: Optional[Query]) -> str:
+    """Parameters left as None are not sent; a dict is sent as `name[key]=value` (metadata filters)."""
     if not query:
         return ""
-    pairs = [(k, ("true" if v else "false") if isinstance(v, bool) else str(v)) for k, v in query.items() if v is not None]
+    pairs: List[Tuple[str, str]] = []
+    for name, value in query.items():
+        if isinstance(value, Mapping):
+            pairs += [(f"{name}[{k}]", v) for k, v in value.items()]
+        elif value is not None:
+            pairs.append((name, _query_value(name, value)))
     return "?" + urlencode(pairs) if pairs else ""
+
+
+def _query_value(name: str, value: Union[str, int, bool, datetime]) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            # A naive datetime would be read as UTC by the service and as local time by Python: refuse the guess.
+            raise ValueError(f"{name}: give an aware datetime (e.g. datetime.now(timezone.utc)), got {value!r}")
+        return value.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return str(value)
 
 
 def backoff_seconds(cfg: SenderConfig, attempt: int) -> float:
