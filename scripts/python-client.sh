@@ -58,21 +58,45 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
   STARTED_DB=1
 fi
 
-for version in $PYTHONS; do
-  make_venv "$version"
-  venv="$VENV"
-  echo "== Python client on Python $version: pytest, with mypy --strict and pyright beside it"
-  # The type checkers need the CPU while pytest mostly waits on sockets: run them side by side.
-  log="$venv/typecheck.log"
+# One Python version's checks: pytest, with mypy --strict and pyright beside it (the type checkers
+# need the CPU while pytest mostly waits on sockets).
+check() {
+  local version="$1" venv="$2" status=0 typecheck
   (
     cd "$PKG"
     "$venv/bin/python" -m mypy --strict --cache-dir "$venv/.mypy_cache" --python-executable "$venv/bin/python"
     "$venv/bin/pyright" --pythonpath "$venv/bin/python" --pythonversion "${version%.*}"
-  ) > "$log" 2>&1 &
+  ) > "$venv/typecheck.log" 2>&1 &
   typecheck=$!
-  status=0
-  (cd "$PKG" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$@") || status=$?
+  (cd "$PKG" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "${PYTEST_ARGS[@]}") || status=$?
   wait "$typecheck" || status=$?
-  cat "$log"
-  [ "$status" -eq 0 ] || { echo "== Python client on Python $version: FAILED" >&2; exit "$status"; }
+  cat "$venv/typecheck.log"
+  return "$status"
+}
+
+PYTEST_ARGS=("$@")
+VENVS=()
+for version in $PYTHONS; do
+  make_venv "$version"
+  VENVS+=("$VENV")
 done
+
+# The versions run side by side, each with its own Till (and database); their output is shown in order.
+PIDS=()
+i=0
+for version in $PYTHONS; do
+  check "$version" "${VENVS[$i]}" > "${VENVS[$i]}/check.log" 2>&1 &
+  PIDS+=($!)
+  i=$((i + 1))
+done
+failed=0
+i=0
+for version in $PYTHONS; do
+  status=0
+  wait "${PIDS[$i]}" || status=$?
+  echo "== Python client on Python $version: pytest, mypy --strict, pyright"
+  cat "${VENVS[$i]}/check.log"
+  if [ "$status" -ne 0 ]; then echo "== Python client on Python $version: FAILED" >&2; failed=1; fi
+  i=$((i + 1))
+done
+exit "$failed"
