@@ -419,6 +419,10 @@ class Generator:
             "from ._request import AsyncSender, SyncSender, path_with",
             "",
         ]
+        # The codes an error body's `code` may hold today (TillError.code stays a str: newer services add codes).
+        codes = self.doc.get("components", {}).get("schemas", {}).get("Error", {}).get("properties", {}).get("code", {}).get("enum")
+        if codes:
+            self.enums["ErrorCode"] = tuple(codes)
         exported = sorted([*self.enums, *self.models, "EventData"])
         lines.append("__all__ = [")
         lines += [f"    {json.dumps(n)}," for n in exported]

@@ -95,6 +95,7 @@ def test_errors_by_class_with_status_body_and_request_id(make_driver: MakeDriver
         do(lambda t: t.get_session("sess_doesnotexist000000000000"))
     assert missing.value.status == 404
     assert missing.value.body["error"] == "Not found"
+    assert missing.value.code == "not_found"
     assert re.match(r"^req_", str(missing.value.request_id))
 
     created = do(lambda t: t.create_checkout(amount=1000, currency="CNY"))
@@ -105,24 +106,27 @@ def test_errors_by_class_with_status_body_and_request_id(make_driver: MakeDriver
     assert too_much.value.status == 400
     assert (too_much.value.body["error"], too_much.value.body["refundable"]) == ("amount exceeds refundable", 600)
     assert str(too_much.value) == "amount exceeds refundable"
-    assert too_much.value.code == too_much.value.body.get("code"), "the body's code, when the service sends one"
+    assert too_much.value.code == "amount_exceeds_refundable" == too_much.value.body["code"]
 
     with pytest.raises(InvalidRequestError) as invalid:
         do(lambda t: t.create_checkout(amount=0, currency="CNY"))
     assert invalid.value.message.startswith("amount: ")
+    assert (invalid.value.code, invalid.value.param) == ("invalid_field", "amount")
 
-    with pytest.raises(InvalidRequestError, match="^session is paid$"):
+    with pytest.raises(InvalidRequestError, match="^session is paid$") as terminal:
         do(lambda t: t.test_helpers.sessions.pay(created.id))
+    assert terminal.value.code == "session_terminal"
 
     bad_key = make_driver(api_key="sk_test_" + "x" * 32)
     with pytest.raises(AuthenticationError) as unauthenticated:
         bad_key(lambda t: t.get_session(created.id))
-    assert unauthenticated.value.status == 401
+    assert (unauthenticated.value.status, unauthenticated.value.code) == (401, "invalid_api_key")
 
     # Another mode's key sees nothing: test helpers do not exist for a live key.
     live = make_driver(api_key=till_server.live_key)
-    with pytest.raises(NotFoundError):
+    with pytest.raises(NotFoundError) as live_only:
         live(lambda t: t.test_helpers.sessions.pay(created.id))
+    assert live_only.value.code == "test_mode_only"
 
 
 @dataclass
