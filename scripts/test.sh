@@ -24,6 +24,12 @@ bash scripts/chromium.sh
 echo "== starting the embedded PostgreSQL for tests"
 export TEST_DATABASE_URL="$(npx tsx scripts/test-db.ts embedded "$TEST_DATA/embedded")"
 
+# Before the Node tests, so the output still ends with their summary (TEST_PYTHON=0 skips it).
+if [ "${TEST_PYTHON:-1}" != "0" ]; then
+  echo "== the Python client on Python 3.9 and 3.13 (scripts/python-client.sh)"
+  bash scripts/python-client.sh
+fi
+
 FILES=$(find src test clients/js/test -name '*.test.ts' | sort)
 echo "== tests on the embedded PostgreSQL"
 npx tsx --test --test-concurrency=2 --test-timeout=120000 $FILES
