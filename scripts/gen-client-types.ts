@@ -48,4 +48,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   console.log(`wrote ${OPENAPI_JSON} and ${OPENAPI_TS}`)
   // The installed package (clients/js/dist) carries the types too: rebuild it from them.
   execFileSync(process.execPath, [fileURLToPath(new URL('../clients/js/build.mjs', import.meta.url))], { stdio: 'inherit' })
+  // The Python client's models and methods come from the same document (the Go client's types are checked against it by its tests).
+  execFileSync('python3', [fileURLToPath(new URL('../clients/python/scripts/gen_models.py', import.meta.url))], { stdio: 'inherit' })
 }
