@@ -14,7 +14,7 @@ export class WxError extends Error {
 }
 
 const signError = () => new WxError(401, 'SIGN_ERROR', '签名错误')
-const param = (message: string) => new WxError(400, 'PARAM_ERROR', message)
+export const param = (message: string) => new WxError(400, 'PARAM_ERROR', message)
 
 export interface RawRequest {
   method: string
@@ -61,10 +61,10 @@ export const ORDER_FIELDS = ['appid', 'mchid', 'description', 'out_trade_no', 't
 export const REFUND_FIELDS = ['transaction_id', 'out_trade_no', 'out_refund_no', 'reason', 'notify_url', 'funds_account', 'amount', 'goods_detail'] as const
 export const CLOSE_FIELDS = ['mchid'] as const
 
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v)
-const chars = (s: string) => Array.from(s).length
+export const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v)
+export const chars = (s: string) => Array.from(s).length
 
-function checkNotifyUrl(v: unknown, required: boolean) {
+export function checkNotifyUrl(v: unknown, required: boolean) {
   if (v === undefined && !required) return
   if (typeof v !== 'string' || v.includes('?') || !/^https?:\/\/[^\s/]+/.test(v) || !URL.canParse(v)) throw param('notify_url格式不正确')
 }
@@ -80,6 +80,8 @@ export interface ValidOrder {
   total: number
   openid?: string
   clientIp?: string
+  /** The listed currency (the mainland's is always CNY). */
+  currency?: string
 }
 
 /** Step 3 for orders: the §1.5 field rules, per trade type. */
@@ -125,6 +127,7 @@ export interface ValidRefund {
   notifyUrl?: string
   refund: number
   total: number
+  currency?: string
 }
 
 /** Step 3 for refunds: the §1.8 field rules (the order-level rules need the order, see api.ts). */
@@ -140,5 +143,5 @@ export function validateRefund(b: Record<string, any>): ValidRefund {
   if (!isInt(a.refund) || a.refund < 1) throw param('amount.refund必须为正整数')
   if (!isInt(a.total) || a.total < 1) throw param('amount.total必须为正整数')
   if (a.currency !== 'CNY') throw param('amount.currency仅支持CNY')
-  return { outTradeNo: hasTrade ? b.out_trade_no : undefined, transactionId: hasTx ? b.transaction_id : undefined, outRefundNo: b.out_refund_no, reason: b.reason, notifyUrl: b.notify_url, refund: a.refund, total: a.total }
+  return { outTradeNo: hasTrade ? b.out_trade_no : undefined, transactionId: hasTx ? b.transaction_id : undefined, outRefundNo: b.out_refund_no, reason: b.reason, notifyUrl: b.notify_url, refund: a.refund, total: a.total, currency: a.currency }
 }
