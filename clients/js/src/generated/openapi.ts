@@ -247,6 +247,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -388,6 +397,15 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
+                            /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                            charged?: {
+                                /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                amount: number;
+                                /** @description the currency the customer paid in, e.g. CNY */
+                                currency: string;
+                                /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                rate?: string;
+                            };
                             refund: {
                                 id: string;
                                 amount: number;
@@ -601,6 +619,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -795,6 +822,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -989,6 +1025,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -1183,6 +1228,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -1367,6 +1421,15 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
+                            /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                            charged?: {
+                                /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                amount: number;
+                                /** @description the currency the customer paid in, e.g. CNY */
+                                currency: string;
+                                /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                rate?: string;
+                            };
                             refund: {
                                 id: string;
                                 amount: number;
@@ -1563,6 +1626,15 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
+                            /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                            charged?: {
+                                /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                amount: number;
+                                /** @description the currency the customer paid in, e.g. CNY */
+                                currency: string;
+                                /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                rate?: string;
+                            };
                             refund: {
                                 id: string;
                                 amount: number;
