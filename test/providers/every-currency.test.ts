@@ -8,6 +8,7 @@ import { test, type TestContext } from 'node:test'
 import { startAttempt } from '../../src/services/payments.js'
 import { startTestApp } from '../helpers/app.js'
 import { startCreem } from '../helpers/creem.js'
+import { getPage } from '../helpers/pages.js'
 import { crossBorderSettings, startFake } from '../helpers/wechat.js'
 
 async function merchant(t: TestContext) {
@@ -35,6 +36,8 @@ async function merchant(t: TestContext) {
   return { ta, wx, cr, configs, checkout, read, refund, live }
 }
 
+const LISTED: Record<string, string> = { HKD: 'HK$99.00', JPY: '¥1,500', EUR: '€12.34' }
+
 test('CNY, HKD, JPY, EUR and USD sessions are created, paid and refunded in live mode through their configurations', async (t) => {
   const m = await merchant(t)
   const cases = [
@@ -61,9 +64,19 @@ test('CNY, HKD, JPY, EUR and USD sessions are created, paid and refunded in live
     assert.equal(paid.status, 'paid', c.currency)
     assert.deepEqual([paid.currency, paid.record.amount, paid.record.charged], [c.currency, c.amount, c.charged], c.currency)
     const recordId = paid.record.id as string
+    if (c.charged) {
+      // The receipt and the finished checkout page show the listed amount and, beside it, what the customer paid and the rate.
+      const receipt = (await getPage(m.ta, `/r/${recordId}`, { 'accept-language': 'en' })).html
+      const result = (await getPage(m.ta, `/c/${id}`, { 'accept-language': 'en' })).html
+      const line = `¥${(c.charged.amount / 100).toFixed(2)} CNY · 1 ${c.currency} = ${c.charged.rate} CNY`
+      for (const html of [receipt, result]) {
+        assert.ok(html.includes(line), `${c.currency}: ${line}`)
+        assert.ok(html.includes(LISTED[c.currency]), `${c.currency}: ${LISTED[c.currency]}`)
+      }
+    }
     const res = await m.refund(recordId, c.refund)
     assert.equal(res.status, 200, `${c.currency}: ${JSON.stringify(res.body)}`)
-    assert.deepEqual([res.body.currency, res.body.refund.status, res.body.refund.amount], [c.currency, 'pending', c.refund ?? c.amount])
+    assert.deepEqual([res.body.currency, res.body.amount, res.body.charged, res.body.refund.status, res.body.refund.amount], [c.currency, c.amount, c.charged, 'pending', c.refund ?? c.amount])
     if (provider === 'wechat') await m.wx.ctl.tick()
     else await m.cr.ctl.tick()
     const after = await m.read(id)
@@ -92,8 +105,9 @@ test('routing: a hinted cross-border configuration refuses a currency it cannot 
   assert.equal(patched.status, 200, JSON.stringify(patched.body))
   const ok = await m.checkout({ amount: 1500, currency: 'JPY' })
   assert.equal(ok.status, 200, JSON.stringify(ok.body))
-  const page = await m.ta.request('GET', `/c/${ok.body.id}`)
-  assert.match(page.text ?? String(page.body), /WeChat Pay|微信支付/)
+  const page = await getPage(m.ta, `/c/${ok.body.id}`, { 'accept-language': 'en' })
+  assert.match(page.html, /name="provider" value="wechat"/)
+  assert.match(page.html, /¥1,500/)
 })
 
 test('a configuration states its service: cross-border settings are validated on save, and the mainland stays the default', async (t) => {
