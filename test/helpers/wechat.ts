@@ -69,11 +69,13 @@ export const APP_SECRET = 'fakeAppSecret0123456789'
  * the test's clock, so signatures and time_expire agree), and a maker of live CNY sessions. The
  * fake delivers notifications as soon as an order is paid: nothing to tick while a page waits.
  */
-export async function liveWechat(t: TestContext, o: { appSecret?: boolean; config?: Parameters<typeof startTestApp>[1] } = {}) {
+export async function liveWechat(t: TestContext, o: { appSecret?: boolean; config?: Parameters<typeof startTestApp>[1]; crossBorder?: string } = {}) {
   const ta = await startTestApp(t, o.config)
   const { fake, ctl } = await startFake(t, { clock: ta.clock })
-  const creds = fake.addMerchant(o.appSecret === false ? {} : { appSecret: APP_SECRET })
-  const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: creds, settings: { apiBase: fake.url } })
+  // crossBorder: the configuration is a WeChat Pay Global one settling (and listing) in that currency.
+  const creds = fake.addMerchant(o.appSecret === false ? {} : { appSecret: APP_SECRET }, o.crossBorder ? { service: 'cross_border', settlementCurrency: o.crossBorder } : {})
+  const settings = o.crossBorder ? { apiBase: fake.url, ...crossBorderSettings(o.crossBorder) } : { apiBase: fake.url }
+  const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: creds, settings })
   if (res.status !== 201) throw new Error(`configuration not created: ${res.status} ${JSON.stringify(res.body)}`)
   const configId = res.body.id as string
   async function session(body: Record<string, unknown> = {}) {
