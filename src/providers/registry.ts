@@ -6,7 +6,7 @@ import { validateCreemCredentials } from './creem/credentials.js'
 import type { Capabilities, PaymentProvider } from './types.js'
 import { WECHAT_CAPABILITIES } from './wechat/constants.js'
 import { validateWechatCredentials } from './wechat/credentials.js'
-import { listedCurrencies, validateWechatSettings } from './wechat/service.js'
+import { checkWechatSettingsChange, listedCurrencies, validateWechatSettings } from './wechat/service.js'
 
 export interface LiveProvider {
   id: 'wechat' | 'creem'
@@ -16,6 +16,8 @@ export interface LiveProvider {
   validateSettings(s: Fields): void
   /** What one configuration can list, when it narrows the provider's currencies (a WeChat service). */
   currenciesOf?(settings: Fields): readonly Currency[]
+  /** Refuses a settings change that would strand the configuration's records (WeChat's service). */
+  checkSettingsChange?(before: Fields, after: Fields): void
 }
 
 export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
@@ -26,6 +28,7 @@ export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
     validateCredentials: validateWechatCredentials,
     validateSettings: validateWechatSettings,
     currenciesOf: listedCurrencies,
+    checkSettingsChange: checkWechatSettingsChange,
   },
   creem: {
     id: 'creem',

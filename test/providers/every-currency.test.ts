@@ -120,4 +120,11 @@ test('a configuration states its service: cross-border settings are validated on
   const made = await post({ service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5999' })
   assert.equal(made.status, 201)
   assert.deepEqual(made.body.settings, { service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5999' })
+  // Its records were paid through that service in that currency: neither changes afterwards (the MCC may).
+  const patch = (settings: object) => m.ta.admin('PATCH', `/merchants/${m.ta.merchant.id}/provider_configs/${made.body.id}`, { settings })
+  assert.deepEqual((await patch({ service: 'mainland' })).body, { error: 'settings.service: cannot change once saved: make a new configuration for the other service' })
+  assert.deepEqual((await patch({ service: 'cross_border', settlementCurrency: 'EUR', merchantCategoryCode: '5999' })).body, { error: 'settings.settlementCurrency: cannot change once saved: make a new configuration for the other currency' })
+  const mcc = await patch({ service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5411' })
+  assert.equal(mcc.status, 200, JSON.stringify(mcc.body))
+  assert.equal(mcc.body.settings.merchantCategoryCode, '5411')
 })

@@ -4,7 +4,6 @@
  * the rate set with the /rates knob, and queried with what the payer was charged).
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -13,22 +12,9 @@ import { newId } from '../../src/domain/ids.js'
 import { LIVE_PROVIDERS } from '../../src/providers/registry.js'
 import { createWechatProvider } from '../../src/providers/wechat/index.js'
 import { wechatFakeControl } from '../../src/providers/wechat/fake/client.js'
+import { runFakeCli } from '../helpers/fake-cli.js'
 
-function runFake(args: string[]): Promise<{ printed: any; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, ['bin/till.mjs', 'fake', 'wechat', '--port', '0', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return new Promise((resolve, reject) => {
-    let out = ''
-    let err = ''
-    child.stderr.on('data', (d: Buffer) => (err += d))
-    child.stdout.on('data', (d: Buffer) => {
-      out += d
-      if (!out.includes('\n')) return
-      resolve({ printed: JSON.parse(out.split('\n')[0]), stop: () => (child.kill('SIGTERM'), exited) })
-    })
-    child.on('exit', (code) => reject(new Error(`till fake wechat exited ${code}: ${err}`)))
-  })
-}
+const runFake = (args: string[]) => runFakeCli<any>('wechat', args)
 
 test('till fake wechat --service cross_border prints a WeChat Pay Global configuration that pays a JPY order', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'till-fake-wechat-global-'))

@@ -9,7 +9,7 @@ import type { Currency } from '../../domain/money.js'
 import type { AttemptInput, Charged, PaymentFact, PaymentState, RefundFact, RefundState } from '../types.js'
 import { ProviderError } from '../types.js'
 import type { WechatChannel } from './constants.js'
-import { isValidOutTradeNo, orderDescription, parseWechatTime, refundState, toBeijingTime, type NotificationEnvelope } from './wire.js'
+import { channelFields, orderCommon, paymentFact, paymentState, refundState, type NotificationEnvelope, type Transaction } from './wire.js'
 
 export type { NotificationEnvelope }
 
@@ -88,29 +88,14 @@ export interface MerchantProfile {
 /** The order body for one channel; throws `rejected` for what WeChat would refuse, before any call. */
 export function globalOrderRequest(channel: WechatChannel, m: MerchantProfile, listed: readonly Currency[], a: AttemptInput): GlobalOrderRequest {
   if (!listed.includes(a.currency)) throw new ProviderError('rejected', 'unsupported_currency', `this WeChat Pay Global configuration lists ${listed.join(', ') || 'nothing'}, not ${a.currency}`, false)
-  if (!isValidOutTradeNo(a.attemptId)) throw new ProviderError('rejected', 'invalid_out_trade_no', `${a.attemptId} is not a valid out_trade_no`, false)
-  if (a.notifyUrl.includes('?')) throw new ProviderError('rejected', 'invalid_notify_url', 'notify_url must carry no query string', false)
-  const body: GlobalOrderRequest = {
-    appid: m.appId,
-    mchid: m.mchId,
-    description: orderDescription(a.description, a.sessionId),
-    out_trade_no: a.attemptId,
+  return {
+    ...orderCommon(m, a),
     trade_type: TRADE_TYPES[channel],
     merchant_category_code: m.merchantCategoryCode,
-    time_expire: toBeijingTime(a.expiresAt),
-    notify_url: a.notifyUrl,
     // Minor units of the listed currency: JPY has none below the yen, so 1500 is ¥1,500.
     amount: { total: a.amount, currency: a.currency },
+    ...channelFields(channel, a, false),
   }
-  if (channel === 'jsapi') {
-    if (!a.openid) throw new ProviderError('rejected', 'openid_required', 'JSAPI needs the payer openid', false)
-    body.payer = { openid: a.openid }
-  }
-  if (channel === 'h5') {
-    if (!a.clientIp) throw new ProviderError('rejected', 'client_ip_required', 'H5 needs the customer IP address', false)
-    body.scene_info = { payer_client_ip: a.clientIp }
-  }
-  return body
 }
 
 /** `rate` × 10^-8 as a decimal string without trailing zeros: 92000000 → "0.92". */
@@ -131,38 +116,22 @@ export function chargedOf(amount: GlobalTransaction['amount']): Charged | undefi
   return { amount: amount.payer_total!, currency: amount.payer_currency, ...(rate ? { rate } : {}) }
 }
 
-const transactionIdOf = (t: GlobalTransaction) => t.id ?? t.transaction_id
+/** As the mainland's Transaction: the order number read from `id`. */
+const asMainland = (t: GlobalTransaction): Transaction => ({ ...t, transaction_id: t.id ?? t.transaction_id })
+const chargedData = (t: GlobalTransaction) => {
+  const charged = chargedOf(t.amount)
+  return charged ? { data: { charged } } : {}
+}
 
-/** trade_state → attempt status, as on the mainland (SUCCESS/REFUND paid, CLOSED/REVOKED closed, PAYERROR failed). */
+/** trade_state → attempt status as on the mainland; a paid one also says what the payer was charged. */
 export function globalPaymentState(t: GlobalTransaction): PaymentState {
-  switch (t.trade_state) {
-    case 'SUCCESS':
-    case 'REFUND': {
-      const charged = chargedOf(t.amount)
-      return { status: 'succeeded', providerRef: transactionIdOf(t), amount: t.amount?.total, paidAt: parseWechatTime(t.success_time), ...(charged ? { data: { charged } } : {}) }
-    }
-    case 'CLOSED':
-    case 'REVOKED':
-      return { status: 'closed' }
-    case 'PAYERROR':
-      return { status: 'failed' }
-    default:
-      return { status: 'pending' }
-  }
+  const s = paymentState(asMainland(t))
+  return s.status === 'succeeded' ? { ...s, ...chargedData(t) } : s
 }
 
 export function globalPaymentFact(t: GlobalTransaction): PaymentFact {
-  const s = globalPaymentState(t)
-  return {
-    kind: 'payment',
-    attemptId: t.out_trade_no ?? '',
-    status: s.status === 'succeeded' ? 'succeeded' : s.status === 'failed' ? 'failed' : 'pending',
-    providerRef: transactionIdOf(t),
-    amount: t.amount?.total,
-    currency: t.amount?.currency,
-    paidAt: s.paidAt,
-    ...(s.data ? { data: s.data } : {}),
-  }
+  const f = paymentFact(asMainland(t))
+  return f.status === 'succeeded' ? { ...f, ...chargedData(t) } : f
 }
 
 /** The global API closes a refund as REFUNDCLOSE; the rest reads as on the mainland. */

@@ -3,18 +3,18 @@
  * client, keys and notifications as the mainland, its own paths and bodies (global-wire.ts).
  * index.ts sends a configuration here when its settings say `service: cross_border`.
  */
-import type { AttemptResult, CloseResult, PaymentRef, PaymentState, ProviderConfig, RefundInput, RefundRef, RefundState } from '../types.js'
+import type { AttemptInput, AttemptResult, CloseResult, PaymentRef, PaymentState, ProviderConfig, RefundInput, RefundRef, RefundState } from '../types.js'
 import { ProviderError } from '../types.js'
 import { GLOBAL_PATHS, type WechatChannel } from './constants.js'
 import {
   globalOrderRequest, globalPaymentFact, globalPaymentState, globalRefundState,
   type GlobalRefund, type GlobalRefundRequest, type GlobalTransaction,
 } from './global-wire.js'
+import { closeOrConfirm } from './close.js'
 import { credentialsOf, type WechatClient } from './http.js'
 import { listedCurrencies, wechatSettingsOf } from './service.js'
 import { jsapiParams, privateKeyOf } from './sign.js'
 import { h5RedirectUrl } from './wire.js'
-import type { AttemptInput } from '../types.js'
 
 const outTradeNoPath = (outTradeNo: string) => `${GLOBAL_PATHS.byOutTradeNo}${encodeURIComponent(outTradeNo)}`
 
@@ -48,21 +48,11 @@ export function globalOps(client: WechatClient, now: () => Date) {
 
     queryPayment: async (cfg: ProviderConfig, ref: PaymentRef): Promise<PaymentState> => globalPaymentState(await query(cfg, ref.attemptId)),
 
-    async closePayment(cfg: ProviderConfig, ref: PaymentRef): Promise<CloseResult> {
-      const c = credentialsOf(cfg)
-      try {
-        await client.call(cfg, 'POST', `${outTradeNoPath(ref.attemptId)}/close`, { mchid: c.mchId })
-        return { closed: true }
-      } catch (e) {
-        if (!(e instanceof ProviderError) || e.outcome !== 'rejected') throw e
-        // Refused: perhaps paid a moment ago. Ask, so the money is recorded rather than hidden.
+    closePayment: (cfg: ProviderConfig, ref: PaymentRef): Promise<CloseResult> =>
+      closeOrConfirm(client, cfg, `${outTradeNoPath(ref.attemptId)}/close`, ref, async () => {
         const t = await query(cfg, ref.attemptId)
-        const state = globalPaymentState(t)
-        if (state.status === 'succeeded') return { alreadyPaid: { ...globalPaymentFact(t), attemptId: ref.attemptId } }
-        if (state.status === 'closed') return { closed: true }
-        throw e
-      }
-    },
+        return { state: globalPaymentState(t), fact: () => globalPaymentFact(t) }
+      }),
 
     /** In the listed currency, the record's amounts; WeChat converts the CNY refund to the payer itself. */
     async refund(cfg: ProviderConfig, r: RefundInput): Promise<RefundState> {

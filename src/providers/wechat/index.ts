@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { CHANNELS, FAIL_BODY, PATHS, WECHAT_CAPABILITIES, type WechatChannel } from './constants.js'
+import { closeOrConfirm } from './close.js'
 import { globalOps } from './global.js'
 import { globalPaymentFact, globalRefundFact } from './global-wire.js'
 import { credentialsOf, isCrossBorder, WechatClient } from './http.js'
@@ -104,24 +105,12 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       return paymentState(t ?? {})
     },
 
-    /**
-     * Closes an unpaid order. WeChat refuses to close a paid one (ORDERPAID), and a customer can pay
-     * between our query and the close: any refusal is followed by a query, so money is never hidden.
-     */
     async closePayment(cfg, ref) {
       if (isCrossBorder(cfg)) return global.closePayment(cfg, ref)
-      const c = credentialsOf(cfg)
-      try {
-        await client.call(cfg, 'POST', `${outTradeNoPath(ref.attemptId)}/close`, { mchid: c.mchId })
-        return { closed: true }
-      } catch (e) {
-        if (!(e instanceof ProviderError) || e.outcome !== 'rejected') throw e
-        const t = await query(cfg, ref.attemptId)
-        const state = paymentState(t ?? {})
-        if (state.status === 'succeeded') return { alreadyPaid: { ...paymentFact(t!), attemptId: ref.attemptId } }
-        if (state.status === 'closed') return { closed: true }
-        throw e
-      }
+      return closeOrConfirm(client, cfg, `${outTradeNoPath(ref.attemptId)}/close`, ref, async () => {
+        const t = (await query(cfg, ref.attemptId)) ?? {}
+        return { state: paymentState(t), fact: () => paymentFact(t) }
+      })
     },
 
     async refund(cfg, r) {

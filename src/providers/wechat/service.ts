@@ -62,3 +62,14 @@ export function validateWechatSettings(settings: Fields) {
     throw new InvalidField('settings.merchantCategoryCode', 'must be the 4-digit merchant category code WeChat Pay assigned')
   }
 }
+
+/**
+ * A configuration's service and settlement currency are fixed once saved: its records were paid
+ * (and must be refunded) through that API in that currency. Another service is another configuration.
+ */
+export function checkWechatSettingsChange(before: Fields, after: Fields) {
+  const a = wechatSettingsOf(before)
+  const b = wechatSettingsOf(after)
+  if (a.service !== b.service) throw new InvalidField('settings.service', 'cannot change once saved: make a new configuration for the other service')
+  if (a.settlementCurrency !== b.settlementCurrency) throw new InvalidField('settings.settlementCurrency', 'cannot change once saved: make a new configuration for the other currency')
+}

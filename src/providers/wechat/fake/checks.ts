@@ -61,10 +61,10 @@ export const ORDER_FIELDS = ['appid', 'mchid', 'description', 'out_trade_no', 't
 export const REFUND_FIELDS = ['transaction_id', 'out_trade_no', 'out_refund_no', 'reason', 'notify_url', 'funds_account', 'amount', 'goods_detail'] as const
 export const CLOSE_FIELDS = ['mchid'] as const
 
-export const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v)
-export const chars = (s: string) => Array.from(s).length
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v)
+const chars = (s: string) => Array.from(s).length
 
-export function checkNotifyUrl(v: unknown, required: boolean) {
+function checkNotifyUrl(v: unknown, required: boolean) {
   if (v === undefined && !required) return
   if (typeof v !== 'string' || v.includes('?') || !/^https?:\/\/[^\s/]+/.test(v) || !URL.canParse(v)) throw param('notify_url格式不正确')
 }
@@ -130,8 +130,11 @@ export interface ValidRefund {
   currency?: string
 }
 
-/** Step 3 for refunds: the §1.8 field rules (the order-level rules need the order, see api.ts). */
-export function validateRefund(b: Record<string, any>): ValidRefund {
+/**
+ * Step 3 for refunds: the §1.8 field rules (the order-level rules need the order, see api.ts).
+ * The mainland refunds CNY only; cross-border, the currency must be the order's (checked in api.ts).
+ */
+export function validateRefund(b: Record<string, any>, crossBorder = false): ValidRefund {
   const hasTrade = typeof b.out_trade_no === 'string' && b.out_trade_no !== ''
   const hasTx = typeof b.transaction_id === 'string' && b.transaction_id !== ''
   if (!hasTrade && !hasTx) throw param('transaction_id和out_trade_no必须二选一')
@@ -142,6 +145,6 @@ export function validateRefund(b: Record<string, any>): ValidRefund {
   if (typeof a !== 'object' || a === null) throw param('缺少参数amount')
   if (!isInt(a.refund) || a.refund < 1) throw param('amount.refund必须为正整数')
   if (!isInt(a.total) || a.total < 1) throw param('amount.total必须为正整数')
-  if (a.currency !== 'CNY') throw param('amount.currency仅支持CNY')
+  if (crossBorder ? typeof a.currency !== 'string' : a.currency !== 'CNY') throw param(crossBorder ? '缺少参数amount.currency' : 'amount.currency仅支持CNY')
   return { outTradeNo: hasTrade ? b.out_trade_no : undefined, transactionId: hasTx ? b.transaction_id : undefined, outRefundNo: b.out_refund_no, reason: b.reason, notifyUrl: b.notify_url, refund: a.refund, total: a.total, currency: a.currency }
 }

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { ApiParts, Ctx } from './api.js'
-import { checkNotifyUrl, chars, isInt, param, validateOrder, WxError, type ValidOrder, type ValidRefund } from './checks.js'
+import { param, validateOrder, validateRefund, WxError, type ValidOrder, type ValidRefund } from './checks.js'
 import type { FakeStore, TradeType } from './store.js'
 import { globalRefundCreatedView, refundView, transactionView } from './views.js'
 
@@ -49,18 +49,7 @@ function validateGlobalRefund(c: Ctx): ValidRefund {
   const b = c.body
   if (b.mchid !== c.merchant.mchId) throw param('mchid与请求商户号不一致')
   if (typeof b.appid !== 'string' || !c.merchant.appIds.includes(b.appid)) throw new WxError(400, 'APPID_MCHID_NOT_MATCH', 'appid和mch_id不匹配')
-  const hasTrade = typeof b.out_trade_no === 'string' && b.out_trade_no !== ''
-  const hasTx = typeof b.transaction_id === 'string' && b.transaction_id !== ''
-  if (!hasTrade && !hasTx) throw param('transaction_id和out_trade_no必须二选一')
-  if (typeof b.out_refund_no !== 'string' || !/^[0-9A-Za-z_\-|*@]{1,64}$/.test(b.out_refund_no)) throw param('out_refund_no格式不正确')
-  if (b.reason !== undefined && (typeof b.reason !== 'string' || chars(b.reason) > 80)) throw param('reason长度不能超过80')
-  checkNotifyUrl(b.notify_url, false)
-  const a = b.amount
-  if (typeof a !== 'object' || a === null) throw param('缺少参数amount')
-  if (!isInt(a.refund) || a.refund < 1) throw param('amount.refund必须为正整数')
-  if (!isInt(a.total) || a.total < 1) throw param('amount.total必须为正整数')
-  if (typeof a.currency !== 'string') throw param('缺少参数amount.currency')
-  return { outTradeNo: hasTrade ? b.out_trade_no : undefined, transactionId: hasTx ? b.transaction_id : undefined, outRefundNo: b.out_refund_no, reason: b.reason, notifyUrl: b.notify_url, refund: a.refund, total: a.total, currency: a.currency }
+  return validateRefund(b, true)
 }
 
 export function registerGlobalApi(app: FastifyInstance, store: FakeStore, p: ApiParts) {

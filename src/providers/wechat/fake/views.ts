@@ -17,44 +17,27 @@ export const RATE_SCALE = 100_000_000
 /** An amount in the listed currency's minor units as CNY fen at `rate` (× 10^8 CNY per major unit), rounded half up. */
 export const cnyFen = (amount: number, currency: string, rate: number) => Math.round((amount * rate) / ((FACTOR[currency] ?? 100) * 1_000_000))
 
-export function transactionView(o: Order) {
-  if (o.service === 'cross_border') return globalTransactionView(o)
-  const paid = o.state === 'SUCCESS' || o.state === 'REFUND'
-  return {
-    appid: o.appId,
-    mchid: o.mchId,
-    out_trade_no: o.outTradeNo,
-    ...(paid ? { transaction_id: o.transactionId } : {}),
-    trade_type: o.tradeType,
-    trade_state: o.state,
-    trade_state_desc: TRADE_TYPE_DESC[o.state],
-    ...(paid ? { bank_type: o.bankType ?? 'OTHERS' } : {}),
-    attach: o.attach ?? '',
-    ...(paid ? { success_time: beijing(o.successTimeMs!), payer: { openid: o.payerOpenid } } : {}),
-    amount: paid ? { total: o.total, payer_total: o.total, currency: 'CNY', payer_currency: 'CNY' } : { total: o.total, currency: 'CNY' },
-  }
-}
-
 /**
- * The cross-border Transaction: the order number is `id`, the amount is in the listed currency,
- * and once paid it says what the payer was charged in CNY and at which rate (USERPAYMENT_RATE).
+ * The Transaction (§1.7). Cross-border, the order number is `id`, the amount is in the listed
+ * currency, and once paid it says what the payer was charged in CNY and at which rate (USERPAYMENT_RATE).
  */
-function globalTransactionView(o: Order) {
+export function transactionView(o: Order) {
   const paid = o.state === 'SUCCESS' || o.state === 'REFUND'
+  const global = o.service === 'cross_border'
   return {
     appid: o.appId,
     mchid: o.mchId,
     out_trade_no: o.outTradeNo,
-    ...(paid ? { id: o.transactionId } : {}),
+    ...(paid ? (global ? { id: o.transactionId } : { transaction_id: o.transactionId }) : {}),
     trade_type: o.tradeType,
     trade_state: o.state,
     trade_state_desc: TRADE_TYPE_DESC[o.state],
     ...(paid ? { bank_type: o.bankType ?? 'OTHERS' } : {}),
     attach: o.attach ?? '',
     ...(paid ? { success_time: beijing(o.successTimeMs!), payer: { openid: o.payerOpenid } } : {}),
-    amount: paid
-      ? { total: o.total, currency: o.currency, payer_total: o.payerTotal, payer_currency: 'CNY', exchange_rate: { type: 'USERPAYMENT_RATE', rate: o.rate } }
-      : { total: o.total, currency: o.currency },
+    amount: !paid ? { total: o.total, currency: o.currency }
+      : global ? { total: o.total, currency: o.currency, payer_total: o.payerTotal, payer_currency: 'CNY', exchange_rate: { type: 'USERPAYMENT_RATE', rate: o.rate } }
+        : { total: o.total, payer_total: o.total, currency: 'CNY', payer_currency: 'CNY' },
   }
 }
 
