@@ -29,6 +29,13 @@ export const errorFor = (status: number, description?: string) => {
   return errorShape(codes.length ? codes : ALL_CODES, { description: `${description ? `${description}\n` : ''}- ${codeList(codes)}` })
 }
 
+/** Additive and optional: present only when the provider charged the customer in another currency. */
+export const Charged = Type.Object({
+  amount: Type.Integer({ description: 'minor units of `currency` the customer paid (WeChat Pay Global: CNY fen)' }),
+  currency: Type.String({ description: 'the currency the customer paid in, e.g. CNY' }),
+  rate: Type.Optional(Type.String({ description: 'units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92"' })),
+}, { description: 'what the customer was charged, beside the listed amount (which stays the amount of record)' })
+
 export const RecordSummary = Type.Object({
   id: Type.String(),
   provider: Type.String(),
@@ -37,6 +44,7 @@ export const RecordSummary = Type.Object({
   refundedAmount: Type.Integer({ description: 'cumulative succeeded refunds, minor units' }),
   status: Type.String(),
   paidAt: Timestamp,
+  charged: Type.Optional(Charged),
 })
 
 export const SessionCreated = Type.Object({
@@ -79,6 +87,7 @@ export const PaymentRecord = Type.Object({
   mode: Mode,
   paidAt: Timestamp,
   createdAt: Timestamp,
+  charged: Type.Optional(Charged),
 })
 
 export const RecordWithRefund = Type.Object({ ...PaymentRecord.properties, refund: Refund })

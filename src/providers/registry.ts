@@ -6,6 +6,7 @@ import { validateCreemCredentials } from './creem/credentials.js'
 import type { Capabilities, PaymentProvider } from './types.js'
 import { WECHAT_CAPABILITIES } from './wechat/constants.js'
 import { validateWechatCredentials } from './wechat/credentials.js'
+import { checkWechatSettingsChange, listedCurrencies, validateWechatSettings } from './wechat/service.js'
 
 export interface LiveProvider {
   id: 'wechat' | 'creem'
@@ -14,6 +15,10 @@ export interface LiveProvider {
   validateCredentials(c: Fields): void
   /** allowPrivate: PROVIDER_ALLOW_PRIVATE=1. */
   validateSettings(s: Fields, allowPrivate: boolean): void
+  /** What one configuration can list, when it narrows the provider's currencies (a WeChat service). */
+  currenciesOf?(settings: Fields): readonly Currency[]
+  /** Refuses a settings change that would strand the configuration's records (WeChat's service). */
+  checkSettingsChange?(before: Fields, after: Fields): void
 }
 
 export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
@@ -22,7 +27,9 @@ export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
     name: 'WeChat Pay',
     capabilities: WECHAT_CAPABILITIES,
     validateCredentials: validateWechatCredentials,
-    validateSettings: (s, allowPrivate) => checkSettings(s, allowPrivate),
+    validateSettings: validateWechatSettings,
+    currenciesOf: listedCurrencies,
+    checkSettingsChange: checkWechatSettingsChange,
   },
   creem: {
     id: 'creem',
@@ -35,15 +42,17 @@ export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
 
 export const isLiveProvider = (id: string): id is LiveProvider['id'] => Object.hasOwn(LIVE_PROVIDERS, id)
 
-export const supportsCurrency = (id: LiveProvider['id'], currency: Currency) =>
-  LIVE_PROVIDERS[id].capabilities.currencies.includes(currency)
+/** Whether a configuration (its settings; WeChat's service decides) can list the currency. */
+export const supportsCurrency = (id: LiveProvider['id'], currency: Currency, settings: Fields = {}) =>
+  (LIVE_PROVIDERS[id].currenciesOf?.(settings) ?? LIVE_PROVIDERS[id].capabilities.currencies).includes(currency)
 
 /** At least the provider's smallest amount for the currency (Creem: 100 minor units). */
 export const supportsAmount = (id: LiveProvider['id'], currency: Currency, amount: number) =>
   amount >= (LIVE_PROVIDERS[id].capabilities.minAmount?.[currency] ?? 1)
 
-/** Whether a provider can take a session: its currency and its amount. */
-export const fitsSession = (id: LiveProvider['id'], currency: Currency, amount: number) => supportsCurrency(id, currency) && supportsAmount(id, currency, amount)
+/** Whether a provider configuration can take a session: its currency and its amount. */
+export const fitsSession = (id: LiveProvider['id'], currency: Currency, amount: number, settings: Fields = {}) =>
+  supportsCurrency(id, currency, settings) && supportsAmount(id, currency, amount)
 
 export interface ProviderRegistry {
   get(id: string): PaymentProvider | undefined

@@ -102,6 +102,19 @@ export interface PaymentState {
   providerRef?: string
   amount?: number
   paidAt?: Date
+  /** As PaymentFact.data: provider state learnt with the payment (what the customer was charged). */
+  data?: Record<string, unknown>
+}
+
+/**
+ * What the customer was charged when the provider converts the listed amount (WeChat Pay Global
+ * charges CNY): minor units of `currency`, and `rate`, units of `currency` per major unit of the
+ * listed currency, as a decimal string. Kept in the record's providerData under `charged`.
+ */
+export interface Charged {
+  amount: number
+  currency: string
+  rate?: string
 }
 
 /**

@@ -33,14 +33,14 @@ async function bindProvider(tx: Executor, merchantId: string, currency: Currency
     const config = typeof label === 'string' ? await findByLabel(tx, merchantId, provider, label) : null
     if (!config) throw new BadRequest(`provider ${provider}/${label} not available: invalid_label`, 'provider_unavailable')
     if (!config.enabled) throw new BadRequest(`provider ${provider}/${label} not available: config_disabled`, 'provider_unavailable')
-    if (!supportsCurrency(provider, currency)) throw noProvider(currency)
+    if (!supportsCurrency(provider, currency, config.settings)) throw noProvider(currency)
     // Creem prices start at 1.00: a smaller hinted session could never be paid.
     if (!supportsAmount(provider, currency, amount)) {
       throw new BadRequest(`provider ${provider}/${label} not available: amount_below_minimum (at least ${LIVE_PROVIDERS[provider].capabilities.minAmount?.[currency]})`, 'provider_unavailable')
     }
     return { chosenProvider: provider, providerConfigId: config.id }
   }
-  const usable = (await listEnabledDefaults(tx, merchantId)).filter((c) => isLiveProvider(c.provider) && fitsSession(c.provider, currency, amount))
+  const usable = (await listEnabledDefaults(tx, merchantId)).filter((c) => isLiveProvider(c.provider) && fitsSession(c.provider, currency, amount, c.settings))
   if (usable.length === 0) throw noProvider(currency)
   // Unhinted: the checkout page offers every usable default, and the customer's pick binds it.
   return { chosenProvider: null, providerConfigId: null }

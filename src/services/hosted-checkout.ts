@@ -59,7 +59,7 @@ export async function liveOffers(deps: Deps, session: SessionRow): Promise<Offer
     ? [await getProviderConfigById(deps.db, session.providerConfigId)].filter((c) => c !== null)
     : await listEnabledDefaults(deps.db, session.merchantId)
   return configs
-    .filter((c) => c.enabled && isLiveProvider(c.provider) && fitsSession(c.provider, session.currency as Currency, session.amount))
+    .filter((c) => c.enabled && isLiveProvider(c.provider) && fitsSession(c.provider, session.currency as Currency, session.amount, c.settings))
     .map((c) => {
       const id = c.provider as LiveProvider['id']
       return { provider: id, configId: c.id, available: deps.providers.get(id) !== undefined }

@@ -20,9 +20,25 @@ export function sessionCreated(s: SessionRow, baseUrl: string) {
   }
 }
 
+/**
+ * What the customer was charged when the provider converted the listed amount (WeChat Pay Global
+ * charges CNY), as the adapter reported it with the payment; absent otherwise. The record's own
+ * amount and currency stay the amount of record.
+ */
+export function chargedView(r: Pick<RecordRow, 'providerData'>): { amount: number; currency: string; rate?: string } | undefined {
+  const c = r.providerData?.charged as { amount?: unknown; currency?: unknown; rate?: unknown } | undefined
+  if (!c || !Number.isInteger(c.amount) || typeof c.currency !== 'string') return undefined
+  return { amount: c.amount as number, currency: c.currency, ...(typeof c.rate === 'string' ? { rate: c.rate } : {}) }
+}
+
+const charged = (r: RecordRow) => {
+  const c = chargedView(r)
+  return c ? { charged: c } : {}
+}
+
 export function recordSummary(r: RecordRow) {
   return {
-    id: r.id, provider: r.provider, providerRef: r.providerRef, amount: r.amount, refundedAmount: r.refundedAmount, status: r.status, paidAt: r.paidAt.toISOString(),
+    id: r.id, provider: r.provider, providerRef: r.providerRef, amount: r.amount, refundedAmount: r.refundedAmount, status: r.status, paidAt: r.paidAt.toISOString(), ...charged(r),
   }
 }
 
@@ -59,6 +75,7 @@ export function recordView(r: RecordRow) {
     mode: r.mode,
     paidAt: r.paidAt.toISOString(),
     createdAt: r.createdAt.toISOString(),
+    ...charged(r),
   }
 }
 

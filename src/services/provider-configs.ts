@@ -106,6 +106,7 @@ export async function updateProviderConfig(deps: Deps, merchantId: string, confi
     }
     if (patch.settings !== undefined) {
       p.validateSettings(patch.settings, deps.config.providerAllowPrivate)
+      p.checkSettingsChange?.(current.settings, patch.settings)
       next.settings = patch.settings
     }
     if (patch.enabled !== undefined) next.enabled = patch.enabled

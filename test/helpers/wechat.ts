@@ -25,13 +25,15 @@ export async function startFake(t: TestContext, opts: WechatFakeOptions = {}) {
 }
 
 /** An adapter, a fake sharing its clock, a merchant at the fake, and a notify_url feeding the adapter. */
-export async function setup(t: TestContext, opts: { mode?: 'publicKey' | 'platformCert'; timeoutMs?: number } = {}) {
+export async function setup(t: TestContext, opts: { mode?: 'publicKey' | 'platformCert'; timeoutMs?: number; crossBorder?: string } = {}) {
   const clock = testClock(new Date('2026-05-20T04:00:00.000Z'))
   const { fake, ctl } = await startFake(t, { clock, mode: opts.mode })
-  const creds = fake.addMerchant()
+  // crossBorder: a WeChat Pay Global merchant settling in that currency, and a configuration saying so.
+  const creds = fake.addMerchant({}, opts.crossBorder ? { service: 'cross_border', settlementCurrency: opts.crossBorder } : {})
   const provider = createWechatProvider({ now: clock, timeoutMs: opts.timeoutMs ?? 5000 })
   t.after(() => provider.client.close())
-  const cfg: ProviderConfig = { id: 'pc_test', label: 'main', credentials: { ...creds }, settings: { apiBase: fake.url } }
+  const settings = opts.crossBorder ? { apiBase: fake.url, ...crossBorderSettings(opts.crossBorder) } : { apiBase: fake.url }
+  const cfg: ProviderConfig = { id: 'pc_test', label: 'main', credentials: { ...creds }, settings }
   const rx = await providerHook(t, provider, () => cfg, '/hooks/wechat/pc_test')
   const attempt = (over: Partial<AttemptInput> = {}): AttemptInput => ({
     attemptId: newId('att'),
@@ -56,6 +58,9 @@ export async function setup(t: TestContext, opts: { mode?: 'publicKey' | 'platfo
   return { clock, fake, ctl, creds, provider, cfg, rx, attempt, paid }
 }
 
+/** Settings of a cross-border configuration settling in `currency` (MCC 5999: miscellaneous retail). */
+export const crossBorderSettings = (currency: string) => ({ service: 'cross_border', settlementCurrency: currency, merchantCategoryCode: '5999' })
+
 /** The official account's AppSecret the fake's OAuth accepts (any non-empty one); JSAPI needs it in the credentials. */
 export const APP_SECRET = 'fakeAppSecret0123456789'
 
@@ -64,11 +69,13 @@ export const APP_SECRET = 'fakeAppSecret0123456789'
  * the test's clock, so signatures and time_expire agree), and a maker of live CNY sessions. The
  * fake delivers notifications as soon as an order is paid: nothing to tick while a page waits.
  */
-export async function liveWechat(t: TestContext, o: { appSecret?: boolean; config?: Parameters<typeof startTestApp>[1] } = {}) {
+export async function liveWechat(t: TestContext, o: { appSecret?: boolean; config?: Parameters<typeof startTestApp>[1]; crossBorder?: string } = {}) {
   const ta = await startTestApp(t, o.config)
   const { fake, ctl } = await startFake(t, { clock: ta.clock })
-  const creds = fake.addMerchant(o.appSecret === false ? {} : { appSecret: APP_SECRET })
-  const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: creds, settings: { apiBase: fake.url } })
+  // crossBorder: the configuration is a WeChat Pay Global one settling (and listing) in that currency.
+  const creds = fake.addMerchant(o.appSecret === false ? {} : { appSecret: APP_SECRET }, o.crossBorder ? { service: 'cross_border', settlementCurrency: o.crossBorder } : {})
+  const settings = o.crossBorder ? { apiBase: fake.url, ...crossBorderSettings(o.crossBorder) } : { apiBase: fake.url }
+  const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: creds, settings })
   if (res.status !== 201) throw new Error(`configuration not created: ${res.status} ${JSON.stringify(res.body)}`)
   const configId = res.body.id as string
   async function session(body: Record<string, unknown> = {}) {

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
+import { runFakeCli } from '../helpers/fake-cli.js'
 
 interface Printed {
   url: string
@@ -19,21 +20,7 @@ interface Printed {
 }
 
 /** Starts the command, resolves with its first stdout line, and stops it (SIGTERM) when the test ends. */
-function runFake(args: string[]): Promise<{ printed: Printed; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, ['bin/till.mjs', 'fake', 'creem', '--port', '0', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return new Promise((resolve, reject) => {
-    let out = ''
-    let err = ''
-    child.stderr.on('data', (d: Buffer) => (err += d))
-    child.stdout.on('data', (d: Buffer) => {
-      out += d
-      if (!out.includes('\n')) return
-      resolve({ printed: JSON.parse(out.split('\n')[0]), stop: () => (child.kill('SIGTERM'), exited) })
-    })
-    child.on('exit', (code) => reject(new Error(`till fake creem exited ${code}: ${err}`)))
-  })
-}
+const runFake = (args: string[]) => runFakeCli<Printed>('creem', args)
 
 test('till fake creem prints a working configuration and keeps its account across restarts', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'till-fake-creem-'))

@@ -13,6 +13,7 @@ import type { Deps } from '../../services/deps.js'
 import * as hosted from '../../services/hosted-checkout.js'
 import { BadForm, FormTokenInvalid } from '../errors.js'
 import { formatTime, type Translate } from '../i18n/index.js'
+import { chargedText } from '../charged.js'
 import { pageContext, seeOther, sendPage } from '../render.js'
 import { checkFormToken, formToken, originOf, setPageHeaders } from '../security.js'
 import { CheckoutPage, type CheckoutView } from '../views/checkout.js'
@@ -58,6 +59,7 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       formToken: formToken(tokenKey, session.id),
       canReturn: session.successUrl !== null,
       recordId: cs.record?.id ?? null,
+      charged: chargedText(cs.record, locale),
       offers: offers.map((o) => ({ provider: o.provider, name: providerName(t, o.provider) })),
       ...notices,
       waitingOn,

@@ -65,6 +65,7 @@ export const en = {
   'receipt.description': 'For',
   'receipt.amount': 'Amount',
   'receipt.currency': 'Currency',
+  'receipt.charged': 'You paid',
   'receipt.refundedAmount': 'Refunded',
   'receipt.status': 'Status',
   'receipt.paidAt': 'Paid at',

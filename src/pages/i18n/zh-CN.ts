@@ -67,6 +67,7 @@ export const zhCN: Catalogue = {
   'receipt.description': '商品说明',
   'receipt.amount': '金额',
   'receipt.currency': '币种',
+  'receipt.charged': '实付',
   'receipt.refundedAmount': '已退款金额',
   'receipt.status': '状态',
   'receipt.paidAt': '付款时间',

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { formatAmount, type Currency } from '../../domain/money.js'
 import type { Deps } from '../../services/deps.js'
 import { loadReceipt } from '../../services/hosted-checkout.js'
+import { chargedText } from '../charged.js'
 import { formatTime } from '../i18n/index.js'
 import { pageContext, sendPage } from '../render.js'
 import { ReceiptPage, type ReceiptView } from '../views/receipt.js'
@@ -19,6 +20,7 @@ export const receiptRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       description,
       amount: formatAmount(record.amount, currency, ctx.locale),
       currency,
+      charged: chargedText(record, ctx.locale),
       refunded: record.refundedAmount > 0 ? formatAmount(record.refundedAmount, currency, ctx.locale) : null,
       status: record.status as ReceiptView['status'],
       paidAt: formatTime(record.paidAt, ctx.locale),

@@ -22,6 +22,8 @@ export interface CheckoutView {
   /** The merchant gave a successUrl: finished sessions offer the way back, through the relay. */
   canReturn: boolean
   recordId: string | null
+  /** Paid sessions: what the customer paid in another currency, and the rate (WeChat Pay Global). */
+  charged: string | null
   offers: OfferView[]
   /** A provider the customer picked that cannot take payments yet. */
   unavailable: string | null
@@ -153,6 +155,7 @@ function Result(p: PageContext & { v: CheckoutView }) {
       <h1 id="result-title">{t(title)}</h1>
       <p>{t(body, { merchant: v.merchantName })}</p>
       <Amount label={t('receipt.amount')} value={v.amount} />
+      {v.charged && <p class="charged">{t('receipt.charged')}: {v.charged}</p>}
       {v.description && <p class="description">{v.description}</p>}
       {(v.recordId || v.canReturn) && (
         <div class="actions">

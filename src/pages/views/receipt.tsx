@@ -10,6 +10,8 @@ export interface ReceiptView {
   amount: string
   currency: string
   refunded: string | null
+  /** What the customer paid in another currency, and the rate, when the provider reported it. */
+  charged: string | null
   status: 'paid' | 'partially_refunded' | 'refunded' | 'refunding'
   paidAt: string
   paidAtIso: string
@@ -22,6 +24,7 @@ export function ReceiptPage(p: PageContext & { v: ReceiptView }) {
     ...(v.description ? [[t('receipt.description'), v.description] as [string, string]] : []),
     [t('receipt.amount'), v.amount],
     [t('receipt.currency'), v.currency],
+    ...(v.charged ? [[t('receipt.charged'), <span class="charged">{v.charged}</span>] as [string, Child]] : []),
     ...(v.refunded ? [[t('receipt.refundedAmount'), v.refunded] as [string, string]] : []),
     [t('receipt.status'), <span class={`status status-${v.status}`}>{t(`record.${v.status}`)}</span>],
     [t('receipt.paidAt'), <time datetime={v.paidAtIso}>{v.paidAt}</time>],

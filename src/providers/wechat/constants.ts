@@ -5,6 +5,8 @@
 import type { Capabilities } from '../types.js'
 
 export const DEFAULT_API_BASE = 'https://api.mch.weixin.qq.com'
+/** WeChat Pay Global (cross-border) API v3 host. */
+export const DEFAULT_GLOBAL_API_BASE = 'https://apihk.mch.weixin.qq.com'
 /** Hosts of the official-account OAuth used to learn a JSAPI payer's openid. */
 export const DEFAULT_OAUTH_BASE = 'https://open.weixin.qq.com'
 export const DEFAULT_SNS_API_BASE = 'https://api.weixin.qq.com'
@@ -39,6 +41,18 @@ export const PATHS = {
   oauthAccessToken: '/sns/oauth2/access_token',
 } as const
 
+/** WeChat Pay Global (cross-border) API v3 paths (direct, "common" mode). */
+export const GLOBAL_PATHS = {
+  native: '/v3/global/transactions/native',
+  jsapi: '/v3/global/transactions/jsapi',
+  h5: '/v3/global/transactions/mweb',
+  byOutTradeNo: '/v3/global/transactions/out-trade-no/',
+  byTransactionId: '/v3/global/transactions/id/',
+  refunds: '/v3/global/refunds',
+  refundByOutRefundNo: '/v3/global/refunds/out-refund-no/',
+  certificates: '/v3/global/certificates',
+} as const
+
 /** Notification retry delays in seconds after a failed delivery (§1.10): 15 retries, about 24 h. */
 export const NOTIFY_RETRY_SCHEDULE_SEC = [15, 15, 30, 180, 600, 1200, 1800, 1800, 1800, 3600, 10800, 10800, 10800, 21600, 21600] as const
 
@@ -48,8 +62,9 @@ export const FAIL_BODY = { code: 'FAIL', message: '失败' } as const
 export const CHANNELS = ['native', 'h5', 'jsapi'] as const
 export type WechatChannel = (typeof CHANNELS)[number]
 
+/** Every currency some WeChat service lists; a configuration's service narrows it (service.ts). */
 export const WECHAT_CAPABILITIES: Capabilities = {
-  currencies: ['CNY'],
+  currencies: ['CNY', 'HKD', 'JPY', 'USD', 'EUR'],
   channels: CHANNELS,
   partialRefunds: true,
   modes: ['live'],

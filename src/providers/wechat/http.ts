@@ -7,7 +7,8 @@ import type { KeyObject } from 'node:crypto'
 import { Agent, request, type Dispatcher } from 'undici'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
-import { DEFAULT_API_BASE, PATHS } from './constants.js'
+import { DEFAULT_API_BASE, DEFAULT_GLOBAL_API_BASE, GLOBAL_PATHS, PATHS } from './constants.js'
+import { wechatSettingsOf } from './service.js'
 import { authorization, decryptResource, nonceStr, privateKeyOf, publicKeyOf, readCertificate, verifySigned, type VerifyKeys, type VerifyResult } from './sign.js'
 import { errorFrom, type CertificateEntry, type ErrorBody } from './wire.js'
 
@@ -23,7 +24,8 @@ export interface WechatCredentials {
 }
 
 export const credentialsOf = (cfg: ProviderConfig) => cfg.credentials as unknown as WechatCredentials
-export const apiBaseOf = (cfg: ProviderConfig) => String(cfg.settings.apiBase ?? DEFAULT_API_BASE).replace(/\/+$/, '')
+export const isCrossBorder = (cfg: ProviderConfig) => wechatSettingsOf(cfg.settings).service === 'cross_border'
+export const apiBaseOf = (cfg: ProviderConfig) => String(cfg.settings.apiBase ?? (isCrossBorder(cfg) ? DEFAULT_GLOBAL_API_BASE : DEFAULT_API_BASE)).replace(/\/+$/, '')
 
 export interface ClientOptions {
   now: () => Date
@@ -122,7 +124,7 @@ export class WechatClient {
     const now = this.opts.now()
     const before = this.certCache.get(cacheKey(cfg))
     this.certCache.set(cacheKey(cfg), { certs: before?.certs ?? new Map(), newest: before?.newest, fetchedAt: now.getTime() })
-    const res = await this.send(cfg, 'GET', PATHS.certificates)
+    const res = await this.send(cfg, 'GET', isCrossBorder(cfg) ? GLOBAL_PATHS.certificates : PATHS.certificates)
     if (res.status !== 200) throw errorFrom(res.status, parseJson<ErrorBody>(res.text))
     const list = parseJson<{ data?: CertificateEntry[] }>(res.text)?.data ?? []
     const certs = new Map<string, KeyObject>()

@@ -7,7 +7,10 @@ import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { CHANNELS, FAIL_BODY, PATHS, WECHAT_CAPABILITIES, type WechatChannel } from './constants.js'
-import { credentialsOf, WechatClient } from './http.js'
+import { closeOrConfirm } from './close.js'
+import { globalOps } from './global.js'
+import { globalPaymentFact, globalRefundFact } from './global-wire.js'
+import { credentialsOf, isCrossBorder, WechatClient } from './http.js'
 import { decryptResource, jsapiParams, privateKeyOf } from './sign.js'
 import {
   h5RedirectUrl, orderRequest, paymentFact, paymentState, refundFact, refundState,
@@ -28,6 +31,8 @@ const outTradeNoPath = (outTradeNo: string) => `${PATHS.byOutTradeNo}${encodeURI
 export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentProvider & { client: WechatClient } {
   const now = opts.now ?? (() => new Date())
   const client = new WechatClient({ now, timeoutMs: opts.timeoutMs ?? 10_000, dispatcher: opts.dispatcher })
+  // A cross-border configuration (settings.service) speaks WeChat Pay Global: global.ts.
+  const global = globalOps(client, now)
 
   async function query(cfg: ProviderConfig, outTradeNo: string): Promise<Transaction | null> {
     const c = credentialsOf(cfg)
@@ -48,6 +53,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
     async createAttempt(cfg, a) {
       const channel = (a.channel ?? 'native') as WechatChannel
       if (!CHANNELS.includes(channel)) throw new ProviderError('rejected', 'unsupported_channel', `WeChat Pay has no channel ${a.channel}`, false)
+      if (isCrossBorder(cfg)) return global.createAttempt(cfg, channel, a)
       const c = credentialsOf(cfg)
       const body = orderRequest(channel, { mchId: c.mchId, appId: c.appId }, a)
       const res = await client.call<{ code_url?: string; h5_url?: string; prepay_id?: string }>(cfg, 'POST', PATHS[channel], body)
@@ -71,7 +77,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       const check = await client.verify(cfg, raw.headers, text)
       if (!check.ok) return refuse(401, `signature refused: ${check.reason}`)
       let envelope: NotificationEnvelope
-      let plain: Transaction & RefundNotice
+      let plain: Transaction & RefundNotice & { id?: string }
       try {
         envelope = JSON.parse(text) as NotificationEnvelope
         const r = envelope.resource
@@ -86,38 +92,29 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       const type = envelope.event_type ?? ''
       if (type === 'TRANSACTION.SUCCESS') {
         if (plain.appid !== undefined && plain.appid !== c.appId) return accept([{ kind: 'ignored', reason: `notification for appid ${plain.appid}` }])
-        const fact = paymentFact(plain)
+        const fact = isCrossBorder(cfg) ? globalPaymentFact(plain) : paymentFact(plain)
         return accept(fact.attemptId && fact.status === 'succeeded' ? [fact] : [{ kind: 'ignored', reason: `trade_state ${plain.trade_state}` }])
       }
-      if (type.startsWith('REFUND.')) return accept([refundFact(plain)])
+      if (type.startsWith('REFUND.')) return accept([isCrossBorder(cfg) ? globalRefundFact(plain) : refundFact(plain)])
       return accept([{ kind: 'ignored', reason: `event ${type}` }])
     },
 
     async queryPayment(cfg, ref) {
+      if (isCrossBorder(cfg)) return global.queryPayment(cfg, ref)
       const t = await query(cfg, ref.attemptId)
       return paymentState(t ?? {})
     },
 
-    /**
-     * Closes an unpaid order. WeChat refuses to close a paid one (ORDERPAID), and a customer can pay
-     * between our query and the close: any refusal is followed by a query, so money is never hidden.
-     */
     async closePayment(cfg, ref) {
-      const c = credentialsOf(cfg)
-      try {
-        await client.call(cfg, 'POST', `${outTradeNoPath(ref.attemptId)}/close`, { mchid: c.mchId })
-        return { closed: true }
-      } catch (e) {
-        if (!(e instanceof ProviderError) || e.outcome !== 'rejected') throw e
-        const t = await query(cfg, ref.attemptId)
-        const state = paymentState(t ?? {})
-        if (state.status === 'succeeded') return { alreadyPaid: { ...paymentFact(t!), attemptId: ref.attemptId } }
-        if (state.status === 'closed') return { closed: true }
-        throw e
-      }
+      if (isCrossBorder(cfg)) return global.closePayment(cfg, ref)
+      return closeOrConfirm(client, cfg, `${outTradeNoPath(ref.attemptId)}/close`, ref, async () => {
+        const t = (await query(cfg, ref.attemptId)) ?? {}
+        return { state: paymentState(t), fact: () => paymentFact(t) }
+      })
     },
 
     async refund(cfg, r) {
+      if (isCrossBorder(cfg)) return global.refund(cfg, r)
       if (r.currency !== 'CNY') throw new ProviderError('rejected', 'unsupported_currency', `WeChat Pay refunds CNY only, not ${r.currency}`, false)
       const body: RefundRequest = {
         ...(r.payment.attemptId ? { out_trade_no: r.payment.attemptId } : { transaction_id: r.payment.providerRef ?? '' }),
@@ -133,6 +130,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
 
     /** RESOURCE_NOT_EXISTS means WeChat never received it: `not_found` makes reconciliation send it again with the same id. */
     async queryRefund(cfg, ref) {
+      if (isCrossBorder(cfg)) return global.queryRefund(cfg, ref)
       try {
         const res = await client.call<Refund>(cfg, 'GET', `${PATHS.refunds}/${encodeURIComponent(ref.refundId)}`)
         return refundState(res.data?.status, res.data?.refund_id)

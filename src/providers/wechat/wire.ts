@@ -114,29 +114,37 @@ export interface MerchantIds {
   appId: string
 }
 
-/** The order body for one channel. Throws `rejected` for input WeChat would refuse, before any call. */
-export function orderRequest(channel: WechatChannel, m: MerchantIds, a: AttemptInput): OrderRequest {
-  if (a.currency !== 'CNY') throw new ProviderError('rejected', 'unsupported_currency', `WeChat Pay takes CNY only, not ${a.currency}`, false)
+/** The fields every order carries, on either service; throws `rejected` for ids WeChat would refuse. */
+export function orderCommon(m: MerchantIds, a: AttemptInput) {
   if (!isValidOutTradeNo(a.attemptId)) throw new ProviderError('rejected', 'invalid_out_trade_no', `${a.attemptId} is not a valid out_trade_no`, false)
   if (a.notifyUrl.includes('?')) throw new ProviderError('rejected', 'invalid_notify_url', 'notify_url must carry no query string', false)
-  const body: OrderRequest = {
+  return {
     appid: m.appId,
     mchid: m.mchId,
     description: orderDescription(a.description, a.sessionId),
     out_trade_no: a.attemptId,
     time_expire: toBeijingTime(a.expiresAt),
     notify_url: a.notifyUrl,
-    amount: { total: a.amount, currency: 'CNY' },
   }
+}
+
+/** JSAPI names the payer; H5 needs the customer's IP (the mainland also an h5_info type). */
+export function channelFields(channel: WechatChannel, a: AttemptInput, h5Info: boolean) {
   if (channel === 'jsapi') {
     if (!a.openid) throw new ProviderError('rejected', 'openid_required', 'JSAPI needs the payer openid', false)
-    body.payer = { openid: a.openid }
+    return { payer: { openid: a.openid } }
   }
   if (channel === 'h5') {
     if (!a.clientIp) throw new ProviderError('rejected', 'client_ip_required', 'H5 needs the customer IP address', false)
-    body.scene_info = { payer_client_ip: a.clientIp, h5_info: { type: 'Wap' } }
+    return { scene_info: h5Info ? { payer_client_ip: a.clientIp, h5_info: { type: 'Wap' as const } } : { payer_client_ip: a.clientIp } }
   }
-  return body
+  return {}
+}
+
+/** The order body for one channel. Throws `rejected` for input WeChat would refuse, before any call. */
+export function orderRequest(channel: WechatChannel, m: MerchantIds, a: AttemptInput): OrderRequest {
+  if (a.currency !== 'CNY') throw new ProviderError('rejected', 'unsupported_currency', `WeChat Pay takes CNY only, not ${a.currency}`, false)
+  return { ...orderCommon(m, a), amount: { total: a.amount, currency: 'CNY' }, ...channelFields(channel, a, true) } as OrderRequest
 }
 
 /** H5: WeChat returns the browser to redirect_url after paying; its domain must be the configured H5 domain. */

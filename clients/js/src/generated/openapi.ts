@@ -591,6 +591,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -968,6 +977,15 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
+                            /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                            charged?: {
+                                /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                amount: number;
+                                /** @description the currency the customer paid in, e.g. CNY */
+                                currency: string;
+                                /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                rate?: string;
+                            };
                             refund: {
                                 id: string;
                                 amount: number;
@@ -1893,6 +1911,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -2205,6 +2232,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -2517,6 +2553,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -2829,6 +2874,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                             };
                         };
                     };
@@ -3124,6 +3178,15 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
+                            /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                            charged?: {
+                                /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                amount: number;
+                                /** @description the currency the customer paid in, e.g. CNY */
+                                currency: string;
+                                /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                rate?: string;
+                            };
                             refund: {
                                 id: string;
                                 amount: number;
@@ -3431,6 +3494,15 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
+                            /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                            charged?: {
+                                /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                amount: number;
+                                /** @description the currency the customer paid in, e.g. CNY */
+                                currency: string;
+                                /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                rate?: string;
+                            };
                             refund: {
                                 id: string;
                                 amount: number;

@@ -2,6 +2,7 @@
 import { randomAlnum } from './crypto.js'
 import type { Notifier } from './notify.js'
 import type { FakeStore, Order, RefundRecord } from './store.js'
+import { cnyFen, RATE_SCALE } from './views.js'
 
 export interface PayOptions {
   openid?: string
@@ -19,6 +20,11 @@ export async function payOrder(store: FakeStore, notifier: Notifier, o: Order, o
   current.successTimeMs = store.nowMs()
   current.payerOpenid = opts.openid ?? current.openid ?? `o${randomAlnum(27)}`
   current.bankType = opts.bankType ?? 'OTHERS'
+  if (current.service === 'cross_border') {
+    // The payer is charged in CNY at the day's rate for the listed currency (the rates knob).
+    current.rate = Math.round((store.knobs.rates[current.currency] ?? 1) * RATE_SCALE)
+    current.payerTotal = cnyFen(current.total, current.currency, current.rate)
+  }
   await notifier.paymentSucceeded(current)
   return { ok: true, order: current }
 }

@@ -7,18 +7,19 @@ import { withForcedError } from '../../fake-kit/forced-errors.js'
 import { loggedBody } from '../../fake-kit/request-log.js'
 import { SIGN_SCHEME } from '../constants.js'
 import { payOrder, settleRefund } from './actions.js'
-import { authenticate, CLOSE_FIELDS, ORDER_FIELDS, readBody, REFUND_FIELDS, validateOrder, validateRefund, WxError } from './checks.js'
+import { authenticate, CLOSE_FIELDS, ORDER_FIELDS, readBody, REFUND_FIELDS, validateOrder, validateRefund, WxError, type ValidOrder, type ValidRefund } from './checks.js'
+import { registerGlobalApi } from './global-api.js'
 import { beijing, gcmSeal, randomAlnum, randomDigits, signB64, wechatSigningString } from './crypto.js'
 import type { Notifier } from './notify.js'
-import type { FakeMerchant, FakeStore, RefundOutcome, RefundRecord, TradeType } from './store.js'
-import { refundView, signer, transactionView } from './views.js'
+import type { FakeMerchant, FakeStore, Order, RefundOutcome, RefundRecord, TradeType } from './store.js'
+import { cnyFen, refundView, signer, transactionView } from './views.js'
 
-interface Ctx {
+export interface Ctx {
   merchant: FakeMerchant
   body: Record<string, any>
   req: FastifyRequest
 }
-type Out = { status: number; body?: unknown }
+export type Out = { status: number; body?: unknown }
 
 const MAX_REFUNDS = 50
 const YEAR_MS = 365 * 24 * 3600_000
@@ -76,8 +77,13 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     return o
   }
 
-  const place = (type: TradeType) => (c: Ctx): Out => {
-    const v = validateOrder(store, c.merchant, type, c.body)
+  /** The mainland API takes mainland merchants only; the cross-border one (global-api.ts) the others. */
+  const mainlandOnly = (c: Ctx) => {
+    if (c.merchant.service === 'cross_border') throw new WxError(400, 'INVALID_REQUEST', '暂不支持境外支付')
+  }
+
+  const place = (type: TradeType, validate: (c: Ctx) => ValidOrder = (c) => (mainlandOnly(c), validateOrder(store, c.merchant, type, c.body))) => (c: Ctx): Out => {
+    const v = validate(c)
     const fingerprint = canonical(c.body)
     let o = store.order(c.merchant.mchId, v.out_trade_no)
     if (o) {
@@ -89,14 +95,14 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
       o = {
         mchId: c.merchant.mchId, appId: v.appid, outTradeNo: v.out_trade_no, tradeType: type, fingerprint, description: v.description,
         total: v.total, notifyUrl: v.notify_url, expiresAtMs: v.expiresAtMs, attach: v.attach, openid: v.openid, state: 'NOTPAY',
-        prepayId, failedTries: 0,
+        prepayId, failedTries: 0, service: c.merchant.service, currency: v.currency ?? 'CNY',
         codeUrl: type === 'NATIVE' ? `weixin://wxpay/bizpayurl/up?pr=${randomAlnum(7)}&groupid=00` : undefined,
         h5Url: type === 'MWEB' ? `${baseUrl()}/__fake/h5/checkmweb?prepay_id=${prepayId}&package=${randomDigits(10)}` : undefined,
       }
       store.orders.set(`${o.mchId}:${o.outTradeNo}`, o)
     }
     if (type === 'NATIVE') return { status: 200, body: { code_url: o.codeUrl } }
-    if (type === 'MWEB') return { status: 200, body: { h5_url: o.h5Url } }
+    if (type === 'MWEB') return { status: 200, body: o.service === 'cross_border' ? { mweb_url: o.h5Url } : { h5_url: o.h5Url } }
     return { status: 200, body: { prepay_id: o.prepayId } }
   }
 
@@ -105,11 +111,13 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
   app.post('/v3/pay/transactions/h5', handle('h5', ORDER_FIELDS, place('MWEB')))
 
   app.get<{ Params: { no: string } }>('/v3/pay/transactions/out-trade-no/:no', handle('query', null, (c) => {
+    mainlandOnly(c)
     checkMchidQuery(c)
     return { status: 200, body: transactionView(orderOf(c, (c.req.params as { no: string }).no)) }
   }))
 
   app.get<{ Params: { id: string } }>('/v3/pay/transactions/id/:id', handle('query', null, (c) => {
+    mainlandOnly(c)
     checkMchidQuery(c)
     const id = (c.req.params as { id: string }).id
     const o = store.findOrder((x) => x.mchId === c.merchant.mchId && x.transactionId === id)
@@ -117,17 +125,18 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     return { status: 200, body: transactionView(o) }
   }))
 
-  app.post<{ Params: { no: string } }>('/v3/pay/transactions/out-trade-no/:no/close', handle('close', CLOSE_FIELDS, async (c) => {
+  const close = async (c: Ctx): Promise<Out> => {
     if (c.body.mchid !== c.merchant.mchId) throw new WxError(400, 'PARAM_ERROR', 'mchid与请求商户号不一致')
     const o = orderOf(c, (c.req.params as { no: string }).no)
     if (o.payOnClose && o.state === 'NOTPAY') await payOrder(store, notifier, o)
     if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new WxError(400, 'ORDERPAID', '订单已支付')
     o.state = 'CLOSED'
     return { status: 204 }
-  }))
+  }
+  app.post<{ Params: { no: string } }>('/v3/pay/transactions/out-trade-no/:no/close', handle('close', CLOSE_FIELDS, (c) => (mainlandOnly(c), close(c))))
 
-  app.post('/v3/refund/domestic/refunds', handle('refund', REFUND_FIELDS, (c) => {
-    const v = validateRefund(c.body)
+  /** A refund on either API: the same rules, the same idempotency, each its own view. */
+  const refund = (c: Ctx, v: ValidRefund, view: (r: RefundRecord) => unknown): Out => {
     const o = v.outTradeNo
       ? store.order(c.merchant.mchId, v.outTradeNo)
       : store.findOrder((x) => x.mchId === c.merchant.mchId && x.transactionId === v.transactionId)
@@ -136,9 +145,10 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     if (existing) {
       // A retry with the same out_refund_no is the same refund, never a second one.
       if (existing.outTradeNo !== o.outTradeNo || existing.refund !== v.refund) throw new WxError(400, 'INVALID_REQUEST', '请求重入时，参数与首次请求时不一致')
-      return { status: 200, body: refundView(existing) }
+      return { status: 200, body: view(existing) }
     }
     if (v.total !== o.total) throw new WxError(400, 'PARAM_ERROR', '订单金额与原订单不一致')
+    if ((v.currency ?? 'CNY') !== o.currency) throw new WxError(400, 'PARAM_ERROR', '退款币种与订单币种不一致')
     if (store.nowMs() - o.successTimeMs! > YEAR_MS) throw new WxError(400, 'INVALID_REQUEST', '订单已超过退款期限')
     const live = store.refundsOf(o).filter((r) => r.status !== 'CLOSED')
     if (store.refundsOf(o).length >= MAX_REFUNDS) throw new WxError(400, 'INVALID_REQUEST', '退款次数超过限制')
@@ -148,7 +158,8 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     const r: RefundRecord = {
       mchId: o.mchId, outRefundNo: v.outRefundNo, refundId: store.newRefundId(), outTradeNo: o.outTradeNo, transactionId: o.transactionId!,
       refund: v.refund, total: v.total, reason: v.reason, notifyUrl: v.notifyUrl, status: 'PROCESSING', createTimeMs: store.nowMs(),
-      outcome: outcome.status,
+      outcome: outcome.status, service: o.service, currency: o.currency,
+      ...(o.rate !== undefined ? { rate: o.rate, payerRefund: cnyFen(v.refund, o.currency, o.rate) } : {}),
     }
     store.refunds.set(`${r.mchId}:${r.outRefundNo}`, r)
     o.state = 'REFUND'
@@ -157,16 +168,18 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     store.jobs.schedule(outcome.sync ? 0 : outcome.delayMs, async () => {
       if (settleRefund(store, r) || outcome.sync) await notifier.refundSettled(r)
     })
-    return { status: 200, body: refundView(r) }
-  }))
+    return { status: 200, body: view(r) }
+  }
+  app.post('/v3/refund/domestic/refunds', handle('refund', REFUND_FIELDS, (c) => (mainlandOnly(c), refund(c, validateRefund(c.body), refundView))))
 
   app.get<{ Params: { no: string } }>('/v3/refund/domestic/refunds/:no', handle('queryRefund', null, (c) => {
+    mainlandOnly(c)
     const r = store.refunds.get(`${c.merchant.mchId}:${(c.req.params as { no: string }).no}`)
     if (!r) throw new WxError(404, 'RESOURCE_NOT_EXISTS', '退款单不存在')
     return { status: 200, body: refundView(r) }
   }))
 
-  app.get('/v3/certificates', handle('certificates', null, (c) => ({
+  const certificates = (c: Ctx): Out => ({
     status: 200,
     body: {
       data: store.platform.certs.map((cert) => {
@@ -179,6 +192,19 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
         }
       }),
     },
-  })))
+  })
+  app.get('/v3/certificates', handle('certificates', null, (c) => (mainlandOnly(c), certificates(c))))
+
+  registerGlobalApi(app, store, { handle, place, close, refund, certificates, orderOf, checkMchidQuery })
+}
+
+export type ApiParts = {
+  handle: (route: string, allowed: readonly string[] | null, fn: (c: Ctx) => Out | Promise<Out>) => (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+  place: (type: TradeType, validate: (c: Ctx) => ValidOrder) => (c: Ctx) => Out
+  close: (c: Ctx) => Promise<Out>
+  refund: (c: Ctx, v: ValidRefund, view: (r: RefundRecord) => unknown) => Out
+  certificates: (c: Ctx) => Out
+  orderOf: (c: Ctx, outTradeNo: string) => Order
+  checkMchidQuery: (c: Ctx) => void
 }
 

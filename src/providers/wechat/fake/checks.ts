@@ -14,7 +14,7 @@ export class WxError extends Error {
 }
 
 const signError = () => new WxError(401, 'SIGN_ERROR', '签名错误')
-const param = (message: string) => new WxError(400, 'PARAM_ERROR', message)
+export const param = (message: string) => new WxError(400, 'PARAM_ERROR', message)
 
 export interface RawRequest {
   method: string
@@ -81,6 +81,8 @@ export interface ValidOrder {
   total: number
   openid?: string
   clientIp?: string
+  /** The listed currency (the mainland's is always CNY). */
+  currency?: string
 }
 
 /** Step 3 for orders: the §1.5 field rules, per trade type. */
@@ -127,10 +129,14 @@ export interface ValidRefund {
   notifyUrl?: string
   refund: number
   total: number
+  currency?: string
 }
 
-/** Step 3 for refunds: the §1.8 field rules (the order-level rules need the order, see api.ts). */
-export function validateRefund(b: Record<string, any>): ValidRefund {
+/**
+ * Step 3 for refunds: the §1.8 field rules (the order-level rules need the order, see api.ts).
+ * The mainland refunds CNY only; cross-border, the currency must be the order's (checked in api.ts).
+ */
+export function validateRefund(b: Record<string, any>, crossBorder = false): ValidRefund {
   const hasTrade = typeof b.out_trade_no === 'string' && b.out_trade_no !== ''
   const hasTx = typeof b.transaction_id === 'string' && b.transaction_id !== ''
   if (!hasTrade && !hasTx) throw param('transaction_id和out_trade_no必须二选一')
@@ -141,6 +147,6 @@ export function validateRefund(b: Record<string, any>): ValidRefund {
   if (typeof a !== 'object' || a === null) throw param('缺少参数amount')
   if (!isInt(a.refund) || a.refund < 1) throw param('amount.refund必须为正整数')
   if (!isInt(a.total) || a.total < 1) throw param('amount.total必须为正整数')
-  if (a.currency !== 'CNY') throw param('amount.currency仅支持CNY')
-  return { outTradeNo: hasTrade ? b.out_trade_no : undefined, transactionId: hasTx ? b.transaction_id : undefined, outRefundNo: b.out_refund_no, reason: b.reason, notifyUrl: b.notify_url, refund: a.refund, total: a.total }
+  if (crossBorder ? typeof a.currency !== 'string' : a.currency !== 'CNY') throw param(crossBorder ? '缺少参数amount.currency' : 'amount.currency仅支持CNY')
+  return { outTradeNo: hasTrade ? b.out_trade_no : undefined, transactionId: hasTx ? b.transaction_id : undefined, outRefundNo: b.out_refund_no, reason: b.reason, notifyUrl: b.notify_url, refund: a.refund, total: a.total, currency: a.currency }
 }

@@ -25,6 +25,8 @@ export function wechatFakeControl(baseUrl: string) {
     expire: (ref: OrderRef) => call('POST', '/expire', ref),
     refundOutcome: (o: { out_refund_no?: string; status: 'SUCCESS' | 'ABNORMAL' | 'CLOSED'; delayMs?: number; sync?: boolean }) => call('POST', '/refund-outcome', o),
     probe: () => call('POST', '/probe', {}),
+    /** Cross-border: the day's rate, CNY per major unit of each listed currency. */
+    rates: (rates: Record<string, number>) => call('POST', '/rates', rates),
     settings: (o: { enforceAccept?: boolean; rejectUnknownFields?: boolean; strictAckDeadline?: boolean }) => call('POST', '/settings', o),
     mode: (mode: 'publicKey' | 'platformCert', rotate = false) => call('POST', '/mode', { mode, rotate }),
     identity: () => call('GET', '/identity'),

@@ -69,6 +69,14 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     return { ok: true }
   })
 
+  /** The day's rates for cross-border orders: `{"HKD": 0.92}` is 0.92 CNY per HK$1; orders paid afterwards use them. */
+  app.post(`${P}/rates`, async (req, reply) => {
+    const b = (req.body ?? {}) as Body
+    for (const [k, v] of Object.entries(b)) if (!/^[A-Z]{3}$/.test(k) || typeof v !== 'number' || !(v > 0)) return bad(reply, 400, 'rates are {"XXX": CNY per major unit > 0}')
+    Object.assign(store.knobs.rates, b)
+    return { ok: true, rates: store.knobs.rates }
+  })
+
   app.post(`${P}/settings`, async (req) => {
     const b = (req.body ?? {}) as Body
     for (const k of ['enforceAccept', 'rejectUnknownFields', 'strictAckDeadline'] as const) if (typeof b[k] === 'boolean') store.knobs[k] = b[k]

@@ -40,12 +40,20 @@ export interface MerchantCredentials {
   appSecret?: string
 }
 
+export interface MerchantAccount {
+  service?: 'mainland' | 'cross_border'
+  settlementCurrency?: string
+}
+
 export interface WechatFake {
   url: string
   store: FakeStore
   notifier: Notifier
-  /** Registers a merchant (generating what is not given) and returns the credentials to configure in Till. */
-  addMerchant(m?: Partial<MerchantCredentials>): MerchantCredentials
+  /**
+   * Registers a merchant (generating what is not given) and returns the credentials to configure in
+   * Till. `service: cross_border` opens it for WeChat Pay Global, settling (and listing) in `settlementCurrency`.
+   */
+  addMerchant(m?: Partial<MerchantCredentials>, account?: MerchantAccount): MerchantCredentials
   runDue(): Promise<number>
   close(): Promise<void>
 }
@@ -75,7 +83,7 @@ export async function startWechatFake(opts: WechatFakeOptions = {}): Promise<Wec
     url: server.url,
     store,
     notifier,
-    addMerchant(m = {}) {
+    addMerchant(m = {}, account = {}) {
       const pair = m.privateKey ? null : store.newKeyPair()
       const privateKeyPem = m.privateKey ?? (pair!.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string)
       const creds: MerchantCredentials = {
@@ -97,6 +105,8 @@ export async function startWechatFake(opts: WechatFakeOptions = {}): Promise<Wec
         serialNo: creds.merchantSerialNo,
         publicKey: createPublicKey(privateKeyPem),
         apiV3Key: creds.apiV3Key,
+        service: account.service ?? 'mainland',
+        ...(account.service === 'cross_border' ? { settlementCurrency: account.settlementCurrency ?? 'HKD' } : {}),
       })
       return creds
     },

@@ -12,6 +12,9 @@ import type { FakeStore, Order } from './store.js'
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 const yuan = (fen: number) => `¥${(fen / 100).toFixed(2)}`
+/** What the payer sees: the listed amount, and for a cross-border order the CNY it costs at the day's rate. */
+const price = (o: Order) => o.service !== 'cross_border' ? yuan(o.total)
+  : `${o.currency} ${o.currency === 'JPY' ? o.total : (o.total / 100).toFixed(2)}`
 
 function page(title: string, body: string) {
   return `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
@@ -21,7 +24,7 @@ function page(title: string, body: string) {
 }
 
 function orderCard(o: Order) {
-  return `<p id="amount">${yuan(o.total)}</p><p id="description">${esc(o.description)}</p>` +
+  return `<p id="amount">${price(o)}</p>${o.payerTotal !== undefined ? `<p id="payer-total">${yuan(o.payerTotal)}</p>` : ''}<p id="description">${esc(o.description)}</p>` +
     `<p><small>out_trade_no <code>${esc(o.outTradeNo)}</code> · ${esc(o.state)}</small></p>`
 }
 
@@ -32,7 +35,7 @@ export function registerPages(app: FastifyInstance, store: FakeStore, notifier: 
 
   app.get('/__fake/wechat', async (_req, reply) => {
     const open = [...store.orders.values()].map((o) => store.order(o.mchId, o.outTradeNo)!).filter((o) => o.state === 'NOTPAY' && o.codeUrl)
-    const items = open.map((o) => `<li><a href="/__fake/wechat/scan?code_url=${encodeURIComponent(o.codeUrl!)}">${yuan(o.total)} ${esc(o.description)}</a></li>`).join('')
+    const items = open.map((o) => `<li><a href="/__fake/wechat/scan?code_url=${encodeURIComponent(o.codeUrl!)}">${price(o)} ${esc(o.description)}</a></li>`).join('')
     return html(reply, 200, page('Scan a QR code', `<p>Open Native orders (what a phone would scan):</p><ul>${items || '<li>none</li>'}</ul>` +
       `<form method="get" action="/__fake/wechat/scan"><label>code_url <input name="code_url" size="40"></label><button>Scan</button></form>`))
   })

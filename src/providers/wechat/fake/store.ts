@@ -10,12 +10,18 @@ import { PUBLIC_KEY_ID_PREFIX } from '../constants.js'
 import { selfSignedCertificate, type FakeCertificate } from './cert.js'
 import { randomAlnum, randomDigits } from './crypto.js'
 
+export type FakeService = 'mainland' | 'cross_border'
+
 export interface FakeMerchant {
   mchId: string
   appIds: string[]
   serialNo: string
   publicKey: KeyObject
   apiV3Key: string
+  /** Which API the merchant number was opened for: a cross-border one is refused by the mainland API and vice versa. */
+  service: FakeService
+  /** Cross-border: the one currency WeChat settles (and the merchant lists) in. */
+  settlementCurrency?: string
 }
 
 export type TradeState = 'NOTPAY' | 'SUCCESS' | 'CLOSED' | 'REFUND'
@@ -45,6 +51,12 @@ export interface Order {
   failedTries: number
   /** Knob: pay this order the moment a close request reaches it (a customer paying between query and close). */
   payOnClose?: boolean
+  service: FakeService
+  /** The listed currency; `total` is in its minor units. */
+  currency: string
+  /** Cross-border, once paid: what the payer was charged in CNY fen, and the rate × 10^8 used. */
+  payerTotal?: number
+  rate?: number
 }
 
 export type RefundStatus = 'PROCESSING' | 'SUCCESS' | 'CLOSED' | 'ABNORMAL'
@@ -64,6 +76,11 @@ export interface RefundRecord {
   successTimeMs?: number
   /** What PROCESSING becomes when the settlement job runs. */
   outcome: RefundStatus
+  service: FakeService
+  currency: string
+  /** Cross-border: the CNY fen going back to the payer, at the payment's rate. */
+  payerRefund?: number
+  rate?: number
 }
 
 export interface RefundOutcome {
@@ -123,6 +140,8 @@ export class FakeStore {
     /** Strict mode: an ack slower than 5 s counts as a failure, as at WeChat. */
     strictAckDeadline: false,
     refundOutcomes: new Map<string, RefundOutcome>(),
+    /** The day's rate per listed currency: CNY per major unit (WeChat updates it daily at 10:00 Beijing time). */
+    rates: { HKD: 0.92, JPY: 0.048, USD: 7.2, EUR: 7.8 } as Record<string, number>,
     errors: [] as ForcedError[],
   }
   readonly jobs: JobQueue

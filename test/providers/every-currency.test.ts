@@ -1,0 +1,130 @@
+/**
+ * Every spec currency payable in live mode (issue 17): one merchant with a mainland WeChat Pay
+ * configuration (CNY), three cross-border ones (WeChat Pay Global settling in HKD, JPY and EUR) and
+ * Creem (USD), all against the fakes. Each session is created, paid and refunded through the API.
+ */
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import { startAttempt } from '../../src/services/payments.js'
+import { startTestApp } from '../helpers/app.js'
+import { startCreem } from '../helpers/creem.js'
+import { getPage } from '../helpers/pages.js'
+import { crossBorderSettings, startFake } from '../helpers/wechat.js'
+
+async function merchant(t: TestContext) {
+  const ta = await startTestApp(t)
+  const wx = await startFake(t, { clock: ta.clock })
+  const cr = await startCreem(t, { clock: ta.clock })
+  const addConfig = async (provider: string, label: string, credentials: object, settings: object) => {
+    const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider, label, credentials, settings })
+    assert.equal(res.status, 201, JSON.stringify(res.body))
+    return res.body as { id: string; settings: Record<string, unknown> }
+  }
+  const configs: Record<string, string> = {}
+  configs.cny = (await addConfig('wechat', 'cny', wx.fake.addMerchant(), { apiBase: wx.fake.url })).id
+  for (const currency of ['HKD', 'JPY', 'EUR']) {
+    const creds = wx.fake.addMerchant({}, { service: 'cross_border', settlementCurrency: currency })
+    configs[currency.toLowerCase()] = (await addConfig('wechat', currency.toLowerCase(), creds, { apiBase: wx.fake.url, ...crossBorderSettings(currency) })).id
+  }
+  const creemCreds = cr.fake.addAccount()
+  configs.creem = (await addConfig('creem', 'main', creemCreds, { apiBase: cr.fake.url })).id
+  await cr.ctl.registerWebhook(`${ta.baseUrl}/hooks/creem/${configs.creem}`, creemCreds.apiKey)
+  const live = { key: ta.merchant.liveKey }
+  const checkout = (body: Record<string, unknown>) => ta.request('POST', '/api/v1/checkout', { ...live, body: { description: 'Blue mug', ...body } })
+  const read = async (id: string) => (await ta.request('GET', `/api/v1/sessions/${id}`, live)).body
+  const refund = (recordId: string, amount?: number) => ta.request('POST', '/api/v1/refunds', { ...live, body: amount === undefined ? { recordId } : { recordId, amount } })
+  return { ta, wx, cr, configs, checkout, read, refund, live }
+}
+
+const LISTED: Record<string, string> = { HKD: 'HK$99.00', JPY: '¥1,500', EUR: '€12.34' }
+
+test('CNY, HKD, JPY, EUR and USD sessions are created, paid and refunded in live mode through their configurations', async (t) => {
+  const m = await merchant(t)
+  const cases = [
+    { currency: 'CNY', amount: 9900, hint: { wechat: 'cny' }, refund: 3000, charged: undefined },
+    { currency: 'HKD', amount: 9900, hint: { wechat: 'hkd' }, refund: 2500, charged: { amount: 9108, currency: 'CNY', rate: '0.92' } },
+    { currency: 'JPY', amount: 1500, hint: { wechat: 'jpy' }, refund: 500, charged: { amount: 7200, currency: 'CNY', rate: '0.048' } },
+    { currency: 'EUR', amount: 1234, hint: { wechat: 'eur' }, refund: 234, charged: { amount: 9625, currency: 'CNY', rate: '7.8' } },
+    { currency: 'USD', amount: 1234, hint: { creem: 'main' }, refund: undefined, charged: undefined },
+  ] as const
+  for (const c of cases) {
+    const created = await m.checkout({ amount: c.amount, currency: c.currency, providerHints: c.hint })
+    assert.equal(created.status, 200, `${c.currency}: ${JSON.stringify(created.body)}`)
+    const id = created.body.id as string
+    const [provider, label] = Object.entries(c.hint)[0]
+    const configId = provider === 'creem' ? m.configs.creem : m.configs[label]
+    const { attempt, action } = await startAttempt(m.ta.deps, id, { provider, providerConfigId: configId, channel: provider === 'wechat' ? 'native' : null })
+    if (provider === 'wechat') {
+      assert.equal(action.kind, 'qr')
+      await m.wx.ctl.pay({ out_trade_no: attempt.id })
+    } else {
+      await m.cr.ctl.complete(attempt.providerRef!)
+    }
+    const paid = await m.read(id)
+    assert.equal(paid.status, 'paid', c.currency)
+    assert.deepEqual([paid.currency, paid.record.amount, paid.record.charged], [c.currency, c.amount, c.charged], c.currency)
+    const recordId = paid.record.id as string
+    if (c.charged) {
+      // The receipt and the finished checkout page show the listed amount and, beside it, what the customer paid and the rate.
+      const receipt = (await getPage(m.ta, `/r/${recordId}`, { 'accept-language': 'en' })).html
+      const result = (await getPage(m.ta, `/c/${id}`, { 'accept-language': 'en' })).html
+      const line = `¥${(c.charged.amount / 100).toFixed(2)} CNY · 1 ${c.currency} = ${c.charged.rate} CNY`
+      for (const html of [receipt, result]) {
+        assert.ok(html.includes(line), `${c.currency}: ${line}`)
+        assert.ok(html.includes(LISTED[c.currency]), `${c.currency}: ${LISTED[c.currency]}`)
+      }
+    }
+    const res = await m.refund(recordId, c.refund)
+    assert.equal(res.status, 200, `${c.currency}: ${JSON.stringify(res.body)}`)
+    assert.deepEqual([res.body.currency, res.body.amount, res.body.charged, res.body.refund.status, res.body.refund.amount], [c.currency, c.amount, c.charged, 'pending', c.refund ?? c.amount])
+    if (provider === 'wechat') await m.wx.ctl.tick()
+    else await m.cr.ctl.tick()
+    const after = await m.read(id)
+    assert.equal(after.record.status, c.refund === undefined ? 'refunded' : 'partially_refunded', c.currency)
+    if (provider === 'wechat') {
+      const order = await m.wx.ctl.order(attempt.id)
+      assert.deepEqual([order.amount.currency, order.refunds.map((r: any) => [r.amount.refund, r.amount.currency, r.status])], [c.currency, [[c.refund, c.currency, 'SUCCESS']]], c.currency)
+    }
+  }
+  // The fake saw the mainland API for CNY and the global one for the others.
+  const paths = new Set((await m.wx.ctl.requests()).map((r) => r.path.split('?')[0].replace(/\/(att|ref)_\w+/, '/…')))
+  assert.deepEqual([...paths].sort(), ['/v3/global/refunds', '/v3/global/transactions/native', '/v3/pay/transactions/native', '/v3/refund/domestic/refunds'])
+})
+
+test('routing: a hinted cross-border configuration refuses a currency it cannot list, with the message of a provider that has none', async (t) => {
+  const m = await merchant(t)
+  const res = await m.checkout({ amount: 1500, currency: 'JPY', providerHints: { wechat: 'hkd' } })
+  assert.deepEqual([res.status, res.body], [400, { error: 'no provider available for JPY in live mode' }])
+  const cny = await m.checkout({ amount: 1500, currency: 'CNY', providerHints: { wechat: 'jpy' } })
+  assert.deepEqual([cny.status, cny.body], [400, { error: 'no provider available for CNY in live mode' }])
+  // Unhinted: the default WeChat configuration is the first one made (CNY): JPY has no default that lists it.
+  const unhinted = await m.checkout({ amount: 1500, currency: 'JPY' })
+  assert.deepEqual([unhinted.status, unhinted.body], [400, { error: 'no provider available for JPY in live mode' }])
+  // Make the JPY one the default: now an unhinted JPY session is accepted, and its page offers it.
+  const patched = await m.ta.admin('PATCH', `/merchants/${m.ta.merchant.id}/provider_configs/${m.configs.jpy}`, { isDefault: true })
+  assert.equal(patched.status, 200, JSON.stringify(patched.body))
+  const ok = await m.checkout({ amount: 1500, currency: 'JPY' })
+  assert.equal(ok.status, 200, JSON.stringify(ok.body))
+  const page = await getPage(m.ta, `/c/${ok.body.id}`, { 'accept-language': 'en' })
+  assert.match(page.html, /name="provider" value="wechat"/)
+  assert.match(page.html, /¥1,500/)
+})
+
+test('a configuration states its service: cross-border settings are validated on save, and the mainland stays the default', async (t) => {
+  const m = await merchant(t)
+  const creds = m.wx.fake.addMerchant()
+  const post = (settings: object) => m.ta.admin('POST', `/merchants/${m.ta.merchant.id}/provider_configs`, { provider: 'wechat', label: `x${Math.random().toString(36).slice(2, 8)}`, credentials: creds, settings })
+  assert.deepEqual((await post({ service: 'cross_border', settlementCurrency: 'HKD' })).body, { error: 'settings.merchantCategoryCode: must be the 4-digit merchant category code WeChat Pay assigned' })
+  assert.deepEqual((await post({ service: 'cross_border', settlementCurrency: 'GBP', merchantCategoryCode: '5999' })).body, { error: 'settings.settlementCurrency: must be one of HKD, JPY, USD, EUR' })
+  assert.deepEqual((await post({ service: 'overseas' })).body, { error: 'settings.service: must be one of mainland, cross_border' })
+  const made = await post({ service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5999' })
+  assert.equal(made.status, 201)
+  assert.deepEqual(made.body.settings, { service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5999' })
+  // Its records were paid through that service in that currency: neither changes afterwards (the MCC may).
+  const patch = (settings: object) => m.ta.admin('PATCH', `/merchants/${m.ta.merchant.id}/provider_configs/${made.body.id}`, { settings })
+  assert.deepEqual((await patch({ service: 'mainland' })).body, { error: 'settings.service: cannot change once saved: make a new configuration for the other service' })
+  assert.deepEqual((await patch({ service: 'cross_border', settlementCurrency: 'EUR', merchantCategoryCode: '5999' })).body, { error: 'settings.settlementCurrency: cannot change once saved: make a new configuration for the other currency' })
+  const mcc = await patch({ service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5411' })
+  assert.equal(mcc.status, 200, JSON.stringify(mcc.body))
+  assert.equal(mcc.body.settings.merchantCategoryCode, '5411')
+})
