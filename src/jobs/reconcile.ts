@@ -39,7 +39,7 @@ export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number>
       const state = await provider.queryPayment(cfg, paymentRef(a))
       if (state.status === 'succeeded' || state.status === 'failed') {
         await applyFacts(deps, a.provider, a.providerConfigId, [
-          { kind: 'payment', attemptId: a.id, status: state.status, providerRef: state.providerRef, amount: state.amount, currency: state.status === 'succeeded' ? session.currency : undefined, paidAt: state.paidAt, data: state.data },
+          { kind: 'payment', attemptId: a.id, status: state.status, providerRef: state.providerRef, amount: state.amount, currency: state.status === 'succeeded' ? state.currency ?? session.currency : undefined, paidAt: state.paidAt, data: state.data },
         ])
         continue
       }

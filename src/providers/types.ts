@@ -101,6 +101,8 @@ export interface PaymentState {
   status: 'pending' | 'succeeded' | 'failed' | 'closed'
   providerRef?: string
   amount?: number
+  /** The currency the provider reports the amount in, checked against the session like a notification's. */
+  currency?: string
   paidAt?: Date
   /** As PaymentFact.data: provider state learnt with the payment (what the customer was charged). */
   data?: Record<string, unknown>

@@ -51,6 +51,6 @@ async function confirm(deps: Deps, sessionId: string, query: URLSearchParams): P
   if (state.status !== 'succeeded' && state.status !== 'failed') return
   await applyFacts(deps, attempt.provider, attempt.providerConfigId, [{
     kind: 'payment', attemptId: attempt.id, status: state.status, providerRef: state.providerRef, amount: state.amount,
-    currency: state.status === 'succeeded' ? session.currency : undefined, paidAt: state.paidAt, data: state.data,
+    currency: state.status === 'succeeded' ? state.currency ?? session.currency : undefined, paidAt: state.paidAt, data: state.data,
   }])
 }

@@ -214,7 +214,7 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
   createdAt: createdAt(),
 }, (t) => [primaryKey({ columns: [t.merchantId, t.mode, t.key] }), index('idempotency_created_idx').on(t.createdAt)])
 
-/** Products a provider needs per amount and currency (Creem has no arbitrary-amount checkout), made once and remembered. */
+/** Products a provider needs, made once and remembered: Creem's one per currency, keyed by its listed price (each checkout sets its own amount). */
 export const providerProducts = pgTable('provider_products', {
   providerConfigId: text('provider_config_id').notNull().references(() => providerConfigs.id),
   amount: integer('amount').notNull(),

@@ -36,7 +36,7 @@ test('WeChat: a signed REFUND.SUCCESS for a refund Till never issued, 50,000 on 
   assert.equal(record.status, 'paid')
   const order = await w.ctl.order(attempt.id)
 
-  const forged = { mchId: w.creds.mchId, outTradeNo: attempt.id, transactionId: order.transaction_id, total: 9900, notifyUrl: `${w.ta.baseUrl}/hooks/wechat/${w.configId}`, createTimeMs: Date.now(), successTimeMs: Date.now() }
+  const forged = { service: 'mainland' as const, currency: 'CNY', mchId: w.creds.mchId, outTradeNo: attempt.id, transactionId: order.transaction_id, total: 9900, notifyUrl: `${w.ta.baseUrl}/hooks/wechat/${w.configId}`, createTimeMs: Date.now(), successTimeMs: Date.now() }
   // One named with an id of Till's own form that Till never issued, one started "outside Till" for more than was paid.
   await w.fake.notifier.refundSettled({ ...forged, outRefundNo: newId('ref'), refundId: '50300000000000000001', refund: 50_000, status: 'SUCCESS', outcome: 'SUCCESS' })
   await w.fake.notifier.refundSettled({ ...forged, outRefundNo: 'dashboard-1', refundId: '50300000000000000002', refund: 50_000, status: 'SUCCESS', outcome: 'SUCCESS' })

@@ -93,6 +93,26 @@ test('a dropped checkout.completed: reconciliation asks Creem and records the pa
   assert.deepEqual(await c.types('sessionId', id), ['payment.succeeded'])
 })
 
+test('reconciliation checks the currency Creem shows: a USD order on a EUR session is not recorded as paid', async (t) => {
+  const c = await creemTill(t)
+  await c.ctl.notifications({ mode: 'drop' })
+  // The configuration's remembered EUR product is (wrongly) a USD one: Creem charges dollars.
+  const res = await fetch(`${c.fake.url}/v1/products`, {
+    method: 'POST', headers: { 'x-api-key': c.creds.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Payment', price: 100, currency: 'USD', billing_type: 'onetime', tax_mode: 'inclusive' }),
+  })
+  const usd = (await res.json()) as { id: string }
+  await c.query('insert into provider_products (provider_config_id, amount, currency, product_id) values ($1, 100, $2, $3)', [c.configId, 'EUR', usd.id])
+  const id = await c.session()
+  const { attempt } = await c.start(id)
+  await c.ctl.complete(attempt.providerRef!)
+  assert.deepEqual([(await c.ctl.checkout(attempt.providerRef!)).order.amount, (await c.ctl.checkout(attempt.providerRef!)).order.currency], [1234, 'USD'])
+  c.ta.clock.advance(60_000)
+  assert.equal(await reconcileAttempts(c.ta.deps), 1)
+  assert.notEqual((await c.read(id)).status, 'paid')
+  assert.deepEqual(await c.types('sessionId', id), [])
+})
+
 test('a tampered body or a bad signature is refused with 401 and changes nothing; the genuine retry pays', async (t) => {
   const c = await creemTill(t)
   await c.ctl.badSignature()

@@ -206,7 +206,7 @@ test('queryPayment: pending until paid, then the order; expired is closed; unkno
   assert.deepEqual(await s.provider.queryPayment(s.cfg, ref), { status: 'pending' })
   await s.ctl.complete(made.providerRef!)
   const order = (await s.ctl.checkout(made.providerRef!)).order
-  assert.deepEqual(await s.provider.queryPayment(s.cfg, ref), { status: 'succeeded', providerRef: order.id, amount: 1234, paidAt: new Date('2026-05-20T04:00:00.000Z') })
+  assert.deepEqual(await s.provider.queryPayment(s.cfg, ref), { status: 'succeeded', providerRef: order.id, amount: 1234, currency: 'EUR', paidAt: new Date('2026-05-20T04:00:00.000Z') })
 
   const b = s.attempt()
   const other = await s.provider.createAttempt(s.cfg, b)

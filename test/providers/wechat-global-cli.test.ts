@@ -24,7 +24,7 @@ test('till fake wechat --service cross_border prints a WeChat Pay Global configu
   assert.deepEqual(printed.settings, { apiBase: printed.url, service: 'cross_border', settlementCurrency: 'JPY', merchantCategoryCode: '5999' })
   // What Till's admin API would check on save.
   LIVE_PROVIDERS.wechat.validateCredentials(printed.credentials)
-  LIVE_PROVIDERS.wechat.validateSettings(printed.settings)
+  LIVE_PROVIDERS.wechat.validateSettings(printed.settings, true)
 
   const provider = createWechatProvider({ timeoutMs: 5000 })
   t.after(() => provider.client.close())

@@ -134,10 +134,10 @@ test('platform-certificate mode reads the certificates from /v3/global/certifica
 })
 
 test('settings: the service decides; cross-border needs its settlement currency and MCC; rates read as decimals', () => {
-  validateWechatSettings({})
-  validateWechatSettings({ service: 'mainland' })
-  validateWechatSettings({ service: 'cross_border', settlementCurrency: 'JPY', merchantCategoryCode: '5999' })
-  const bad = (s: Record<string, unknown>, field: string) => assert.throws(() => validateWechatSettings(s), (e: Error & { field?: string }) => e.message.includes(field))
+  validateWechatSettings({}, false)
+  validateWechatSettings({ service: 'mainland' }, false)
+  validateWechatSettings({ service: 'cross_border', settlementCurrency: 'JPY', merchantCategoryCode: '5999' }, false)
+  const bad = (s: Record<string, unknown>, field: string) => assert.throws(() => validateWechatSettings(s, false), (e: Error & { field?: string }) => e.message.includes(field))
   bad({ service: 'global' }, 'settings.service')
   bad({ service: 'cross_border', merchantCategoryCode: '5999' }, 'settings.settlementCurrency')
   bad({ service: 'cross_border', settlementCurrency: 'CNY', merchantCategoryCode: '5999' }, 'settings.settlementCurrency')

@@ -43,7 +43,7 @@ test('a refund is PROCESSING (pending) until REFUND.SUCCESS arrives; the query a
   assert.deepEqual(await s.provider.refund(s.cfg, r), { status: 'succeeded', providerRefundRef: first.providerRefundRef })
   assert.equal((await s.ctl.order(a.attemptId)).refunds.length, 1)
   assert.equal((await s.ctl.order(a.attemptId)).trade_state, 'REFUND')
-  assert.deepEqual(await s.provider.queryPayment(s.cfg, r.payment), { status: 'succeeded', providerRef: (await s.ctl.order(a.attemptId)).transaction_id, amount: 9900, paidAt: new Date('2026-05-20T04:00:00.000Z') })
+  assert.deepEqual(await s.provider.queryPayment(s.cfg, r.payment), { status: 'succeeded', providerRef: (await s.ctl.order(a.attemptId)).transaction_id, amount: 9900, currency: 'CNY', paidAt: new Date('2026-05-20T04:00:00.000Z') })
 })
 
 test('partial refunds add up to the total and no further', async (t) => {

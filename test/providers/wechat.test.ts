@@ -202,7 +202,7 @@ test('a dropped notification is never sent, and the query still reports the paym
   assert.deepEqual((await s.ctl.deliveries()).map((d) => [d.status, d.acked, d.error]), [[null, false, 'dropped by the drop knob']])
   const order = await s.ctl.order(a.attemptId)
   assert.deepEqual(await s.provider.queryPayment(s.cfg, { attemptId: a.attemptId, providerRef: null, data: {} }), {
-    status: 'succeeded', providerRef: order.transaction_id, amount: 9900, paidAt: new Date('2026-05-20T04:00:00.000Z'),
+    status: 'succeeded', providerRef: order.transaction_id, amount: 9900, currency: 'CNY', paidAt: new Date('2026-05-20T04:00:00.000Z'),
   })
   const { method, path, status, atMs, request } = (await s.ctl.requests()).at(-1)!
   assert.deepEqual({ method, path, status, atMs, request }, { method: 'GET', path: `/v3/pay/transactions/out-trade-no/${a.attemptId}?mchid=${s.creds.mchId}`, status: 200, atMs: s.clock().getTime(), request: undefined })

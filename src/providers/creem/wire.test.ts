@@ -29,7 +29,7 @@ const paidOrder = { id: 'ord_1', amount: 1000, sub_total: 1000, tax_amount: 210,
 
 test('checkout status to attempt status: completed and paid is money, expired is closed, the rest pending', () => {
   const rows: Array<[string, object, object]> = [
-    ['completed, paid order', { id: 'ch_1', status: 'completed', order: paidOrder }, { status: 'succeeded', providerRef: 'ord_1', amount: 1000, paidAt: new Date('2026-05-20T04:00:00.000Z') }],
+    ['completed, paid order', { id: 'ch_1', status: 'completed', order: paidOrder }, { status: 'succeeded', providerRef: 'ord_1', amount: 1000, currency: 'EUR', paidAt: new Date('2026-05-20T04:00:00.000Z') }],
     ['completed, order unpaid', { id: 'ch_1', status: 'completed', order: { ...paidOrder, status: 'pending' } }, { status: 'pending' }],
     ['expired', { id: 'ch_1', status: 'expired' }, { status: 'closed' }],
     ['pending', { id: 'ch_1', status: 'pending' }, { status: 'pending' }],

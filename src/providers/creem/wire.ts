@@ -175,7 +175,7 @@ export function paymentData(c: Checkout): Record<string, unknown> {
 export function paymentState(c: Checkout): PaymentState {
   const order = objectOf(c.order)
   if (c.status === 'completed' && (!order || order.status === undefined || order.status === 'paid')) {
-    return { status: 'succeeded', providerRef: idOf(c.order) ?? c.id, amount: order ? orderAmount(order) : undefined, paidAt: creemTime(order?.created_at) }
+    return { status: 'succeeded', providerRef: idOf(c.order) ?? c.id, amount: order ? orderAmount(order) : undefined, currency: order?.currency, paidAt: creemTime(order?.created_at) }
   }
   if (c.status === 'expired') return { status: 'closed' }
   return { status: 'pending' }

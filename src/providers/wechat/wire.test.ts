@@ -80,7 +80,7 @@ test('H5 appends the encoded return address to h5_url', () => {
 
 test('trade_state maps to attempt states; REFUND means paid', () => {
   const paid = { out_trade_no: 'att_1', transaction_id: '4200000000000000000000000001', success_time: '2026-05-20T12:00:01+08:00', amount: { total: 9900, currency: 'CNY' } }
-  assert.deepEqual(paymentState({ ...paid, trade_state: 'SUCCESS' }), { status: 'succeeded', providerRef: '4200000000000000000000000001', amount: 9900, paidAt: new Date('2026-05-20T04:00:01Z') })
+  assert.deepEqual(paymentState({ ...paid, trade_state: 'SUCCESS' }), { status: 'succeeded', providerRef: '4200000000000000000000000001', amount: 9900, currency: 'CNY', paidAt: new Date('2026-05-20T04:00:01Z') })
   assert.equal(paymentState({ ...paid, trade_state: 'REFUND' }).status, 'succeeded')
   for (const [s, want] of [['NOTPAY', 'pending'], ['USERPAYING', 'pending'], ['CLOSED', 'closed'], ['REVOKED', 'closed'], ['PAYERROR', 'failed'], ['SOMETHING_NEW', 'pending'], [undefined, 'pending']] as const) {
     assert.deepEqual(paymentState({ trade_state: s }), { status: want }, String(s))

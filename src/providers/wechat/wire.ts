@@ -155,7 +155,7 @@ export function paymentState(t: Transaction): PaymentState {
   switch (t.trade_state) {
     case 'SUCCESS':
     case 'REFUND':
-      return { status: 'succeeded', providerRef: t.transaction_id, amount: t.amount?.total, paidAt: parseWechatTime(t.success_time) }
+      return { status: 'succeeded', providerRef: t.transaction_id, amount: t.amount?.total, currency: t.amount?.currency, paidAt: parseWechatTime(t.success_time) }
     case 'CLOSED':
     case 'REVOKED':
       return { status: 'closed' }

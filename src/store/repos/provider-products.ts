@@ -1,6 +1,7 @@
 /**
- * provider_products: the product a provider configuration uses for one (amount, currency), for
- * providers that price checkouts only through products (Creem). The first writer wins.
+ * provider_products: the product a provider configuration uses, keyed by (amount, currency): for
+ * Creem, one product per currency remembered under its listed price (checkouts set their own
+ * amount with custom_price). The first writer wins.
  */
 import { and, eq } from 'drizzle-orm'
 import type { Executor } from '../db.js'
