@@ -8,8 +8,10 @@ import path from 'node:path'
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const [cmd, ...args] = process.argv.slice(2)
 const run = (entry, argv = []) => {
-  // tsx resolved from Till's own node_modules, so `till` works from any directory.
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, entry), ...argv], { stdio: 'inherit' })
+  // tsx resolved from Till's own node_modules, and compiling with Till's own tsconfig (JSX for the
+  // pages) rather than whatever the working directory has, so `till` works from any directory.
+  const env = { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') }
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, entry), ...argv], { stdio: 'inherit', env })
   for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
   child.on('exit', (code) => process.exit(code ?? 1))
 }

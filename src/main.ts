@@ -7,7 +7,7 @@ import { startJobs } from './jobs/runner.js'
 import { loadSecretsKey } from './security/secret-box.js'
 import { bootstrapDemo } from './services/merchants.js'
 import { openPool, runMigrations } from './store/db.js'
-import { startEmbedded, type EmbeddedPostgres } from './store/embedded.js'
+import { startEmbedded, StartupError, type EmbeddedPostgres } from './store/embedded.js'
 
 /** Set while starting: undoes what is up so far, so a failed start leaves no embedded cluster running. */
 let undoStart: (() => Promise<void>) | null = null
@@ -61,7 +61,7 @@ export async function main() {
 }
 
 main().catch(async (err) => {
-  console.error(err)
+  console.error(err instanceof StartupError ? err.message : err)
   await undoStart?.().catch((e) => console.error(e))
   process.exit(1)
 })

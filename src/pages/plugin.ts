@@ -5,7 +5,7 @@
  */
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { toTillError } from '../api/plugins/errors.js'
+import { loggableError, toTillError } from '../api/plugins/errors.js'
 import type { Deps } from '../services/deps.js'
 import { assetRoutes } from './assets.js'
 import { checkoutRoutes } from './checkout/route.js'
@@ -57,7 +57,7 @@ export const pageRoutes = (deps: Deps): FastifyPluginAsync => async (app: Fastif
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const known = toTillError(err)
     const status = known?.status ?? 500
-    if (status >= 500) req.log.error({ err }, 'page error')
+    if (status >= 500) req.log.error({ err: loggableError(err) }, 'page error')
     return messagePage(req, reply, status)
   })
 

@@ -96,6 +96,29 @@ async function claimDataDir(dataDir: string): Promise<string> {
   throw new Error(`could not claim DATA_DIR ${dataDir}`)
 }
 
+/** A start that cannot succeed as configured: main prints its one sentence, not a stack trace. */
+export class StartupError extends Error {
+  override name = 'StartupError'
+}
+
+/**
+ * As root, the `postgres` user must reach DATA_DIR through every parent directory; one it cannot
+ * enter (a home directory of mode 0700) would fail deep inside initdb. Asked as that user, so ACLs count.
+ */
+async function checkReachable(dataDir: string, pgData: string, asPg: Ids & { env: NodeJS.ProcessEnv }) {
+  const can = (flag: string, dir: string) => run('test', [flag, dir], asPg).then(() => true, () => false)
+  if (await can('-w', pgData)) return
+  let blocked = dataDir
+  for (let dir = path.dirname(dataDir), prev = dataDir; dir !== prev; prev = dir, dir = path.dirname(dir)) {
+    if (!(await can('-x', dir))) blocked = dir
+  }
+  throw new StartupError(
+    `DATA_DIR ${dataDir} cannot be reached by the "postgres" user that runs the embedded PostgreSQL when Till runs as root ` +
+    `(${blocked} does not let it in): set DATA_DIR to a directory outside it (for example /var/lib/till), ` +
+    `let it through with \`chmod o+x ${blocked}\`, or set DATABASE_URL to a PostgreSQL server.`,
+  )
+}
+
 export async function startEmbedded(dataDir: string, log: Log): Promise<EmbeddedPostgres> {
   dataDir = path.resolve(dataDir)
   await fs.mkdir(dataDir, { recursive: true })
@@ -118,6 +141,7 @@ export async function startEmbedded(dataDir: string, log: Log): Promise<Embedded
     await fs.chmod(dir, 0o700)
     if (ids.uid !== undefined) await fs.chown(dir, ids.uid, ids.gid!)
   }
+  if (ids.uid !== undefined) await checkReachable(dataDir, pgData, asPg)
 
   if (!existsSync(path.join(pgData, 'PG_VERSION'))) {
     const password = randomBytes(24).toString('base64url')
