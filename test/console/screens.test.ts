@@ -51,20 +51,20 @@ test('a WeChat Pay configuration is added with the admin API\'s messages, marked
   assert.match(bad.html, new RegExp(api.body.error.replace(/[()]/g, '\\$&')))
 
   // The private key as a chosen file, the rest typed.
-  const { privateKey, ...typed } = creds as Record<string, string>
+  const { privateKey, ...typed } = creds as unknown as Record<string, string>
   const saved = await browser.submit('/console/live/providers/new?provider=wechat', '/console/live/providers',
     { provider: 'wechat', label: 'main', enabled: 'on', ...typed, apiBase: fake.url }, { multipart: { privateKeyFile: new Blob([privateKey]) } })
   assert.equal(saved.status, 303, saved.html)
   const second = await browser.submit('/console/live/providers/new?provider=wechat', '/console/live/providers',
-    { provider: 'wechat', label: 'backup', enabled: 'on', ...(creds as Record<string, string>), apiBase: fake.url }, { multipart: {} })
+    { provider: 'wechat', label: 'backup', enabled: 'on', ...(creds as unknown as Record<string, string>), apiBase: fake.url }, { multipart: {} })
   assert.equal(second.status, 303)
   const configs = (await ta.admin('GET', `/merchants/${m.id}/provider_configs`)).body.data as { id: string; label: string; isDefault: boolean; enabled: boolean }[]
   const backup = configs.find((c) => c.label === 'backup')!
   assert.deepEqual(configs.map((c) => [c.label, c.isDefault]).sort(), [['backup', false], ['main', true]])
   const list = await browser.get('/console/live/providers')
-  assert.ok(!list.html.includes((creds as Record<string, string>).apiV3Key), 'no secret on the page')
+  assert.ok(!list.html.includes((creds as unknown as Record<string, string>).apiV3Key), 'no secret on the page')
   assert.ok(!list.html.includes('BEGIN PRIVATE KEY'))
-  assert.match(list.html, new RegExp(`merchant ${(creds as Record<string, string>).mchId}`))
+  assert.match(list.html, new RegExp(`merchant ${(creds as unknown as Record<string, string>).mchId}`))
 
   assert.equal((await browser.submit('/console/live/providers', `/console/live/providers/${backup.id}/state`, { change: 'default' })).status, 303)
   assert.equal((await browser.submit('/console/live/providers', `/console/live/providers/${backup.id}/state`, { change: 'disable' })).status, 303)
