@@ -55,7 +55,11 @@ export const consoleActivity = pgTable('console_activity', {
   detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default({}),
   ip: text('ip'),
   createdAt: createdAt(),
-}, (t) => [index('console_activity_merchant_idx').on(t.merchantId, t.id)])
+}, (t) => [
+  index('console_activity_merchant_idx').on(t.merchantId, t.id),
+  // A refund is logged once, even when a double click posts its form twice at the same moment.
+  uniqueIndex('console_activity_refund_uq').on(t.merchantId, t.subject).where(sql`${t.action} = 'refund_created'`),
+])
 
 /** Failed console sign-ins per account and per address, in fixed windows, shared by every instance. */
 export const consoleSignInFailures = pgTable('console_sign_in_failures', {
@@ -196,7 +200,11 @@ export const events = pgTable('events', {
   /** The webhook body, serialised once: every delivery and retry sends (and signs) these exact bytes. */
   payload: text('payload').notNull(),
   createdAt: createdAt(),
-}, (t) => [index('events_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id)])
+}, (t) => [
+  index('events_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
+  // A payment's timeline in the console: the events that name its session.
+  index('events_session_idx').on(t.merchantId, t.mode, sql`(${t.data}->>'sessionId')`),
+])
 
 /** Where a merchant wants its events (DESIGN.md §6). Deleted endpoints stay, so attempt history stays readable. */
 export const webhookEndpoints = pgTable('webhook_endpoints', {

@@ -44,4 +44,6 @@ ALTER TABLE "console_activity" ADD CONSTRAINT "console_activity_merchant_id_merc
 ALTER TABLE "console_sessions" ADD CONSTRAINT "console_sessions_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "merchant_logos" ADD CONSTRAINT "merchant_logos_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "console_activity_merchant_idx" ON "console_activity" USING btree ("merchant_id","id");--> statement-breakpoint
-CREATE INDEX "console_sessions_merchant_idx" ON "console_sessions" USING btree ("merchant_id");
+CREATE UNIQUE INDEX "console_activity_refund_uq" ON "console_activity" USING btree ("merchant_id","subject") WHERE "console_activity"."action" = 'refund_created';--> statement-breakpoint
+CREATE INDEX "console_sessions_merchant_idx" ON "console_sessions" USING btree ("merchant_id");--> statement-breakpoint
+CREATE INDEX "events_session_idx" ON "events" USING btree ("merchant_id","mode",("data"->>'sessionId'));

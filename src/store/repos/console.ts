@@ -1,7 +1,7 @@
 /** The console's own tables: sign-in sessions, failed sign-in counters and the activity log. */
-import { and, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { consoleActivity, consoleSessions, consoleSignInFailures, merchants } from '../schema.js'
+import { consoleActivity, consoleSessions, consoleSignInFailures, events, merchants } from '../schema.js'
 
 export type ConsoleSessionRow = typeof consoleSessions.$inferSelect
 export type ActivityRow = typeof consoleActivity.$inferSelect
@@ -56,7 +56,8 @@ export async function purgeFailures(tx: Executor, before: number) {
 }
 
 export async function insertActivity(tx: Executor, row: typeof consoleActivity.$inferInsert) {
-  await tx.insert(consoleActivity).values(row)
+  // The one unique index (a refund's entry) makes a repeat a no-op.
+  await tx.insert(consoleActivity).values(row).onConflictDoNothing()
 }
 
 /** Newest first, the entries of this mode and those that have none; keyset on id. */
@@ -70,4 +71,12 @@ export async function listActivity(tx: Executor, merchantId: string, mode: 'test
     .orderBy(desc(consoleActivity.id))
     .limit(opts.limit + 1)
   return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit }
+}
+
+/** The events naming a session, oldest first (events_session_idx): a payment's timeline. */
+export async function eventsOfSession(tx: Executor, scope: { merchantId: string; mode: 'test' | 'live' }, sessionId: string) {
+  return tx.select().from(events)
+    .where(and(eq(events.merchantId, scope.merchantId), eq(events.mode, scope.mode), sql`(${events.data}->>'sessionId') = ${sessionId}`))
+    .orderBy(asc(events.createdAt), asc(events.id))
+    .limit(200)
 }
