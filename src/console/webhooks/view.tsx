@@ -144,7 +144,6 @@ export function EndpointPage({ c, endpoint, deliveries, secret, error, notice, t
         </table>
       )}
 
-      <h2>{t('webhooks.events')}</h2>
       <PostForm c={c} action={`${here}/events`} class="panel">
         <EventChoices c={c} selected={endpoint.events} />
         <button type="submit" class="button">{t('common.save')}</button>
