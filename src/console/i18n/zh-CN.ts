@@ -45,7 +45,7 @@ export const zhCN: ConsoleCatalogue = {
   'mode.note': '您正在查看测试数据，这里的操作不会产生真实资金往来。',
 
   'keys.pageTitle': 'API 密钥',
-  'keys.intro': '密钥用于您的服务器以 {mode} 模式调用 Till API。请只在服务器上保存，切勿放入浏览器、App 或代码仓库。',
+  'keys.intro': '密钥用于您的服务器以{mode}模式调用 Till API。请只在服务器上保存，切勿放入浏览器、App 或代码仓库。',
   'keys.create': '创建密钥',
   'keys.createdTitle': '新密钥',
   'keys.createdNote': '请立即复制并妥善保存：它不会再次显示。',
@@ -113,7 +113,7 @@ export const zhCN: ConsoleCatalogue = {
   'cred.keyEnding': '密钥 …{last4}',
 
   'webhooks.pageTitle': 'Webhook',
-  'webhooks.intro': 'Till 会把 {mode} 模式的事件发送到这些地址，并用各端点的密钥签名。',
+  'webhooks.intro': 'Till 会把{mode}模式的事件发送到这些地址，并用各端点的密钥签名。',
   'webhooks.add': '添加端点',
   'webhooks.url': '端点地址',
   'webhooks.urlHelp': '正式模式须使用 https。',
