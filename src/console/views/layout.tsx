@@ -49,22 +49,29 @@ export function ShownOnce({ c, title, note, value }: { c: ConsoleContext; title:
   )
 }
 
+/** Never indexed, no referrer, the console's stylesheet (and its script on signed-in pages). */
+function Head({ title, script }: { title: string; script?: boolean }) {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex, nofollow" />
+      <meta name="referrer" content="no-referrer" />
+      <title>{title}</title>
+      <link rel="icon" href="data:," />
+      <link rel="stylesheet" href={CONSOLE_ASSETS.css.url} />
+      {script && <script src={CONSOLE_ASSETS.js.url} defer></script>}
+    </head>
+  )
+}
+
 export function ConsoleLayout({ c, title, section, children }: { c: ConsoleContext; title: string; section: Section; children?: Child }) {
   const { t, mode, locale } = c
   const test = mode === 'test'
   const here = `${base(mode)}${c.path}`
   return (
     <html lang={locale}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="referrer" content="no-referrer" />
-        <title>{test ? `[${t('mode.test')}] ` : ''}{title} · {c.merchantName}</title>
-        <link rel="icon" href="data:," />
-        <link rel="stylesheet" href={CONSOLE_ASSETS.css.url} />
-        <script src={CONSOLE_ASSETS.js.url} defer></script>
-      </head>
+      <Head title={`${test ? `[${t('mode.test')}] ` : ''}${title} · ${c.merchantName}`} script />
       <body class={test ? 'test-mode' : 'live-mode'}>
         {test && (
           <div class="test-banner" role="note">
@@ -107,15 +114,7 @@ export function ConsoleLayout({ c, title, section, children }: { c: ConsoleConte
 export function BareLayout({ locale, title, langPath, children }: { locale: Locale; title: string; langPath: string | null; children?: Child }) {
   return (
     <html lang={locale}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="referrer" content="no-referrer" />
-        <title>{title}</title>
-        <link rel="icon" href="data:," />
-        <link rel="stylesheet" href={CONSOLE_ASSETS.css.url} />
-      </head>
+      <Head title={title} />
       <body class="bare">
         {langPath !== null && (
           <nav class="lang lang-bare">
