@@ -206,7 +206,7 @@ export const zhCN: ConsoleCatalogue = {
   'settings.pageTitle': '设置',
   'settings.intro': '顾客在 Till 收银台和收据页面上看到的内容。',
   'settings.displayName': '向顾客显示的名称',
-  'settings.displayNameHelp': '留空则显示 {name}。',
+  'settings.displayNameHelp': '留空则显示“{name}”。',
   'settings.brandColor': '品牌色',
   'settings.supportEmail': '客服邮箱',
   'settings.supportEmailHelp': '显示给需要支付帮助的顾客。',
