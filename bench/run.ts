@@ -4,12 +4,14 @@
  * docs/benchmarks.md (bench/report.ts).
  */
 import { benchApi } from './api.js'
+import { benchConsole } from './console.js'
 import { writeSection } from './report.js'
 import { benchScale } from './scale.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHES: Record<string, () => Promise<string>> = {
   api: benchApi,
+  console: benchConsole,
   scale: benchScale,
   webhooks: benchWebhooks,
 }

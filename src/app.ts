@@ -19,6 +19,7 @@ import { testHelperRoutes } from './api/test-helpers/route.js'
 import { webhookEndpointRoutes } from './api/webhook-endpoints/route.js'
 import { randomBase62 } from './domain/ids.js'
 import { observeRequest, registerMetrics } from './metrics/route.js'
+import { consoleRoutes } from './console/plugin.js'
 import { pageRoutes } from './pages/plugin.js'
 import type { Deps } from './services/deps.js'
 
@@ -98,6 +99,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   if (deps.config.adminToken) await app.register(adminRoutes(deps, deps.config.adminToken), { prefix: '/admin/v1' })
   await app.register(hookRoutes(deps))
   await app.register(pageRoutes(deps))
+  await app.register(consoleRoutes(deps), { prefix: '/console' })
 
   deps.deliverNotification = async (path, body, headers) => {
     const res = await app.inject({ method: 'POST', url: path, payload: body, headers })

@@ -46,6 +46,32 @@ examples:
 These keys are shown only now: store them somewhere safe.`)
       },
     },
+    'set-password': {
+      summary: 'set or reset a merchant\'s console password; signs every console session out',
+      help: `usage: till merchants set-password MERCHANT_ID --password-file FILE [--email EMAIL] [--json]
+
+Sets the password the merchant signs in to the console with (/console/login), or resets a
+forgotten one. Every console session of the merchant is signed out.
+
+  --password-file FILE  the new password (at least 8 characters), read from FILE, or - for stdin
+  --email EMAIL         the console login, when the merchant has none yet (or to change it)
+  --json                print Till's answer as JSON: {"id","email","passwordSet"}
+${connectionHelp('admin', 24)}
+
+example:
+  till merchants set-password mer_2b8Zk… --password-file - <<< "$PASSWORD"`,
+      options: { ...ADMIN_OPTIONS, ...JSON_OPTION, email: { type: 'string' }, 'password-file': { type: 'string' } },
+      positionals: ['MERCHANT_ID'],
+      async run({ values, positionals }) {
+        const merchantId = id(positionals[0], 'mer', 'MERCHANT_ID')
+        const passwordFile = required(values, 'password-file', 'a file with the new password (or - for stdin)')
+        const password = (await readSecretInput(passwordFile, '--password-file')).replace(/\r?\n$/, '')
+        const email = optionalString(values, 'email')
+        const r = await adminApi(values).request<{ id: string; email: string; passwordSet: true }>('POST', `/merchants/${encodeURIComponent(merchantId)}/password`, { password, email })
+        if (values.json) return printJson(r)
+        print(`Console password set for ${r.email} (${r.id}). Every console session of this merchant was signed out.`)
+      },
+    },
     show: {
       summary: 'show a merchant',
       help: `usage: till merchants show MERCHANT_ID [--json]

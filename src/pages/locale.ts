@@ -4,7 +4,7 @@ import { isLocale, negotiate, type Locale } from './i18n/index.js'
 
 export const LANG_COOKIE = 'till_lang'
 
-function cookie(req: FastifyRequest, name: string): string | undefined {
+export function cookie(req: FastifyRequest, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=')
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()

@@ -9,6 +9,7 @@ import { loggableError, toTillError } from '../api/plugins/errors.js'
 import type { Deps } from '../services/deps.js'
 import { assetRoutes } from './assets.js'
 import { checkoutRoutes } from './checkout/route.js'
+import { logoRoutes } from './logo.js'
 import { statusRoutes } from './checkout/status.js'
 import type { MessageKey } from './i18n/en.js'
 import { receiptRoutes } from './receipt/route.js'
@@ -77,4 +78,5 @@ export const pageRoutes = (deps: Deps): FastifyPluginAsync => async (app: Fastif
     await c.register(wechatRoutes(deps))
   }), { prefix: '/c' })
   await app.register(withNotFoundPage(receiptRoutes(deps)), { prefix: '/r' })
+  await app.register(withNotFoundPage(logoRoutes(deps)), { prefix: '/logos' })
 }

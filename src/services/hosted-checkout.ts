@@ -12,6 +12,7 @@ import { fitsSession, isLiveProvider, type LiveProvider } from '../providers/reg
 import { ProviderError, type Action } from '../providers/types.js'
 import { channelForUserAgent } from '../providers/wechat/browser.js'
 import { getMerchant } from '../store/repos/merchants.js'
+import { brandingOf, type Branding } from './merchant-settings.js'
 import { getProviderConfigById, listEnabledDefaults } from '../store/repos/provider-configs.js'
 import { getRecordById, getRecordBySession, type RecordRow } from '../store/repos/records.js'
 import { getSessionById, type SessionRow } from '../store/repos/sessions.js'
@@ -28,6 +29,8 @@ export interface CustomerSession {
   /** What a reader sees now: an open session past its expiry is `expired` before the sweep stores it. */
   status: SessionStatus
   merchantName: string
+  /** What the merchant chose in the console's Settings (name, colour, logo, support email). */
+  branding: Branding | null
   record: RecordRow | null
 }
 
@@ -46,7 +49,8 @@ export async function loadSession(deps: Deps, sessionId: string): Promise<Custom
   const merchant = await getMerchant(deps.db, session.merchantId)
   const status = effectiveStatus(session.status as SessionStatus, session.expiresAt, deps.clock())
   const record = status === 'paid' || status === 'refunded' ? await getRecordBySession(deps.db, session.id) : null
-  return { session, status, merchantName: merchant?.name ?? '', record }
+  const branding = merchant ? brandingOf(merchant) : null
+  return { session, status, merchantName: branding?.name ?? '', branding, record }
 }
 
 /**
@@ -151,6 +155,7 @@ export async function awaitConfirmation(deps: Deps, sessionId: string, waitMs: n
 export interface CustomerReceipt {
   record: RecordRow
   merchantName: string
+  branding: Branding | null
   description: string | null
   mode: 'test' | 'live'
 }
@@ -161,5 +166,6 @@ export async function loadReceipt(deps: Deps, recordId: string): Promise<Custome
   if (!record) throw new NotFound()
   const session = await getSessionById(deps.db, record.sessionId)
   const merchant = await getMerchant(deps.db, record.merchantId)
-  return { record, merchantName: merchant?.name ?? '', description: session?.description ?? null, mode: record.mode }
+  const branding = merchant ? brandingOf(merchant) : null
+  return { record, merchantName: branding?.name ?? '', branding, description: session?.description ?? null, mode: record.mode }
 }

@@ -62,6 +62,7 @@ export async function listApiKeys(deps: Deps, merchantId: string) {
     last4: k.last4,
     createdAt: k.createdAt.toISOString(),
     revokedAt: k.revokedAt?.toISOString() ?? null,
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
   }))
 }
 

@@ -13,7 +13,60 @@ export const merchants = pgTable('merchants', {
   email: text('email').unique(),
   passwordHash: text('password_hash'),
   createdAt: createdAt(),
+  /** What customers see on the hosted pages (console Settings); null falls back to `name`. */
+  displayName: text('display_name'),
+  brandColor: text('brand_color'),
+  supportEmail: text('support_email'),
+  /** Content hash of the logo in merchant_logos: part of its URL, so a new logo gets a new one. */
+  logoHash: text('logo_hash'),
 })
+
+/** A merchant's logo, uploaded in the console and served by Till itself (CSP: images from 'self'). */
+export const merchantLogos = pgTable('merchant_logos', {
+  merchantId: text('merchant_id').primaryKey().references(() => merchants.id),
+  contentType: text('content_type').notNull(),
+  /** Base64 of the image bytes (at most 64 KiB). */
+  data: text('data').notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+})
+
+/** Console sign-ins: the cookie carries a random token, the row only its SHA-256. */
+export const consoleSessions = pgTable('console_sessions', {
+  tokenHash: text('token_hash').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  /** The synchronizer token every console form carries. */
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: createdAt(),
+  lastSeenAt: ts('last_seen_at').notNull(),
+  revokedAt: ts('revoked_at'),
+  ip: text('ip'),
+  userAgent: text('user_agent'),
+}, (t) => [index('console_sessions_merchant_idx').on(t.merchantId)])
+
+/** Who did what in the console, and when: kept, and shown under Activity. */
+export const consoleActivity = pgTable('console_activity', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  /** null for what has no mode (sign-ins, settings, provider configurations). */
+  mode: text('mode').$type<'test' | 'live'>(),
+  actor: text('actor').notNull(),
+  action: text('action').notNull(),
+  subject: text('subject'),
+  detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default({}),
+  ip: text('ip'),
+  createdAt: createdAt(),
+}, (t) => [
+  index('console_activity_merchant_idx').on(t.merchantId, t.id),
+  // A refund is logged once, even when a double click posts its form twice at the same moment.
+  uniqueIndex('console_activity_refund_uq').on(t.merchantId, t.subject).where(sql`${t.action} = 'refund_created'`),
+])
+
+/** Failed console sign-ins per account and per address, in fixed windows, shared by every instance. */
+export const consoleSignInFailures = pgTable('console_sign_in_failures', {
+  key: text('key').notNull(),
+  windowStart: bigint('window_start', { mode: 'number' }).notNull(),
+  count: integer('count').notNull(),
+}, (t) => [primaryKey({ columns: [t.key, t.windowStart] })])
 
 export const apiKeys = pgTable('api_keys', {
   id: text('id').primaryKey(),
@@ -23,6 +76,8 @@ export const apiKeys = pgTable('api_keys', {
   last4: text('last4').notNull(),
   createdAt: createdAt(),
   revokedAt: ts('revoked_at'),
+  /** Set by the key check at most once a minute (store/repos/rate-limits.ts). */
+  lastUsedAt: ts('last_used_at'),
 }, (t) => [index('api_keys_merchant_idx').on(t.merchantId)])
 
 export const providerConfigs = pgTable('provider_configs', {
@@ -145,7 +200,11 @@ export const events = pgTable('events', {
   /** The webhook body, serialised once: every delivery and retry sends (and signs) these exact bytes. */
   payload: text('payload').notNull(),
   createdAt: createdAt(),
-}, (t) => [index('events_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id)])
+}, (t) => [
+  index('events_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
+  // A payment's timeline in the console: the events that name its session.
+  index('events_session_idx').on(t.merchantId, t.mode, sql`(${t.data}->>'sessionId')`),
+])
 
 /** Where a merchant wants its events (DESIGN.md §6). Deleted endpoints stay, so attempt history stays readable. */
 export const webhookEndpoints = pgTable('webhook_endpoints', {

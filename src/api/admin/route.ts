@@ -2,13 +2,14 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { NotFound } from '../../domain/errors.js'
 import type { Deps } from '../../services/deps.js'
+import { setPassword } from '../../services/console-auth.js'
 import * as merchants from '../../services/merchants.js'
 import * as configs from '../../services/provider-configs.js'
 import { createEndpointForMerchant } from '../../services/webhook-endpoints.js'
 import { getMerchant } from '../../store/repos/merchants.js'
 import { registerAdminAuth } from '../plugins/auth.js'
 import { listDiscrepancies } from '../../services/discrepancies.js'
-import { S, type AdminEndpointBodyT, type DiscrepancyQueryT, type ApiKeyBodyT, type MerchantBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
+import { S, type AdminEndpointBodyT, type ApiKeyBodyT, type DiscrepancyQueryT, type MerchantBodyT, type PasswordBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
 
 type M = { Params: { id: string } }
 
@@ -23,6 +24,9 @@ export const adminRoutes = (deps: Deps, token: string): FastifyPluginAsync => as
     if (!m) throw new NotFound()
     return { id: m.id, name: m.name, email: m.email, createdAt: m.createdAt.toISOString() }
   })
+
+  // Every console session of the merchant ends: a reset password is a reset sign-in.
+  app.post<M & { Body: PasswordBodyT }>('/merchants/:id/password', { schema: S.setPassword }, (req) => setPassword(deps, req.params.id, req.body))
 
   app.post<M & { Body: ApiKeyBodyT }>('/merchants/:id/api_keys', { schema: S.createKey }, async (req, reply) =>
     reply.code(201).send(await merchants.createApiKey(deps, req.params.id, req.body.mode)))

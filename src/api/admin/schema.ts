@@ -13,6 +13,12 @@ export const MerchantBody = Type.Object({
 
 export const ApiKeyBody = Type.Object({ mode: Mode }, { additionalProperties: false })
 
+/** Sets or resets a merchant's console password (and its login email, when it has none yet). */
+export const PasswordBody = Type.Object({
+  password: Type.String({ maxLength: 200 }),
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+}, { additionalProperties: false })
+
 export const ProviderConfigBody = Type.Object({
   provider: Type.String(),
   label: Type.String(),
@@ -34,6 +40,7 @@ export const AdminEndpointBody = Type.Object({ mode: Mode, url: Url, events: Typ
 
 export type MerchantBodyT = Static<typeof MerchantBody>
 export type ApiKeyBodyT = Static<typeof ApiKeyBody>
+export type PasswordBodyT = Static<typeof PasswordBody>
 export type ProviderConfigBodyT = Static<typeof ProviderConfigBody>
 export type ProviderConfigPatchT = Static<typeof ProviderConfigPatch>
 export type AdminEndpointBodyT = Static<typeof AdminEndpointBody>
@@ -50,6 +57,7 @@ export const S = {
   createMerchant: { ...hide, body: MerchantBody },
   merchant: { ...hide, params: MerchantParams },
   createKey: { ...hide, params: MerchantParams, body: ApiKeyBody },
+  setPassword: { ...hide, params: MerchantParams, body: PasswordBody },
   key: { ...hide, params: Type.Object({ id: Type.String(), keyId: Type.String() }) },
   createConfig: { ...hide, params: MerchantParams, body: ProviderConfigBody },
   createEndpoint: { ...hide, params: MerchantParams, body: AdminEndpointBody },

@@ -52,6 +52,7 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       status: cs.status,
       testMode: session.mode === 'test',
       merchantName: cs.merchantName,
+      brand: cs.branding,
       description: session.description,
       amount: formatAmount(session.amount, session.currency as Currency, locale),
       secondsLeft: Math.max(0, (session.expiresAt.getTime() - deps.clock().getTime()) / 1000),

@@ -2,6 +2,7 @@
 export const en = {
   'lang.name': 'English',
   'lang.switch': 'Language',
+  'footer.support': 'Questions about this payment? Write to',
   'footer.secure': 'Secure checkout by Till',
 
   'test.banner': 'TEST MODE',

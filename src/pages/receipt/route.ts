@@ -10,13 +10,14 @@ import { ReceiptPage, type ReceiptView } from '../views/receipt.js'
 
 export const receiptRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.get<{ Params: { id: string } }>('/:id', async (req, reply) => {
-    const { record, merchantName, description, mode } = await loadReceipt(deps, req.params.id)
+    const { record, merchantName, branding, description, mode } = await loadReceipt(deps, req.params.id)
     const ctx = pageContext(req, reply)
     const currency = record.currency as Currency
     const v: ReceiptView = {
       recordId: record.id,
       testMode: mode === 'test',
       merchantName,
+      brand: branding,
       description,
       amount: formatAmount(record.amount, currency, ctx.locale),
       currency,

@@ -1,4 +1,5 @@
 /** /c/<session_id>: an open session's payment controls, or only the result of a finished one. */
+import type { Branding } from '../../services/merchant-settings.js'
 import type { SessionStatus } from '../../domain/session-machine.js'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
 import { Layout, type PageContext } from './layout.js'
@@ -14,6 +15,7 @@ export interface CheckoutView {
   status: SessionStatus
   testMode: boolean
   merchantName: string
+  brand?: Branding | null
   description: string | null
   amount: string
   secondsLeft: number
@@ -176,7 +178,7 @@ export function CheckoutPage(p: PageContext & { v: CheckoutView }) {
   const { t, v } = p
   const open = v.status === 'pending' || v.status === 'processing'
   return (
-    <Layout {...p} title={t('checkout.pageTitle', { merchant: v.merchantName })} testMode={v.testMode}>
+    <Layout {...p} title={t('checkout.pageTitle', { merchant: v.merchantName })} testMode={v.testMode} brand={v.brand}>
       {open ? <OpenCheckout {...p} /> : <Result {...p} />}
     </Layout>
   )

@@ -1,7 +1,9 @@
 /** The frame of every page: language, viewport, stylesheet, test-mode banner, language switch. */
 import type { Child } from 'hono/jsx'
 import { ASSETS } from '../assets.js'
+import type { Branding } from '../../services/merchant-settings.js'
 import { CATALOGUES, LOCALES, type Locale, type Translate } from '../i18n/index.js'
+import { brandStylesheet } from '../logo.js'
 
 export interface PageContext {
   locale: Locale
@@ -19,10 +21,13 @@ export interface LayoutProps extends PageContext {
    * form post (reloading those would post nothing); null hides the switch.
    */
   langPath?: string | null
+  /** The merchant's logo, colour and support email (console Settings), on the checkout and receipt. */
+  brand?: Branding | null
   children?: Child
 }
 
-export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', children }: LayoutProps) {
+export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', brand, children }: LayoutProps) {
+  const brandCss = brandStylesheet(brand?.brandColor ?? null)
   return (
     <html lang={locale}>
       <head>
@@ -35,6 +40,7 @@ export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', c
         {/* No favicon request: it would only ever be a 404. */}
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href={ASSETS.css.url} />
+        {brandCss && <link rel="stylesheet" href={brandCss} />}
         <script src={ASSETS.js.url} defer></script>
       </head>
       <body class={testMode ? 'test-mode' : undefined}>
@@ -53,8 +59,14 @@ export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', c
             ))}
           </nav>
         )}
-        <main class="card">{children}</main>
-        <footer class="footer">{t('footer.secure')}</footer>
+        <main class="card">
+          {brand?.logoUrl && <p class="brand-logo"><img src={brand.logoUrl} alt={brand.name} /></p>}
+          {children}
+        </main>
+        <footer class="footer">
+          {brand?.supportEmail && <p class="support">{t('footer.support')} <a href={`mailto:${brand.supportEmail}`}>{brand.supportEmail}</a></p>}
+          {t('footer.secure')}
+        </footer>
       </body>
     </html>
   )

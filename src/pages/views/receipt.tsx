@@ -1,11 +1,13 @@
 /** /r/<record_id>: what the customer keeps after paying. */
 import type { Child } from 'hono/jsx'
+import type { Branding } from '../../services/merchant-settings.js'
 import { Layout, type PageContext } from './layout.js'
 
 export interface ReceiptView {
   recordId: string
   testMode: boolean
   merchantName: string
+  brand?: Branding | null
   description: string | null
   amount: string
   currency: string
@@ -31,7 +33,7 @@ export function ReceiptPage(p: PageContext & { v: ReceiptView }) {
     [t('receipt.number'), <code>{v.recordId}</code>],
   ]
   return (
-    <Layout {...p} title={t('receipt.pageTitle', { merchant: v.merchantName })} testMode={v.testMode}>
+    <Layout {...p} title={t('receipt.pageTitle', { merchant: v.merchantName })} testMode={v.testMode} brand={v.brand}>
       <h1>{t('receipt.title')}</h1>
       <p class="amount-big">{v.amount}</p>
       <dl class="facts">

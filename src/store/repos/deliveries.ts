@@ -1,8 +1,8 @@
 /** The webhook outbox: deliveries (one per event and endpoint) and the log of their attempts. */
-import { asc, eq, inArray, sql } from 'drizzle-orm'
+import { asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { rawStatement } from '../prepared.js'
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
 
 /** NOTIFY is sent on commit only, so a worker woken by it always finds the committed rows. */
 export const WEBHOOK_CHANNEL = 'till_webhooks'
@@ -177,4 +177,20 @@ export async function cancelPending(tx: Executor, endpointId: string, now: Date)
   await tx.execute(sql`
     update webhook_deliveries set status = 'canceled', next_attempt_at = null, leased_until = null, lease_token = null, updated_at = ${now}
     where endpoint_id = ${endpointId} and status = 'pending'`)
+}
+
+/** An endpoint's latest deliveries, newest first, with their event's type and every attempt. */
+export async function deliveriesTo(tx: Executor, endpointId: string, limit: number) {
+  const rows = await tx
+    .select({ d: webhookDeliveries, type: events.type })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(limit)
+  const ids = rows.map((r) => r.d.id)
+  const attempts = ids.length
+    ? await tx.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)).orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
+    : []
+  return rows.map(({ d, type }) => ({ ...d, eventType: type, attemptLog: attempts.filter((a) => a.deliveryId === d.id) }))
 }

@@ -21,11 +21,12 @@ const insertStmt = statement('event_insert', (ex) => ex.insert(events).values({
  * Appends an event to the outbox, with one pending delivery per matching endpoint. Call it inside
  * the transaction of the change it describes: the change, its event and its deliveries commit together.
  */
-export async function appendEvent(tx: Executor, scope: Scope, type: EventType, data: Record<string, unknown>, now: Date) {
+export async function appendEvent(tx: Executor, scope: Scope, type: EventType, data: Record<string, unknown>, now: Date, opts: { fanOut?: boolean } = {}) {
   const id = newId('evt')
   const payload = eventPayload({ id, type, mode: scope.mode, data, createdAt: now })
   const [e] = await insertStmt(tx, { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now })
-  await fanOut(tx, e, now)
+  // A console test event goes only to the endpoint it was sent to (deliveries.schedule).
+  if (opts.fanOut !== false) await fanOut(tx, e, now)
   return e
 }
 

@@ -13,6 +13,10 @@ const FIND_AND_CLAIM = {
   name: 'till_api_key_claim',
   text: `with k as (
       select id, merchant_id, mode from api_keys where key_hash = $1 and revoked_at is null
+    ), used as (
+      -- "Last used" in the console, written at most once a minute per key.
+      update api_keys set last_used_at = now() from k
+      where api_keys.id = k.id and (api_keys.last_used_at is null or api_keys.last_used_at < now() - interval '1 minute')
     ), counted as (
       insert into rate_limit_counters (key, window_start, count)
       select k.id, $2, $3 from k, (select set_config('synchronous_commit', 'off', true)) async_commit

@@ -1,0 +1,218 @@
+import { SESSION_STATUSES } from '../../domain/session-machine.js'
+import type { ConsoleKey } from '../i18n/index.js'
+import { money, when } from '../format.js'
+import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
+
+export interface ListQuery {
+  status: string
+  from: string
+  to: string
+  q: string
+}
+
+interface SessionItem {
+  id: string
+  status: string
+  amount: number
+  currency: string
+  description: string | null
+  metadata: Record<string, string>
+  createdAt: string
+  expiresAt: string
+  mode: string
+  chosenProvider: string | null
+  record?: { id: string; provider: string; providerRef: string; amount: number; refundedAmount: number; status: string; paidAt: string }
+}
+
+interface RecordItem {
+  id: string
+  provider: string
+  providerRef: string
+  amount: number
+  refundedAmount: number
+  currency: string
+  status: string
+  paidAt: string
+  refunds: { id: string; amount: number; status: string; reason: string | null; createdAt: string }[]
+}
+
+interface EventItem {
+  id: string
+  type: string
+  createdAt: string
+  deliveries: { endpointId: string; url: string; status: string; attempts: { attemptedAt: string; statusCode: number | null; error: string | null }[] }[]
+}
+
+const tone = (status: string) =>
+  ['paid', 'succeeded', 'delivered'].includes(status) ? 'badge-ok'
+    : ['failed', 'canceled', 'expired'].includes(status) ? 'badge-stop'
+    : ['pending', 'processing', 'refunding'].includes(status) ? 'badge-wait' : ''
+
+function StatusBadge({ c, kind, status }: { c: ConsoleContext; kind: 'session' | 'record' | 'refund' | 'delivery'; status: string }) {
+  const key = `${kind}.${status}` as ConsoleKey
+  let text = status
+  try {
+    text = c.t(key)
+  } catch {}
+  return <span class={`badge ${tone(status)}`}>{text ?? status}</span>
+}
+
+export function PaymentsPage({ c, sessions, hasMore, query, paged }: { c: ConsoleContext; sessions: SessionItem[]; hasMore: boolean; query: ListQuery; paged: boolean }) {
+  const { t, locale } = c
+  const listUrl = `${base(c.mode)}/payments`
+  const keep = new URLSearchParams(Object.entries(query).filter(([, v]) => v))
+  const older = sessions.length ? `${listUrl}?${new URLSearchParams([...keep, ['after', sessions[sessions.length - 1].id]])}` : null
+  return (
+    <ConsoleLayout c={c} title={t('payments.pageTitle')} section="payments">
+      <h1>{t('payments.pageTitle')}</h1>
+      <form method="get" action={listUrl} class="filters panel" role="search">
+        <div class="field">
+          <label for="status">{t('payments.status')}</label>
+          <select id="status" name="status">
+            <option value="">{t('payments.any')}</option>
+            {SESSION_STATUSES.map((s) => <option value={s} selected={query.status === s}>{t(`session.${s}`)}</option>)}
+          </select>
+        </div>
+        <div class="field">
+          <label for="from">{t('payments.from')}</label>
+          <input id="from" name="from" type="date" value={query.from} />
+        </div>
+        <div class="field">
+          <label for="to">{t('payments.to')}</label>
+          <input id="to" name="to" type="date" value={query.to} />
+        </div>
+        <div class="field wide">
+          <label for="q">{t('payments.search')}</label>
+          <input id="q" name="q" type="search" value={query.q} placeholder={t('payments.searchHelp')} />
+        </div>
+        <div class="actions wide">
+          <button type="submit" class="button">{t('payments.filter')}</button>
+          {keep.size > 0 && <a href={listUrl}>{t('payments.clear')}</a>}
+        </div>
+      </form>
+      {sessions.length === 0 ? <p>{t('payments.none')}</p> : (
+        <table class="table">
+          <thead><tr><th class="num">{t('payments.amount')}</th><th>{t('payments.status')}</th><th>{t('payments.description')}</th><th>{t('payments.id')}</th><th>{t('payments.created')}</th></tr></thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr data-session={s.id}>
+                <td data-label={t('payments.amount')} class="num"><a href={`${listUrl}/${s.id}`}><strong>{money(s.amount, s.currency, locale)}</strong></a></td>
+                <td data-label={t('payments.status')}>
+                  <StatusBadge c={c} kind="session" status={s.status} />
+                  {s.record && s.record.status !== 'paid' && s.record.status !== s.status && <> <StatusBadge c={c} kind="record" status={s.record.status} /></>}
+                </td>
+                <td data-label={t('payments.description')}>{s.description ?? ''}</td>
+                <td data-label={t('payments.id')}><a class="mono" href={`${listUrl}/${s.id}`}>{s.id}</a></td>
+                <td data-label={t('payments.created')}>{when(s.createdAt, locale)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div class="pager">
+        {paged && <a href={`${listUrl}${keep.size ? `?${keep}` : ''}`}>{t('common.newest')}</a>}
+        {hasMore && older && <a href={older} rel="next">{t('common.older')}</a>}
+      </div>
+    </ConsoleLayout>
+  )
+}
+
+export function PaymentPage({ c, session, record, events, idempotencyKey, error, refundId, amount, reason }: {
+  c: ConsoleContext; session: SessionItem; record: RecordItem | null; events: EventItem[]; idempotencyKey: string; error: string | null; refundId: string | null; amount: string; reason: string
+}) {
+  const { t, locale } = c
+  const here = `${base(c.mode)}/payments/${session.id}`
+  const refundable = record ? record.amount - record.refundedAmount - record.refunds.filter((f) => f.status === 'pending').reduce((n, f) => n + f.amount, 0) : 0
+  const done = refundId && record ? record.refunds.find((f) => f.id === refundId) : null
+  const provider = record?.provider ?? session.chosenProvider
+  return (
+    <ConsoleLayout c={c} title={`${money(session.amount, session.currency, locale)} · ${session.id}`} section="payments">
+      <p><a href={`${base(c.mode)}/payments`}>{t('common.back')}</a></p>
+      <p class="amount-big">{money(session.amount, session.currency, locale)}</p>
+      <h1 class="mono">{session.id}</h1>
+      {done && <Notice kind="ok">{t('payments.refundDone', { id: done.id, amount: money(done.amount, record!.currency, locale), status: t(`refund.${done.status}` as ConsoleKey) })}</Notice>}
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="grid-2">
+        <section class="panel">
+          <dl class="facts">
+            <dt>{t('payments.status')}</dt><dd><StatusBadge c={c} kind="session" status={session.status} /></dd>
+            <dt>{t('payments.provider')}</dt><dd>{provider === 'wechat' || provider === 'creem' ? t(`provider.${provider}`) : provider ?? t('common.none')}</dd>
+            {session.description && <><dt>{t('payments.description')}</dt><dd>{session.description}</dd></>}
+            <dt>{t('payments.created')}</dt><dd>{when(session.createdAt, locale)}</dd>
+            <dt>{t('payments.expires')}</dt><dd>{when(session.expiresAt, locale)}</dd>
+            <dt>{t('payments.metadata')}</dt>
+            <dd>{Object.keys(session.metadata).length === 0 ? t('common.none') : Object.entries(session.metadata).map(([k, v]) => <div class="mono">{k}: {v}</div>)}</dd>
+          </dl>
+          {record && (
+            <>
+              <h2>{t('payments.record')}</h2>
+              <dl class="facts">
+                <dt>{t('payments.recordId')}</dt><dd class="mono">{record.id}</dd>
+                <dt>{t('payments.status')}</dt><dd><StatusBadge c={c} kind="record" status={record.status} /></dd>
+                <dt>{t('payments.providerRef')}</dt><dd class="mono">{record.providerRef}</dd>
+                <dt>{t('payments.paidAt')}</dt><dd>{when(record.paidAt, locale)}</dd>
+                <dt>{t('payments.refunded')}</dt><dd>{money(record.refundedAmount, record.currency, locale)}</dd>
+              </dl>
+              <h2>{t('payments.refunds')}</h2>
+              {record.refunds.length === 0 ? <p>{t('payments.noRefunds')}</p> : (
+                <table class="table">
+                  <thead><tr><th>{t('payments.refunds')}</th><th class="num">{t('payments.amount')}</th><th>{t('payments.status')}</th><th>{t('payments.reason')}</th><th>{t('payments.created')}</th></tr></thead>
+                  <tbody>
+                    {record.refunds.map((f) => (
+                      <tr data-refund={f.id}>
+                        <td data-label={t('payments.refunds')} class="mono">{f.id}</td>
+                        <td data-label={t('payments.amount')} class="num">{money(f.amount, record.currency, locale)}</td>
+                        <td data-label={t('payments.status')}><StatusBadge c={c} kind="refund" status={f.status} /></td>
+                        <td data-label={t('payments.reason')}>{f.reason ?? ''}</td>
+                        <td data-label={t('payments.created')}>{when(f.createdAt, locale)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </>
+          )}
+        </section>
+        <section>
+          {record && (
+            <div class="panel">
+              <h2 id="refund">{t('payments.refund')}</h2>
+              {refundable <= 0 ? <p>{t('payments.notRefundable')}</p> : (
+                <PostForm c={c} action={`${here}/refund`}>
+                  <input type="hidden" name="idempotencyKey" value={idempotencyKey} />
+                  <div class="field">
+                    <label for="amount">{t('payments.refundAmount', { currency: record.currency })}</label>
+                    <input id="amount" name="amount" type="text" inputmode="decimal" autocomplete="off" value={amount} />
+                    <p class="help">{t('payments.refundAmountHelp', { amount: money(refundable, record.currency, locale) })}</p>
+                  </div>
+                  <div class="field">
+                    <label for="reason">{t('payments.refundReason')}</label>
+                    <input id="reason" name="reason" type="text" maxlength={80} value={reason} />
+                  </div>
+                  <button type="submit" class="button button-danger">{t('payments.refundSubmit')}</button>
+                </PostForm>
+              )}
+            </div>
+          )}
+          <div class="panel">
+            <h2>{t('payments.timeline')}</h2>
+            {events.length === 0 ? <p>{t('payments.noEvents')}</p> : (
+              <ul class="timeline">
+                {events.map((e) => (
+                  <li data-event={e.id}>
+                    <strong><code>{e.type}</code></strong> <span class="muted">{when(e.createdAt, locale)}</span>
+                    <ul class="attempts">
+                      {e.deliveries.map((d) => (
+                        <li>{d.url} · <StatusBadge c={c} kind="delivery" status={d.status} />{d.attempts.length > 0 && ` · ${d.attempts.length}× · ${d.attempts[d.attempts.length - 1].statusCode ?? d.attempts[d.attempts.length - 1].error ?? t('webhooks.noResponse')}`}</li>
+                      ))}
+                    </ul>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        </section>
+      </div>
+    </ConsoleLayout>
+  )
+}

@@ -1,0 +1,129 @@
+/**
+ * The merchant console under /console (STYLE.md §3.3): server-rendered like the hosted pages, one
+ * folder per screen, every action through the services the API uses. This scope owns the form
+ * parsers, the security headers, the sign-in session and its CSRF check, and the HTML error pages.
+ */
+import { timingSafeEqual } from 'node:crypto'
+import formbody from '@fastify/formbody'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { toTillError } from '../api/plugins/errors.js'
+import { TillError } from '../domain/errors.js'
+import { servedAssets } from '../pages/assets.js'
+import { cookie, pageLocale } from '../pages/locale.js'
+import { setPageHeaders } from '../pages/security.js'
+import { loadSession } from '../services/console-auth.js'
+import type { Deps } from '../services/deps.js'
+import { activityRoutes } from './activity/route.js'
+import { CONSOLE_ASSETS } from './assets.js'
+import { isMode, seeOther, sendHtml } from './context.js'
+import { consoleTranslator, type ConsoleKey } from './i18n/index.js'
+import { keyRoutes } from './keys/route.js'
+import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
+import { passwordRoutes } from './password/route.js'
+import { paymentRoutes } from './payments/route.js'
+import { providerRoutes } from './providers/route.js'
+import { settingsRoutes } from './settings/route.js'
+import { MessagePage } from './views/message.js'
+import { webhookRoutes } from './webhooks/route.js'
+
+/** Forms carry PEM keys (a few KiB); the settings form a logo (64 KiB, base64 grows nothing here: multipart is binary). */
+const FORM_LIMIT = 32 * 1024
+const MULTIPART_LIMIT = 96 * 1024
+
+export class CsrfInvalid extends TillError {
+  constructor() {
+    super(403, 'invalid form token')
+  }
+}
+
+const MESSAGES: Record<number, [ConsoleKey, ConsoleKey]> = {
+  400: ['error.badRequest.title', 'error.badRequest.body'],
+  403: ['error.forbidden.title', 'error.forbidden.body'],
+  404: ['error.notFound.title', 'error.notFound.body'],
+  500: ['error.server.title', 'error.server.body'],
+}
+
+function messagePage(req: FastifyRequest, reply: FastifyReply, status: number) {
+  const locale = pageLocale(req, reply)
+  const t = consoleTranslator(locale)
+  const [title, body] = MESSAGES[status] ?? (status >= 500 ? MESSAGES[500] : MESSAGES[400])
+  setPageHeaders(reply)
+  reply.header('Cache-Control', 'no-store')
+  return sendHtml(reply, status, MessagePage({ locale, title: t(title), body: t(body), back: t('common.back') }))
+}
+
+/** A file field of a multipart form, as the routes see it. */
+export interface UploadedFile {
+  filename: string
+  bytes: Buffer
+}
+
+/** multipart/form-data through the WHATWG parser Node already carries (undici's Request.formData). */
+async function parseMultipart(req: FastifyRequest, body: Buffer) {
+  const form = await new Request('http://till.invalid/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(body) }).formData()
+  const out: Record<string, string | UploadedFile> = {}
+  for (const [name, value] of form) {
+    out[name] = typeof value === 'string' ? value : { filename: value.name, bytes: Buffer.from(await value.arrayBuffer()) }
+  }
+  return out
+}
+
+function sameToken(given: unknown, expected: string) {
+  if (typeof given !== 'string') return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
+  app.removeAllContentTypeParsers()
+  await app.register(formbody, { bodyLimit: FORM_LIMIT })
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: MULTIPART_LIMIT }, (req, body, done) => {
+    parseMultipart(req, body as Buffer).then((v) => done(null, v), () => done(new TillError(400, 'malformed form'), undefined))
+  })
+  app.decorateRequest('consoleSession', null)
+
+  app.addHook('onRequest', async (_req, reply) => {
+    setPageHeaders(reply)
+    reply.header('Cache-Control', 'no-store')
+  })
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const status = toTillError(err)?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500)
+    if (status >= 500) req.log.error({ err }, 'console error')
+    return messagePage(req, reply, status)
+  })
+  app.setNotFoundHandler((req, reply) => messagePage(req, reply, 404))
+
+  await app.register(servedAssets(Object.values(CONSOLE_ASSETS), '/console/assets'), { prefix: '/assets' })
+  await app.register(loginRoutes(deps))
+
+  await app.register(async (authed) => {
+    authed.addHook('preHandler', async (req, reply) => {
+      const token = cookie(req, SESSION_COOKIE)
+      const session = token ? await loadSession(deps, token) : null
+      if (!session) {
+        // Back to the page asked for after signing in; a post is not replayed.
+        const q = new URLSearchParams()
+        if (token) q.set('notice', 'expired')
+        if (req.method === 'GET') q.set('next', req.url)
+        return seeOther(reply, `/console/login${q.size ? `?${q}` : ''}`)
+      }
+      req.consoleSession = session
+      const mode = (req.params as { mode?: string }).mode
+      if (mode !== undefined && !isMode(mode)) return messagePage(req, reply, 404)
+      if (req.method === 'POST' && !sameToken((req.body as Record<string, unknown> | undefined)?.csrf, session.csrfToken)) {
+        throw new CsrfInvalid()
+      }
+    })
+    authed.get('/', async (_req, reply) => seeOther(reply, '/console/test/payments'))
+    authed.get<{ Params: { mode: string } }>('/:mode', async (req, reply) => seeOther(reply, `/console/${req.params.mode}/payments`))
+    await authed.register(logoutRoute(deps))
+    await authed.register(keyRoutes(deps))
+    await authed.register(providerRoutes(deps))
+    await authed.register(webhookRoutes(deps))
+    await authed.register(paymentRoutes(deps))
+    await authed.register(settingsRoutes(deps))
+    await authed.register(activityRoutes(deps))
+    await authed.register(passwordRoutes(deps))
+  })
+}

@@ -1,0 +1,166 @@
+import type { ConsoleKey } from '../i18n/index.js'
+import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
+import { CREDENTIAL_FIELDS } from './fields.js'
+
+export interface ConfigItem {
+  id: string
+  provider: string
+  label: string
+  enabled: boolean
+  isDefault: boolean
+  apiBase: string
+  identifies: { key: ConsoleKey; vars: Record<string, string> }[]
+}
+
+const providerName = (c: ConsoleContext, p: string) => (p === 'wechat' || p === 'creem' ? c.t(`provider.${p}`) : p)
+
+export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; configs: ConfigItem[]; saved: boolean }) {
+  const { t } = c
+  if (c.mode === 'test') {
+    return (
+      <ConsoleLayout c={c} title={t('providers.pageTitle')} section="providers">
+        <h1>{t('providers.pageTitle')}</h1>
+        <p>{t('providers.testNote')}</p>
+        <p><a href={`${base('live')}/providers`}>{t('providers.showLive')}</a></p>
+      </ConsoleLayout>
+    )
+  }
+  return (
+    <ConsoleLayout c={c} title={t('providers.pageTitle')} section="providers">
+      <h1>{t('providers.pageTitle')}</h1>
+      <p class="muted">{t('providers.intro')}</p>
+      {saved && <Notice kind="ok">{t('providers.saved')}</Notice>}
+      <div class="actions">
+        <a class="button" href={`${base('live')}/providers/new?provider=wechat`}>{t('providers.addWechat')}</a>
+        <a class="button button-secondary" href={`${base('live')}/providers/new?provider=creem`}>{t('providers.addCreem')}</a>
+      </div>
+      {configs.length === 0 ? <p>{t('providers.none')}</p> : (
+        <table class="table">
+          <thead><tr><th>{t('providers.provider')}</th><th>{t('providers.label')}</th><th>{t('providers.identifies')}</th><th>{t('providers.state')}</th><th></th></tr></thead>
+          <tbody>
+            {configs.map((p) => (
+              <tr data-config={p.id}>
+                <td data-label={t('providers.provider')}>{providerName(c, p.provider)}</td>
+                <td data-label={t('providers.label')}><strong>{p.label}</strong></td>
+                <td data-label={t('providers.identifies')}>{p.identifies.map((i) => <div class="mono">{t(i.key, i.vars)}</div>)}</td>
+                <td data-label={t('providers.state')}>
+                  <span class={`badge ${p.enabled ? 'badge-ok' : 'badge-stop'}`}>{t(p.enabled ? 'providers.enabled' : 'providers.disabled')}</span>{' '}
+                  {p.isDefault && <span class="badge">{t('providers.default')}</span>}
+                </td>
+                <td>
+                  <div class="actions">
+                    <a href={`${base('live')}/providers/${p.id}`}>{t('providers.edit')}</a>
+                    <PostForm c={c} action={`${base('live')}/providers/${p.id}/state`} class="inline">
+                      <input type="hidden" name="change" value={p.enabled ? 'disable' : 'enable'} />
+                      <button type="submit" class="button button-secondary button-small">{t(p.enabled ? 'providers.disable' : 'providers.enable')}</button>
+                    </PostForm>
+                    {!p.isDefault && (
+                      <PostForm c={c} action={`${base('live')}/providers/${p.id}/state`} class="inline">
+                        <input type="hidden" name="change" value="default" />
+                        <button type="submit" class="button button-secondary button-small">{t('providers.makeDefault')}</button>
+                      </PostForm>
+                    )}
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </ConsoleLayout>
+  )
+}
+
+function CredentialInputs({ c, provider, values }: { c: ConsoleContext; provider: 'wechat' | 'creem'; values: Record<string, string> }) {
+  const { t } = c
+  return (
+    <>
+      {CREDENTIAL_FIELDS[provider].map((f) => (
+        <div class="field">
+          <label for={`cred-${f.name}`}>{t(f.label)}</label>
+          {f.pem ? (
+            <>
+              <textarea id={`cred-${f.name}`} name={f.name} spellcheck={false} autocomplete="off" placeholder="-----BEGIN …"></textarea>
+              <input type="file" name={`${f.name}File`} accept=".pem,.key,.txt,text/plain" aria-label={t(f.label)} />
+              <p class="help">{t('providers.pemHelp')}</p>
+            </>
+          ) : (
+            <input id={`cred-${f.name}`} name={f.name} type={f.secret ? 'password' : 'text'} autocomplete="off" spellcheck={false} value={f.secret ? '' : values[f.name] ?? ''} required={!f.optional} />
+          )}
+        </div>
+      ))}
+    </>
+  )
+}
+
+export function NewPage({ c, provider, error, values }: { c: ConsoleContext; provider: 'wechat' | 'creem'; error: string | null; values: Record<string, string> }) {
+  const { t } = c
+  const name = providerName(c, provider)
+  const fresh = values.label === undefined
+  return (
+    <ConsoleLayout c={c} title={t('providers.newTitle', { provider: name })} section="providers">
+      <h1>{t('providers.newTitle', { provider: name })}</h1>
+      {error && <Notice kind="error">{error}</Notice>}
+      <PostForm c={c} action={`${base('live')}/providers`} enctype="multipart/form-data" class="panel">
+        <input type="hidden" name="provider" value={provider} />
+        <div class="field">
+          <label for="label">{t('providers.label')}</label>
+          <input id="label" name="label" type="text" required maxlength={40} value={values.label ?? 'main'} />
+          <p class="help">{t('providers.labelHelp')}</p>
+        </div>
+        <fieldset>
+          <legend>{t('providers.credentials')}</legend>
+          <p class="help">{t('providers.credentialsNote')}</p>
+          <CredentialInputs c={c} provider={provider} values={values} />
+        </fieldset>
+        <div class="field">
+          <label for="apiBase">{t('providers.apiBase')}</label>
+          <input id="apiBase" name="apiBase" type="url" value={values.apiBase ?? ''} />
+          <p class="help">{t('providers.apiBaseHelp')}</p>
+        </div>
+        <label class="check"><input type="checkbox" name="enabled" checked={fresh || values.enabled === 'on'} /> {t('providers.enabledField')}</label>
+        <label class="check"><input type="checkbox" name="isDefault" checked={values.isDefault === 'on'} /> {t('providers.isDefault', { provider: name })}</label>
+        <div class="actions">
+          <button type="submit" class="button">{t('common.save')}</button>
+          <a class="button button-secondary" href={`${base('live')}/providers`}>{t('common.cancel')}</a>
+        </div>
+      </PostForm>
+    </ConsoleLayout>
+  )
+}
+
+export function EditPage({ c, config, error }: { c: ConsoleContext; config: ConfigItem; error: string | null; saved: boolean }) {
+  const { t } = c
+  const name = providerName(c, config.provider)
+  const provider = config.provider as 'wechat' | 'creem'
+  return (
+    <ConsoleLayout c={c} title={t('providers.editTitle', { provider: name, label: config.label })} section="providers">
+      <h1>{t('providers.editTitle', { provider: name, label: config.label })}</h1>
+      {error && <Notice kind="error">{error}</Notice>}
+      <p>{config.identifies.map((i) => <span class="mono">{t(i.key, i.vars)} </span>)}</p>
+      <div class="grid-2">
+        <PostForm c={c} action={`${base('live')}/providers/${config.id}`} class="panel">
+          <h2>{t('providers.details')}</h2>
+          <div class="field">
+            <label for="label">{t('providers.label')}</label>
+            <input id="label" name="label" type="text" required maxlength={40} value={config.label} />
+            <p class="help">{t('providers.labelHelp')}</p>
+          </div>
+          <div class="field">
+            <label for="apiBase">{t('providers.apiBase')}</label>
+            <input id="apiBase" name="apiBase" type="url" value={config.apiBase} />
+            <p class="help">{t('providers.apiBaseHelp')}</p>
+          </div>
+          <button type="submit" class="button">{t('common.save')}</button>
+        </PostForm>
+        <PostForm c={c} action={`${base('live')}/providers/${config.id}/credentials`} enctype="multipart/form-data" class="panel">
+          <h2>{t('providers.replace')}</h2>
+          <p class="help">{t('providers.replaceNote')}</p>
+          <CredentialInputs c={c} provider={provider} values={{}} />
+          <button type="submit" class="button">{t('providers.replace')}</button>
+        </PostForm>
+      </div>
+      <p><a href={`${base('live')}/providers`}>{t('common.back')}</a></p>
+    </ConsoleLayout>
+  )
+}

@@ -1,0 +1,40 @@
+/** What customers see of the merchant on the hosted pages: name, brand colour, support email, logo. */
+import type { FastifyPluginAsync } from 'fastify'
+import { TillError } from '../../domain/errors.js'
+import { recordActivity } from '../../services/activity.js'
+import type { Deps } from '../../services/deps.js'
+import { brandingOf, updateSettings } from '../../services/merchant-settings.js'
+import { getMerchant } from '../../store/repos/merchants.js'
+import type { UploadedFile } from '../plugin.js'
+import { actorOf, consoleContext, field, seeOther, sendHtml, type ModeParams } from '../context.js'
+import { SettingsPage } from './view.js'
+
+export const settingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
+  app.get<ModeParams & { Querystring: { saved?: string } }>('/:mode/settings', async (req, reply) => {
+    const c = consoleContext(req, reply, '/settings')
+    const m = req.consoleSession!.merchant
+    return sendHtml(reply, 200, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: null, saved: req.query.saved !== undefined }))
+  })
+
+  app.post<ModeParams>('/:mode/settings', async (req, reply) => {
+    const c = consoleContext(req, reply, '/settings')
+    const m = req.consoleSession!.merchant
+    const body = req.body as Record<string, unknown>
+    const logo = body.logo as UploadedFile | undefined
+    try {
+      await updateSettings(deps, m.id, {
+        displayName: field(body, 'displayName'),
+        brandColor: field(body, 'brandColor'),
+        supportEmail: field(body, 'supportEmail'),
+        logo: logo && typeof logo === 'object' ? { bytes: logo.bytes } : null,
+        removeLogo: field(body, 'removeLogo') === 'on',
+      })
+    } catch (e) {
+      if (!(e instanceof TillError) || e.status !== 400) throw e
+      return sendHtml(reply, 400, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: e.message, saved: false }))
+    }
+    const after = (await getMerchant(deps.db, m.id))!
+    await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', detail: { displayName: after.displayName, brandColor: after.brandColor, supportEmail: after.supportEmail, logo: after.logoHash !== null } })
+    return seeOther(reply, `/console/${c.mode}/settings?saved=1`)
+  })
+}

@@ -1,0 +1,130 @@
+/** The console's frame: navigation, the test/live switch with its test-mode marker, language, account. */
+import type { Child } from 'hono/jsx'
+import { CONSOLE_ASSETS } from '../assets.js'
+import { CATALOGUES, LOCALES, type Locale } from '../../pages/i18n/index.js'
+import type { Mode } from '../../domain/checkout-rules.js'
+import type { ConsoleT } from '../i18n/index.js'
+
+export interface ConsoleContext {
+  locale: Locale
+  t: ConsoleT
+  /** The page's path below /console/<mode> (the switch keeps it), and its query for the language switch. */
+  path: string
+  mode: Mode
+  csrf: string
+  merchantName: string
+  email: string
+}
+
+export type Section = 'payments' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password'
+const SECTIONS: Section[] = ['payments', 'keys', 'webhooks', 'providers', 'settings', 'activity']
+
+export const base = (mode: Mode) => `/console/${mode}`
+
+/** A form posting to the console: every one carries the session's CSRF token. */
+export function PostForm(p: { c: ConsoleContext; action: string; children?: Child; class?: string; confirm?: string; enctype?: 'multipart/form-data' }) {
+  return (
+    <form method="post" action={p.action} class={p.class} data-confirm={p.confirm} enctype={p.enctype}>
+      <input type="hidden" name="csrf" value={p.c.csrf} />
+      {p.children}
+    </form>
+  )
+}
+
+export function Notice({ kind, children }: { kind: 'ok' | 'error'; children?: Child }) {
+  return <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>{children}</div>
+}
+
+/** A secret shown once, with a copy button (console.js; without it the text is there to select). */
+export function ShownOnce({ c, title, note, value }: { c: ConsoleContext; title: string; note: string; value: string }) {
+  return (
+    <section class="shown-once" aria-labelledby="shown-once-title">
+      <h2 id="shown-once-title">{title}</h2>
+      <p>{note}</p>
+      <div class="secret">
+        <code id="shown-once-value">{value}</code>
+        <button type="button" class="button button-small" data-copy="shown-once-value" hidden>{c.t('common.copy')}</button>
+      </div>
+    </section>
+  )
+}
+
+/** Never indexed, no referrer, the console's stylesheet (and its script on signed-in pages). */
+function Head({ title, script }: { title: string; script?: boolean }) {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex, nofollow" />
+      <meta name="referrer" content="no-referrer" />
+      <title>{title}</title>
+      <link rel="icon" href="data:," />
+      <link rel="stylesheet" href={CONSOLE_ASSETS.css.url} />
+      {script && <script src={CONSOLE_ASSETS.js.url} defer></script>}
+    </head>
+  )
+}
+
+export function ConsoleLayout({ c, title, section, children }: { c: ConsoleContext; title: string; section: Section; children?: Child }) {
+  const { t, mode, locale } = c
+  const test = mode === 'test'
+  const here = `${base(mode)}${c.path}`
+  return (
+    <html lang={locale}>
+      <Head title={`${test ? `[${t('mode.test')}] ` : ''}${title} · ${c.merchantName}`} script />
+      <body class={test ? 'test-mode' : 'live-mode'}>
+        {test && (
+          <div class="test-banner" role="note">
+            <strong>{t('mode.banner')}</strong>
+            <span>{t('mode.note')}</span>
+          </div>
+        )}
+        <header class="top">
+          <a class="brand" href={`${base(mode)}/payments`}>{c.merchantName}</a>
+          <nav class="mode-switch" aria-label={t('mode.label')}>
+            {(['test', 'live'] as const).map((m) => (
+              <a href={`${base(m)}${c.path.split('/').slice(0, 2).join('/')}`} class={`mode mode-${m}`} aria-current={m === mode ? 'page' : undefined}>{t(`mode.${m}`)}</a>
+            ))}
+          </nav>
+          <nav class="lang" aria-label={t('lang.switch')}>
+            {LOCALES.map((l) => (
+              <a href={`${here}?lang=${l}`} hreflang={l} lang={l} aria-current={l === locale ? 'true' : undefined}>{CATALOGUES[l]['lang.name']}</a>
+            ))}
+          </nav>
+        </header>
+        <nav class="sections" aria-label={t('nav.label')}>
+          {SECTIONS.map((s) => (
+            <a href={`${base(mode)}/${s}`} aria-current={s === section ? 'page' : undefined}>{t(`nav.${s}`)}</a>
+          ))}
+        </nav>
+        <main class="main">{children}</main>
+        <footer class="account">
+          <span>{t('nav.signedInAs', { email: c.email })}</span>
+          <a href={`${base(mode)}/password`}>{t('nav.password')}</a>
+          <PostForm c={c} action="/console/logout" class="inline">
+            <button type="submit" class="link">{t('nav.signOut')}</button>
+          </PostForm>
+        </footer>
+      </body>
+    </html>
+  )
+}
+
+/** A page for someone not signed in (sign-in, errors before sign-in). */
+export function BareLayout({ locale, title, langPath, children }: { locale: Locale; title: string; langPath: string | null; children?: Child }) {
+  return (
+    <html lang={locale}>
+      <Head title={title} />
+      <body class="bare">
+        {langPath !== null && (
+          <nav class="lang lang-bare">
+            {LOCALES.map((l) => (
+              <a href={`${langPath}?lang=${l}`} hreflang={l} lang={l} aria-current={l === locale ? 'true' : undefined}>{CATALOGUES[l]['lang.name']}</a>
+            ))}
+          </nav>
+        )}
+        <main class="card">{children}</main>
+      </body>
+    </html>
+  )
+}

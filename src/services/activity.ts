@@ -1,0 +1,38 @@
+/** The console's activity log: who did what and when, kept in the database. */
+import type { Mode } from '../domain/checkout-rules.js'
+import * as repo from '../store/repos/console.js'
+import type { Deps } from './deps.js'
+
+export type ActivityAction =
+  | 'sign_in' | 'sign_in_failed' | 'sign_out' | 'password_changed' | 'password_set'
+  | 'key_created' | 'key_revoked'
+  | 'provider_config_created' | 'provider_config_updated'
+  | 'endpoint_created' | 'endpoint_updated' | 'endpoint_deleted' | 'endpoint_secret_rotated' | 'endpoint_test_sent' | 'event_resent'
+  | 'refund_created' | 'settings_updated'
+
+export interface ActivityEntry {
+  merchantId: string
+  mode?: Mode | null
+  actor: string
+  action: ActivityAction
+  subject?: string | null
+  detail?: Record<string, unknown>
+  ip?: string | null
+}
+
+export async function recordActivity(deps: Deps, e: ActivityEntry) {
+  await repo.insertActivity(deps.db, {
+    merchantId: e.merchantId,
+    mode: e.mode ?? null,
+    actor: e.actor,
+    action: e.action,
+    subject: e.subject ?? null,
+    detail: e.detail ?? {},
+    ip: e.ip ?? null,
+    createdAt: deps.clock(),
+  })
+}
+
+export async function listActivity(deps: Deps, merchantId: string, mode: Mode, opts: { limit?: number; before?: number } = {}) {
+  return repo.listActivity(deps.db, merchantId, mode, { limit: opts.limit ?? 50, before: opts.before })
+}

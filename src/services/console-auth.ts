@@ -1,0 +1,133 @@
+/**
+ * Console sign-in (DESIGN.md §5): email and password (scrypt, security/api-keys.ts), an opaque
+ * random session token whose SHA-256 is stored, idle and absolute expiry, revocation, and failed
+ * sign-ins counted per account and per address so that guessing is slow from anywhere.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { eq, sql } from 'drizzle-orm'
+import { InvalidField, NotFound } from '../domain/errors.js'
+import { hashPassword, verifyPassword } from '../security/api-keys.js'
+import * as repo from '../store/repos/console.js'
+import { getMerchant } from '../store/repos/merchants.js'
+import { merchants } from '../store/schema.js'
+import { recordActivity } from './activity.js'
+import type { Deps } from './deps.js'
+
+/** Signed out after this long without a request. */
+export const IDLE_MS = 2 * 3600_000
+/** And after this long in any case. */
+export const ABSOLUTE_MS = 24 * 3600_000
+export const THROTTLE_WINDOW_MS = 15 * 60_000
+export const MAX_FAILURES_PER_ACCOUNT = 5
+export const MAX_FAILURES_PER_ADDRESS = 30
+/** last_seen_at is written at most this often. */
+const TOUCH_MS = 60_000
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+const windowOf = (now: Date) => now.getTime() - (now.getTime() % THROTTLE_WINDOW_MS)
+const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`
+const addressKey = (ip: string) => `address:${ip}`
+
+// Spent on an unknown email, so it takes as long as a wrong password.
+let dummyHash: Promise<string> | null = null
+
+export type SignInResult =
+  | { ok: true; token: string; merchantId: string }
+  | { ok: false; reason: 'invalid' | 'throttled' }
+
+export async function signIn(deps: Deps, input: { email: string; password: string; ip: string; userAgent?: string; previousToken?: string }): Promise<SignInResult> {
+  const now = deps.clock()
+  const window = windowOf(now)
+  const keys = [accountKey(input.email), addressKey(input.ip)]
+  const [account, address] = await Promise.all(keys.map((k) => repo.failures(deps.db, k, window)))
+  if (account >= MAX_FAILURES_PER_ACCOUNT || address >= MAX_FAILURES_PER_ADDRESS) return { ok: false, reason: 'throttled' }
+
+  const email = input.email.trim().toLowerCase()
+  const [m] = email ? await deps.db.select().from(merchants).where(sql`lower(${merchants.email}) = ${email}`).limit(1) : []
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex'))
+  const stored = m?.passwordHash ?? await dummyHash
+  const good = (await verifyPassword(input.password, stored)) && m !== undefined && m.passwordHash !== null
+  if (!good) {
+    await repo.countFailure(deps.db, keys, window)
+    if (m) await recordActivity(deps, { merchantId: m.id, actor: email, action: 'sign_in_failed', ip: input.ip })
+    return { ok: false, reason: 'invalid' }
+  }
+  // A new token at every sign-in; the one the browser had (if any) stops working.
+  const token = randomBytes(32).toString('base64url')
+  await deps.db.transaction(async (tx) => {
+    if (input.previousToken) await repo.revokeSession(tx, sha256(input.previousToken), now)
+    await repo.insertSession(tx, {
+      tokenHash: sha256(token),
+      merchantId: m.id,
+      csrfToken: randomBytes(32).toString('base64url'),
+      createdAt: now,
+      lastSeenAt: now,
+      ip: input.ip,
+      userAgent: input.userAgent?.slice(0, 300) ?? null,
+    })
+  })
+  await recordActivity(deps, { merchantId: m.id, actor: email, action: 'sign_in', ip: input.ip })
+  return { ok: true, token, merchantId: m.id }
+}
+
+export interface ConsoleSession {
+  tokenHash: string
+  csrfToken: string
+  merchant: repo.MerchantRow
+}
+
+/** The signed-in merchant of a cookie token, or null (unknown, revoked, idle too long, too old). */
+export async function loadSession(deps: Deps, token: string): Promise<ConsoleSession | null> {
+  const tokenHash = sha256(token)
+  const found = await repo.findSession(deps.db, tokenHash)
+  if (!found) return null
+  const now = deps.clock().getTime()
+  const { session, merchant } = found
+  if (now - session.lastSeenAt.getTime() > IDLE_MS || now - session.createdAt.getTime() > ABSOLUTE_MS) {
+    await repo.revokeSession(deps.db, tokenHash, new Date(now))
+    return null
+  }
+  if (now - session.lastSeenAt.getTime() > TOUCH_MS) await repo.touchSession(deps.db, tokenHash, new Date(now))
+  return { tokenHash, csrfToken: session.csrfToken, merchant }
+}
+
+export async function signOut(deps: Deps, s: ConsoleSession, ip: string) {
+  await repo.revokeSession(deps.db, s.tokenHash, deps.clock())
+  await recordActivity(deps, { merchantId: s.merchant.id, actor: s.merchant.email ?? s.merchant.id, action: 'sign_out', ip })
+}
+
+export function checkNewPassword(password: string) {
+  if (password.length < 8) throw new InvalidField('password', 'must be at least 8 characters')
+  if (password.length > 200) throw new InvalidField('password', 'must be at most 200 characters')
+}
+
+/** From the console: the current password is asked again; every other session of the merchant ends. */
+export async function changePassword(deps: Deps, s: ConsoleSession, current: string, next: string, ip: string): Promise<boolean> {
+  if (!s.merchant.passwordHash || !(await verifyPassword(current, s.merchant.passwordHash))) return false
+  checkNewPassword(next)
+  const hash = await hashPassword(next)
+  const now = deps.clock()
+  await deps.db.transaction(async (tx) => {
+    await tx.update(merchants).set({ passwordHash: hash }).where(eq(merchants.id, s.merchant.id))
+    await repo.revokeOtherSessions(tx, s.merchant.id, s.tokenHash, now)
+  })
+  await recordActivity(deps, { merchantId: s.merchant.id, actor: s.merchant.email ?? s.merchant.id, action: 'password_changed', ip })
+  return true
+}
+
+/** From the operator (admin API, `till merchants set-password`): sets or resets it, and signs every session out. */
+export async function setPassword(deps: Deps, merchantId: string, input: { password: string; email?: string }) {
+  checkNewPassword(input.password)
+  if (input.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw new InvalidField('email', 'must be an email address')
+  const hash = await hashPassword(input.password)
+  const m = await getMerchant(deps.db, merchantId)
+  if (!m) throw new NotFound()
+  const email = input.email?.toLowerCase() ?? m.email
+  if (!email) throw new InvalidField('email', 'is required: this merchant has no console login yet')
+  await deps.db.transaction(async (tx) => {
+    await tx.update(merchants).set({ passwordHash: hash, email }).where(eq(merchants.id, merchantId))
+    await repo.revokeOtherSessions(tx, merchantId, null, deps.clock())
+  })
+  await recordActivity(deps, { merchantId, actor: 'operator', action: 'password_set' })
+  return { id: m.id, email, passwordSet: true as const }
+}

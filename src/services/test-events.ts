@@ -1,0 +1,43 @@
+/**
+ * "Send test event" (console Webhooks): a real event of the chosen type with sample data, sent to
+ * one endpoint only, signed and retried like any other, so the merchant sees it arrive (or not) and
+ * its attempts. Its data names made-up ids and the metadata `{"till_test_event": "true"}`.
+ */
+import { BadRequest, NotFound } from '../domain/errors.js'
+import { refundEventData, sessionEventData, type EventType } from '../domain/events.js'
+import { newId } from '../domain/ids.js'
+import { schedule } from '../store/repos/deliveries.js'
+import { appendEvent } from '../store/repos/events.js'
+import type { Scope } from '../store/repos/scope.js'
+import { getEndpoint } from '../store/repos/webhook-endpoints.js'
+import type { Deps } from './deps.js'
+
+export const TEST_METADATA = { till_test_event: 'true' }
+
+function sampleData(type: EventType, now: Date): Record<string, unknown> {
+  const session = { id: newId('sess'), status: 'paid', amount: 1000, currency: 'CNY', metadata: TEST_METADATA }
+  const record = { id: newId('rec'), provider: 'mock', providerRef: 'test_event', paidAt: now, amount: 1000, refundedAmount: 0, status: 'paid' }
+  switch (type) {
+    case 'payment.succeeded': return sessionEventData(session, record)
+    case 'payment.failed': return sessionEventData({ ...session, status: 'pending' })
+    case 'session.canceled': return sessionEventData({ ...session, status: 'canceled' })
+    case 'session.expired': return sessionEventData({ ...session, status: 'expired' })
+    default: {
+      const status = type === 'refund.succeeded' ? 'succeeded' : type === 'refund.failed' ? 'failed' : 'pending'
+      const refunded = status === 'succeeded' ? 1000 : 0
+      return refundEventData({ id: newId('ref'), amount: 1000, status, reason: 'test event' }, { ...record, refundedAmount: refunded, status: refunded ? 'refunded' : 'paid' }, session)
+    }
+  }
+}
+
+export async function sendTestEvent(deps: Deps, scope: Scope, endpointId: string, type: EventType) {
+  return deps.db.transaction(async (tx) => {
+    const endpoint = await getEndpoint(tx, scope, endpointId)
+    if (!endpoint) throw new NotFound()
+    if (!endpoint.enabled) throw new BadRequest('webhook endpoint is disabled')
+    const now = deps.clock()
+    const e = await appendEvent(tx, scope, type, sampleData(type, now), now, { fanOut: false })
+    await schedule(tx, e.id, [endpoint.id], now)
+    return { eventId: e.id }
+  })
+}

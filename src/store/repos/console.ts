@@ -1,0 +1,82 @@
+/** The console's own tables: sign-in sessions, failed sign-in counters and the activity log. */
+import { and, asc, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm'
+import type { Executor } from '../db.js'
+import { consoleActivity, consoleSessions, consoleSignInFailures, events, merchants } from '../schema.js'
+
+export type ConsoleSessionRow = typeof consoleSessions.$inferSelect
+export type ActivityRow = typeof consoleActivity.$inferSelect
+export type MerchantRow = typeof merchants.$inferSelect
+
+export async function insertSession(tx: Executor, row: typeof consoleSessions.$inferInsert) {
+  await tx.insert(consoleSessions).values(row)
+}
+
+/** A session that is not revoked, with its merchant. */
+export async function findSession(tx: Executor, tokenHash: string): Promise<{ session: ConsoleSessionRow; merchant: MerchantRow } | null> {
+  const [r] = await tx.select({ session: consoleSessions, merchant: merchants }).from(consoleSessions)
+    .innerJoin(merchants, eq(merchants.id, consoleSessions.merchantId))
+    .where(and(eq(consoleSessions.tokenHash, tokenHash), isNull(consoleSessions.revokedAt)))
+  return r ?? null
+}
+
+export async function touchSession(tx: Executor, tokenHash: string, at: Date) {
+  await tx.update(consoleSessions).set({ lastSeenAt: at }).where(eq(consoleSessions.tokenHash, tokenHash))
+}
+
+export async function revokeSession(tx: Executor, tokenHash: string, at: Date) {
+  await tx.update(consoleSessions).set({ revokedAt: at }).where(and(eq(consoleSessions.tokenHash, tokenHash), isNull(consoleSessions.revokedAt)))
+}
+
+/** Every live session of the merchant but `keep` (a password change signs the others out). */
+export async function revokeOtherSessions(tx: Executor, merchantId: string, keep: string | null, at: Date) {
+  const others = keep ? ne(consoleSessions.tokenHash, keep) : undefined
+  await tx.update(consoleSessions).set({ revokedAt: at }).where(and(eq(consoleSessions.merchantId, merchantId), isNull(consoleSessions.revokedAt), others))
+}
+
+/** Adds one failure to each key's window and answers the counts after it. */
+export async function countFailure(tx: Executor, keys: string[], windowStart: number): Promise<number[]> {
+  const out: number[] = []
+  for (const key of keys) {
+    const [r] = await tx.insert(consoleSignInFailures).values({ key, windowStart, count: 1 })
+      .onConflictDoUpdate({ target: [consoleSignInFailures.key, consoleSignInFailures.windowStart], set: { count: sql`${consoleSignInFailures.count} + 1` } })
+      .returning({ count: consoleSignInFailures.count })
+    out.push(r.count)
+  }
+  return out
+}
+
+export async function failures(tx: Executor, key: string, windowStart: number): Promise<number> {
+  const [r] = await tx.select({ count: consoleSignInFailures.count }).from(consoleSignInFailures)
+    .where(and(eq(consoleSignInFailures.key, key), eq(consoleSignInFailures.windowStart, windowStart)))
+  return r?.count ?? 0
+}
+
+export async function purgeFailures(tx: Executor, before: number) {
+  await tx.delete(consoleSignInFailures).where(lt(consoleSignInFailures.windowStart, before))
+}
+
+export async function insertActivity(tx: Executor, row: typeof consoleActivity.$inferInsert) {
+  // The one unique index (a refund's entry) makes a repeat a no-op.
+  await tx.insert(consoleActivity).values(row).onConflictDoNothing()
+}
+
+/** Newest first, the entries of this mode and those that have none; keyset on id. */
+export async function listActivity(tx: Executor, merchantId: string, mode: 'test' | 'live', opts: { limit: number; before?: number }) {
+  const rows = await tx.select().from(consoleActivity)
+    .where(and(
+      eq(consoleActivity.merchantId, merchantId),
+      or(eq(consoleActivity.mode, mode), isNull(consoleActivity.mode)),
+      opts.before !== undefined ? lt(consoleActivity.id, opts.before) : undefined,
+    ))
+    .orderBy(desc(consoleActivity.id))
+    .limit(opts.limit + 1)
+  return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit }
+}
+
+/** The events naming a session, oldest first (events_session_idx): a payment's timeline. */
+export async function eventsOfSession(tx: Executor, scope: { merchantId: string; mode: 'test' | 'live' }, sessionId: string) {
+  return tx.select().from(events)
+    .where(and(eq(events.merchantId, scope.merchantId), eq(events.mode, scope.mode), sql`(${events.data}->>'sessionId') = ${sessionId}`))
+    .orderBy(asc(events.createdAt), asc(events.id))
+    .limit(200)
+}

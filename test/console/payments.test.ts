@@ -1,0 +1,87 @@
+/**
+ * Payments in the console over HTTP: the list (newest first, status and date filters, search by
+ * session id, record id or metadata value, keyset pages), a payment's page with its record, refunds
+ * and events, and Refund through the API's path: partial, over-refund refused with its message, a
+ * double post with the form's idempotency key refunding once, the other mode's and merchant's 404.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { paidSession, startTestApp } from '../helpers/app.js'
+import { csrfOf, signedIn } from '../helpers/console.js'
+import { parseMajor } from '../../src/console/payments/route.js'
+
+const rowsOf = (html: string) => [...html.matchAll(/data-session="(sess_\w+)"/g)].map((m) => m[1])
+
+test('major units typed in the refund form become minor units per currency', () => {
+  assert.equal(parseMajor('12.5', 'CNY'), 1250)
+  assert.equal(parseMajor('12,05', 'EUR'), 1205)
+  assert.equal(parseMajor('3', 'USD'), 300)
+  assert.equal(parseMajor('500', 'JPY'), 500)
+  for (const bad of ['12.345', '-1', '1e3', '', 'abc', '1.5']) assert.equal(parseMajor(bad, bad === '1.5' ? 'JPY' : 'CNY'), null, bad)
+})
+
+test('the payments list: newest first, filtered, searched, paged; the payment page; a partial refund that a double post makes once', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const merchant = { id: m.id, testKey: m.testKey, liveKey: m.liveKey }
+  const made: string[] = []
+  for (let i = 0; i < 27; i++) {
+    const r = await ta.request('POST', '/api/v1/checkout', { key: m.testKey, body: { amount: 100 + i, currency: 'CNY', metadata: { order: `o-${i}` } } })
+    made.push(r.body.id)
+    ta.clock.advance(1000)
+  }
+  const paid = await paidSession({ ...ta, merchant }, { amount: 9900, currency: 'CNY', description: 'Blue mug <b>', metadata: { order: 'A-1042' } })
+
+  const first = await browser.get('/console/test/payments')
+  const page1 = rowsOf(first.html)
+  assert.equal(page1.length, 25)
+  assert.deepEqual(page1, [paid.id, ...made.slice(-24).reverse()])
+  const older = /href="([^"]+)" rel="next"/.exec(first.html)![1].replace(/&amp;/g, '&')
+  assert.deepEqual(rowsOf((await browser.get(older)).html), made.slice(0, 3).reverse())
+  assert.deepEqual(rowsOf((await browser.get('/console/test/payments?status=paid')).html), [paid.id])
+  assert.deepEqual(rowsOf((await browser.get('/console/test/payments?q=A-1042')).html), [paid.id])
+  assert.deepEqual(rowsOf((await browser.get(`/console/test/payments?q=${paid.record.id}`)).html), [paid.id])
+  assert.deepEqual(rowsOf((await browser.get(`/console/test/payments?q=${made[3]}`)).html), [made[3]])
+  const today = ta.clock().toISOString().slice(0, 10)
+  assert.equal(rowsOf((await browser.get(`/console/test/payments?from=${today}&to=${today}&status=pending`)).html).length, 25)
+  assert.deepEqual(rowsOf((await browser.get('/console/test/payments?from=2001-01-01&to=2001-01-02')).html), [])
+  assert.deepEqual(rowsOf((await browser.get('/console/live/payments')).html), [], 'live shows no test payment')
+  assert.equal((await browser.get(`/console/live/payments/${paid.id}`)).status, 404)
+  const other = await signedIn(ta, { name: 'Other' })
+  assert.equal((await other.browser.get(`/console/test/payments/${paid.id}`)).status, 404)
+
+  const page = await browser.get(`/console/test/payments/${paid.id}`)
+  assert.match(page.html, /¥99\.00/)
+  assert.match(page.html, /Blue mug &lt;b&gt;/)
+  assert.match(page.html, new RegExp(paid.record.id))
+  assert.match(page.html, /payment\.succeeded/)
+  const csrf = csrfOf(page.html)
+  const key = /name="idempotencyKey" value="([^"]+)"/.exec(page.html)![1]
+  const form = { csrf, idempotencyKey: key, amount: '25.50', reason: 'chipped' }
+  const [a, b] = await Promise.all([browser.post(`/console/test/payments/${paid.id}/refund`, form), browser.post(`/console/test/payments/${paid.id}/refund`, form)])
+  assert.equal(a.status, 303)
+  assert.equal(b.status, 303)
+  assert.equal(a.location, b.location)
+  const again = await browser.post(`/console/test/payments/${paid.id}/refund`, form)
+  assert.equal(again.location, a.location, 'a reload of the post refunds nothing more')
+  const api = await ta.request('GET', `/api/v1/records/${paid.record.id}`, { key: m.testKey })
+  assert.equal(api.body.refundedAmount, 2550)
+  assert.equal(api.body.refunds.length, 1)
+  assert.equal(api.body.refunds[0].reason, 'chipped')
+  const after = await browser.get(a.location!)
+  assert.match(after.html, /¥25\.50, Succeeded/)
+  assert.match(after.html, /refund\.succeeded/)
+
+  const tooMuch = await browser.post(`/console/test/payments/${paid.id}/refund`, { csrf, idempotencyKey: 'another-key-0123456789', amount: '80' })
+  assert.equal(tooMuch.status, 400)
+  assert.match(tooMuch.html, /amount exceeds refundable/)
+  const bad = await browser.post(`/console/test/payments/${paid.id}/refund`, { csrf, idempotencyKey: 'another-key-0123456789', amount: '1.234' })
+  assert.equal(bad.status, 400)
+  assert.equal((await browser.post(`/console/test/payments/${paid.id}/refund`, { idempotencyKey: 'k'.repeat(20), amount: '1' })).status, 403, 'CSRF')
+  assert.equal((await other.browser.post(`/console/test/payments/${paid.id}/refund`, { csrf: csrfOf((await other.browser.get('/console/test/payments')).html), idempotencyKey: 'k'.repeat(20), amount: '1' })).status, 404)
+  assert.equal((await ta.request('GET', `/api/v1/records/${paid.record.id}`, { key: m.testKey })).body.refundedAmount, 2550)
+
+  const activity = await browser.get('/console/test/activity')
+  assert.equal((activity.html.match(/data-action="refund_created"/g) ?? []).length, 1)
+  assert.match(activity.html, /¥25\.50/)
+})
