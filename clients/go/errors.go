@@ -43,6 +43,7 @@ const (
 	CodeInvalidField               ErrorCode = "invalid_field"                // 400: a field, query parameter or header is missing or invalid; Param names it
 	CodeUnknownField               ErrorCode = "unknown_field"                // 400: a field this operation does not take; Param names it
 	CodeInvalidJSON                ErrorCode = "invalid_json"                 // 400
+	CodeBodyTooDeep                ErrorCode = "body_too_deep"                // 400: the JSON body is nested more than 32 levels deep
 	CodeAmountExceedsRefundable    ErrorCode = "amount_exceeds_refundable"    // 400: more than what remains refundable; Refundable says how much does
 	CodeAlreadyRefunded            ErrorCode = "already_refunded"             // 400: the record is refunded in full (Refundable is 0)
 	CodePartialRefundUnsupported   ErrorCode = "partial_refund_unsupported"   // 400: the provider refunds only the whole remaining amount: omit Amount

@@ -133,6 +133,16 @@ type RecordSummary struct {
 	RefundedAmount int64        `json:"refundedAmount"` // the total of succeeded refunds
 	Status         RecordStatus `json:"status"`
 	PaidAt         time.Time    `json:"paidAt"`
+	// Charged is what the customer was charged when the provider converted the listed amount
+	// (WeChat Pay Global charges CNY); nil otherwise. Amount stays the amount of record.
+	Charged *Charged `json:"charged,omitempty"`
+}
+
+// Charged is what the customer paid in another currency than the listed one, as the provider reported it.
+type Charged struct {
+	Amount   int64  `json:"amount"`         // minor units of Currency (CNY fen)
+	Currency string `json:"currency"`       // the currency the customer paid in, e.g. CNY
+	Rate     string `json:"rate,omitempty"` // units of Currency per major unit of the listed currency, e.g. "0.92"
 }
 
 // PaymentRecord is a payment: Refund answers it with the refund just made (in Refund), Records.Get
@@ -149,6 +159,8 @@ type PaymentRecord struct {
 	Mode           Mode         `json:"mode"`
 	PaidAt         time.Time    `json:"paidAt"`
 	CreatedAt      time.Time    `json:"createdAt"`
+	// Charged: as in RecordSummary.
+	Charged *Charged `json:"charged,omitempty"`
 	// Refund is the refund the call made (Refund, and the refund test helpers).
 	Refund *Refund `json:"refund,omitempty"`
 	// Refunds are every refund of the record, newest first (Records.Get and Records.List).

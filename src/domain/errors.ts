@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   invalid_field: { status: 400, meaning: 'A field, query parameter or header is missing or invalid; `param` names it.', action: 'Fix the named field and send again.' },
   unknown_field: { status: 400, meaning: 'The body (or query) has a field this operation does not take; `param` names it.', action: 'Remove or correct the field (often a misspelling).' },
   invalid_json: { status: 400, meaning: 'The body is not well-formed JSON.', action: 'Send a JSON body with Content-Type: application/json.' },
+  body_too_deep: { status: 400, meaning: 'The JSON body is nested more than 32 levels deep.', action: 'Send a flatter body (metadata is flat string pairs).' },
   amount_exceeds_refundable: { status: 400, meaning: 'The refund amount is more than what remains refundable; `refundable` says how much does.', action: 'Refund at most `refundable`, or omit `amount` to refund all of it.' },
   already_refunded: { status: 400, meaning: 'The record is refunded in full: nothing remains to refund (`refundable` is 0).', action: 'Nothing to do; read the record to see its refunds.' },
   partial_refund_unsupported: { status: 400, meaning: 'The record\'s provider refunds only the whole remaining amount.', action: 'Omit `amount` to refund everything that remains.' },
@@ -81,7 +82,7 @@ export class InvalidJson extends TillError {
 }
 export class BodyTooDeep extends TillError {
   constructor() {
-    super(400, 'request body nested too deeply')
+    super(400, 'request body nested too deeply', {}, 'body_too_deep')
   }
 }
 export class BadRequest extends TillError {

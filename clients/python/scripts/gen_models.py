@@ -103,6 +103,8 @@ NAMES: Dict[str, Tuple[str, str]] = {
     "POST /api/v1/checkout": ("CreatedSession", "A session as created: no chosen_provider, no record yet."),
     "GET /api/v1/sessions/{id}": ("Session", "A payment session; `record` once paid."),
     "GET /api/v1/sessions/{id} .record": ("SessionRecord", "The payment record of a paid session."),
+    "GET /api/v1/sessions/{id} .record.charged": ("Charged", "What the customer was charged when the provider converted the listed amount "
+                                                  "(WeChat Pay Global charges CNY); the record's own amount stays the amount of record."),
     "POST /api/v1/refunds": ("RecordWithRefund", "The payment record after a refund, with the refund this call created."),
     "POST /api/v1/refunds .refund": ("RecordRefund", "The refund a refund call made, inside the record it answers with: "
                                      "`status` succeeded, pending (settled later) or failed."),

@@ -84,6 +84,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -108,7 +109,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -376,6 +377,15 @@ export interface paths {
                                      * @description ISO 8601 UTC with milliseconds
                                      */
                                     paidAt: string;
+                                    /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                    charged?: {
+                                        /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                        amount: number;
+                                        /** @description the currency the customer paid in, e.g. CNY */
+                                        currency: string;
+                                        /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                        rate?: string;
+                                    };
                                 };
                             }[];
                             hasMore: boolean;
@@ -386,6 +396,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -410,7 +421,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -793,6 +804,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -817,7 +829,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1006,6 +1018,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -1030,7 +1043,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1472,6 +1485,15 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 createdAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
                                 /** @description every refund of the record, newest first */
                                 refunds: {
                                     id: string;
@@ -1496,6 +1518,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -1520,7 +1543,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1684,6 +1707,15 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
+                            /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                            charged?: {
+                                /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                amount: number;
+                                /** @description the currency the customer paid in, e.g. CNY */
+                                currency: string;
+                                /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                rate?: string;
+                            };
                             /** @description every refund of the record, newest first */
                             refunds: {
                                 id: string;
@@ -1928,6 +1960,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -1952,7 +1985,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2249,6 +2282,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -2273,7 +2307,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2570,6 +2604,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -2594,7 +2629,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2891,6 +2926,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -2915,7 +2951,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3207,6 +3243,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -3231,7 +3268,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3523,6 +3560,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -3547,7 +3585,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3960,6 +3998,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -3984,7 +4023,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4372,6 +4411,7 @@ export interface paths {
                  *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -4396,7 +4436,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4630,6 +4670,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -4654,7 +4695,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4894,6 +4935,7 @@ export interface paths {
                  *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -4918,7 +4960,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5182,6 +5224,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -5206,7 +5249,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5571,6 +5614,7 @@ export interface paths {
                  * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -5595,7 +5639,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5814,6 +5858,7 @@ export interface components {
          *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
          *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
          *     - `invalid_json`: The body is not well-formed JSON.
+         *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
          *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
          *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
          *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
@@ -5845,7 +5890,7 @@ export interface components {
              * @description stable: branch on this, not on `error`
              * @enum {unknown}
              */
-            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "conflict" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "conflict" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
             param?: string;
         } & {

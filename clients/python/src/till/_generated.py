@@ -14,6 +14,7 @@ from ._operations import NOT_GIVEN, NotGiven, aiterate_pages, body_of, copied, i
 from ._request import AsyncSender, SyncSender, path_with
 
 __all__ = [
+    "Charged",
     "CreatedSession",
     "Currency",
     "DeletedWebhookEndpoint",
@@ -51,7 +52,7 @@ __all__ = [
 
 Currency = Literal["CNY", "USD", "EUR", "HKD", "JPY"]
 DeliveryStatus = Literal["pending", "delivered", "failed", "canceled"]
-ErrorCode = Literal["invalid_field", "unknown_field", "invalid_json", "amount_exceeds_refundable", "already_refunded", "partial_refund_unsupported", "session_terminal", "refund_not_pending", "provider_unavailable", "idempotency_mismatch", "already_exists", "limit_reached", "webhook_endpoint_unavailable", "invalid_request", "missing_api_key", "invalid_api_key", "test_mode_only", "not_found", "method_not_allowed", "idempotency_in_flight", "conflict", "body_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
+ErrorCode = Literal["invalid_field", "unknown_field", "invalid_json", "body_too_deep", "amount_exceeds_refundable", "already_refunded", "partial_refund_unsupported", "session_terminal", "refund_not_pending", "provider_unavailable", "idempotency_mismatch", "already_exists", "limit_reached", "webhook_endpoint_unavailable", "invalid_request", "missing_api_key", "invalid_api_key", "test_mode_only", "not_found", "method_not_allowed", "idempotency_in_flight", "conflict", "body_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 EventType = Literal["payment.succeeded", "payment.failed", "session.canceled", "session.expired", "refund.pending", "refund.succeeded", "refund.failed"]
 Mode = Literal["test", "live"]
 RecordStatus = Literal["paid", "partially_refunded", "refunded", "refunding"]
@@ -284,6 +285,32 @@ class SessionRecord(TillObject):
     def paid_at(self) -> datetime:
         return parse_datetime(self._data["paidAt"])
 
+    @property
+    def charged(self) -> Optional[Charged]:
+        "what the customer was charged, beside the listed amount (which stays the amount of record)"
+        return optional_model(Charged, self._data.get("charged"))
+
+
+class Charged(TillObject):
+    """What the customer was charged when the provider converted the listed amount (WeChat Pay Global charges CNY); the record's own amount stays the amount of record."""
+
+    __slots__ = ()
+
+    @property
+    def amount(self) -> int:
+        "minor units of `currency` the customer paid (WeChat Pay Global: CNY fen)"
+        return cast("int", self._data["amount"])
+
+    @property
+    def currency(self) -> str:
+        "the currency the customer paid in, e.g. CNY"
+        return cast("str", self._data["currency"])
+
+    @property
+    def rate(self) -> Optional[str]:
+        "units of `currency` per major unit of the listed currency, as the provider reported it, e.g. \"0.92\""
+        return cast("Optional[str]", self._data.get("rate"))
+
 
 class RecordWithRefund(TillObject):
     """The payment record after a refund, with the refund this call created."""
@@ -333,6 +360,11 @@ class RecordWithRefund(TillObject):
     @property
     def created_at(self) -> datetime:
         return parse_datetime(self._data["createdAt"])
+
+    @property
+    def charged(self) -> Optional[Charged]:
+        "what the customer was charged, beside the listed amount (which stays the amount of record)"
+        return optional_model(Charged, self._data.get("charged"))
 
     @property
     def refund(self) -> RecordRefund:
@@ -445,6 +477,11 @@ class PaymentRecord(TillObject):
     @property
     def created_at(self) -> datetime:
         return parse_datetime(self._data["createdAt"])
+
+    @property
+    def charged(self) -> Optional[Charged]:
+        "what the customer was charged, beside the listed amount (which stays the amount of record)"
+        return optional_model(Charged, self._data.get("charged"))
 
     @property
     def refunds(self) -> List[Refund]:
