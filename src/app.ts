@@ -1,6 +1,6 @@
 /** buildApp(deps): every scope registered explicitly; tests build the very same app. */
 import { sql } from 'drizzle-orm'
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import { adminRoutes } from './api/admin/route.js'
 import { checkoutRoutes } from './api/checkout/route.js'
 import { eventRoutes } from './api/events/route.js'
@@ -24,12 +24,14 @@ export const BODY_LIMIT = 64 * 1024
 
 export interface AppOptions {
   logger?: boolean | object
+  /** The process's own logger (src/logging.ts), so requests log in the same format as everything else. */
+  loggerInstance?: FastifyBaseLogger
 }
 
 export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<FastifyInstance> {
   const trust = deps.config.trustProxy
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomBase62(20)}`,
     // The client address (WeChat H5 orders must carry the payer's) behind a reverse proxy: TRUST_PROXY.
