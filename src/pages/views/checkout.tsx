@@ -2,7 +2,7 @@
 import type { SessionStatus } from '../../domain/session-machine.js'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
 import { Layout, type PageContext } from './layout.js'
-import { Amount, AwaitPayment, ProviderMark, Reference, ResultIcon } from './parts.js'
+import { Amount, AwaitPayment, LocalTime, ProviderMark, Reference, ResultIcon, Sentence } from './parts.js'
 
 export interface OfferView {
   provider: string
@@ -18,6 +18,7 @@ export interface CheckoutView {
   amount: string
   secondsLeft: number
   expiresAt: string
+  expiresAtIso: string
   formToken: string
   /** The merchant gave a successUrl: finished sessions offer the way back, through the relay. */
   canReturn: boolean
@@ -63,7 +64,9 @@ function Timer({ t, v }: PageContext & { v: CheckoutView }) {
           {clockText(v.secondsLeft)}
         </span>
       </p>
-      <p class="hint">{t('checkout.expiresAt', { time: v.expiresAt })}</p>
+      <p class="hint">
+        <Sentence template={t('checkout.expiresAt')} name="time" node={<LocalTime iso={v.expiresAtIso} text={v.expiresAt} />} />
+      </p>
     </div>
   )
 }
@@ -173,7 +176,7 @@ export function CheckoutPage(p: PageContext & { v: CheckoutView }) {
   const { t, v } = p
   const open = v.status === 'pending' || v.status === 'processing'
   return (
-    <Layout {...p} title={t('checkout.pageTitle', { merchant: v.merchantName })} testMode={v.testMode}>
+    <Layout {...p} title={t('checkout.pageTitle', { merchant: v.merchantName })} testMode={v.testMode} testButtons={open}>
       {open ? <OpenCheckout {...p} /> : <Result {...p} />}
     </Layout>
   )

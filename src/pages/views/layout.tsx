@@ -12,6 +12,8 @@ export interface LayoutProps extends PageContext {
   title: string
   /** Test-mode pages carry an unmistakable banner. */
   testMode?: boolean
+  /** The page shows the mock provider's buttons, which the banner then explains. */
+  testButtons?: boolean
   /** Sends the browser on without a script (a provider's hosted page). */
   refreshTo?: string
   /**
@@ -22,7 +24,7 @@ export interface LayoutProps extends PageContext {
   children?: Child
 }
 
-export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', children }: LayoutProps) {
+export function Layout({ locale, t, title, testMode, testButtons, refreshTo, langPath = '', children }: LayoutProps) {
   return (
     <html lang={locale}>
       <head>
@@ -41,7 +43,7 @@ export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', c
         {testMode && (
           <div class="test-banner" role="note">
             <strong>{t('test.banner')}</strong>
-            <span>{t('test.note')}</span>
+            <span>{t(testButtons ? 'test.noteButtons' : 'test.note')}</span>
           </div>
         )}
         {langPath !== null && (
