@@ -10,6 +10,7 @@ import { registerKeyAuth } from './api/plugins/auth.js'
 import { registerJsonErrors } from './api/plugins/errors.js'
 import { registerIdempotency } from './api/plugins/idempotency.js'
 import { validatorCompiler } from './api/plugins/validation.js'
+import { apiReferenceRoutes } from './api/reference/route.js'
 import { refundRoutes } from './api/refunds/route.js'
 import { sessionRoutes } from './api/sessions/route.js'
 import { testHelperRoutes } from './api/test-helpers/route.js'
@@ -96,6 +97,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   }, { prefix: '/api/v1' })
 
   if (deps.config.adminToken) await app.register(adminRoutes(deps, deps.config.adminToken), { prefix: '/admin/v1' })
+  await app.register(apiReferenceRoutes, { prefix: '/docs' })
   await app.register(hookRoutes(deps))
   await app.register(pageRoutes(deps))
 
