@@ -10,6 +10,7 @@ import { registerKeyAuth } from './api/plugins/auth.js'
 import { registerJsonErrors } from './api/plugins/errors.js'
 import { registerIdempotency } from './api/plugins/idempotency.js'
 import { validatorCompiler } from './api/plugins/validation.js'
+import { recordRoutes } from './api/records/route.js'
 import { apiReferenceRoutes } from './api/reference/route.js'
 import { refundRoutes } from './api/refunds/route.js'
 import { sessionRoutes } from './api/sessions/route.js'
@@ -90,6 +91,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
       await authed.register(checkoutRoutes(deps))
       await authed.register(sessionRoutes(deps))
       await authed.register(refundRoutes(deps))
+      await authed.register(recordRoutes(deps))
       await authed.register(testHelperRoutes(deps))
       await authed.register(webhookEndpointRoutes(deps))
       await authed.register(eventRoutes(deps))

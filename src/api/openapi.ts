@@ -44,6 +44,21 @@ export function documentOperation(schema: Schema | undefined, url: string, metho
   return s
 }
 
+type Parameter = { in?: string; schema?: { type?: string }; style?: string; explode?: boolean }
+
+/** An object in a query (`metadata[<key>]=<value>`) is written in OpenAPI's deepObject style. */
+function deepObjects<T extends object>(doc: T): T {
+  const paths = (doc as { paths?: Record<string, Record<string, { parameters?: Parameter[] }>> }).paths ?? {}
+  for (const ops of Object.values(paths)) {
+    for (const op of Object.values(ops)) {
+      for (const p of op.parameters ?? []) {
+        if (p.in === 'query' && p.schema?.type === 'object') Object.assign(p, { style: 'deepObject', explode: true })
+      }
+    }
+  }
+  return doc
+}
+
 export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
   await app.register(swagger, {
     openapi: {
@@ -57,6 +72,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
       components: { securitySchemes: { secretKey: { type: 'http', scheme: 'bearer' } } },
       security: [{ secretKey: [] }],
     },
+    transformObject: (documentObject) => deepObjects((documentObject as { openapiObject: object }).openapiObject),
     transform: ({ schema, url, route }) => {
       const method = Array.isArray(route.method) ? route.method[0] : route.method
       return { schema: documentOperation(schema as Schema, url, method) as never, url }

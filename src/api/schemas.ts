@@ -16,6 +16,7 @@ export const RecordSummary = Type.Object({
   provider: Type.String(),
   providerRef: Type.String(),
   amount: Type.Integer(),
+  refundedAmount: Type.Integer({ description: 'cumulative succeeded refunds, minor units' }),
   status: Type.String(),
   paidAt: Timestamp,
 })
@@ -29,6 +30,8 @@ export const SessionCreated = Type.Object({
   expiresAt: Timestamp,
   createdAt: Timestamp,
   mode: Mode,
+  description: Nullable(Type.String({ description: 'as given at creation' })),
+  metadata: Type.Record(Type.String(), Type.String(), { description: 'as given at creation; {} when none was' }),
 })
 
 export const Session = Type.Object({
@@ -61,6 +64,29 @@ export const PaymentRecord = Type.Object({
 })
 
 export const RecordWithRefund = Type.Object({ ...PaymentRecord.properties, refund: Refund })
+
+/** A refund read on its own, in a list or in its record's `refunds`: it names its record. */
+export const RefundObject = Type.Object({ ...Refund.properties, recordId: Type.String({ pattern: '^rec_' }) })
+
+export const RecordWithRefunds = Type.Object({
+  ...PaymentRecord.properties,
+  refunds: Type.Array(RefundObject, { description: 'every refund of the record, newest first' }),
+})
+
+/** `limit` and `starting_after` of every list; pages are newest first. */
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'default 10' })),
+  starting_after: Type.Optional(Type.String({ maxLength: 64, description: 'the id of the last object of the previous page' })),
+}
+
+/** `created_gte` and `created_lt`: a half-open range of creation times. */
+export const CreatedRange = {
+  created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after this time (ISO 8601 with a time zone)' })),
+  created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'created before this time (ISO 8601 with a time zone)' })),
+}
+
+/** A page of objects: `hasMore` says whether a request with `starting_after` set to the last id gives more. */
+export const ListOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Object({ data: Type.Array(item), hasMore: Type.Boolean() })
 
 export const IdParam = Type.Object({ id: Type.String({ maxLength: 64 }) })
 

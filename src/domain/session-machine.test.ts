@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   effectiveStatus,
+  storedStatusesFor,
   isOpen,
   isTerminal,
   nextStatus,
@@ -93,5 +94,18 @@ test('effectiveStatus expires open sessions lazily, at exactly expiresAt', () =>
   ]
   for (const [status, now, expected] of cases) {
     assert.equal(effectiveStatus(status, expiresAt, now), expected, `${status} at ${now.toISOString()}`)
+  }
+})
+
+test('storedStatusesFor is the inverse of effectiveStatus: a stored row matches a status exactly when it reads as it', () => {
+  const now = new Date('2026-11-21T10:00:00.000Z')
+  for (const wanted of SESSION_STATUSES) {
+    const branches = storedStatusesFor(wanted)
+    for (const stored of SESSION_STATUSES) {
+      for (const exp of [new Date(now.getTime() - 1), now, new Date(now.getTime() + 1)]) {
+        const matches = branches.some((b) => b.status === stored && (b.expiry === undefined || (b.expiry === 'past') === (exp.getTime() <= now.getTime())))
+        assert.equal(matches, effectiveStatus(stored, exp, now) === wanted, `${wanted} vs stored ${stored} expiring ${exp.toISOString()}`)
+      }
+    }
   }
 })

@@ -37,3 +37,14 @@ export function effectiveStatus(status: SessionStatus, expiresAt: Date, now: Dat
 export const EXPIRY_DEFAULT_SECONDS = 3600
 export const EXPIRY_MIN_SECONDS = 60
 export const EXPIRY_MAX_SECONDS = 86400
+
+/**
+ * The stored rows a reader's status stands for, the inverse of effectiveStatus: `expired` is also an
+ * open row past its expiry, and `pending` or `processing` only an open row not past it. `expiry`
+ * says which side of expiresAt the row must be on, when it matters.
+ */
+export function storedStatusesFor(status: SessionStatus): { status: SessionStatus; expiry?: 'future' | 'past' }[] {
+  if (isOpen(status)) return [{ status, expiry: 'future' }]
+  if (status === 'expired') return [{ status }, ...OPEN_STATUSES.map((s) => ({ status: s, expiry: 'past' as const }))]
+  return [{ status }]
+}

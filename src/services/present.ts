@@ -15,11 +15,15 @@ export function sessionCreated(s: SessionRow, baseUrl: string) {
     expiresAt: s.expiresAt.toISOString(),
     createdAt: s.createdAt.toISOString(),
     mode: s.mode,
+    description: s.description,
+    metadata: s.metadata,
   }
 }
 
 export function recordSummary(r: RecordRow) {
-  return { id: r.id, provider: r.provider, providerRef: r.providerRef, amount: r.amount, status: r.status, paidAt: r.paidAt.toISOString() }
+  return {
+    id: r.id, provider: r.provider, providerRef: r.providerRef, amount: r.amount, refundedAmount: r.refundedAmount, status: r.status, paidAt: r.paidAt.toISOString(),
+  }
 }
 
 export function sessionView(s: SessionRow, record: RecordRow | null, baseUrl: string, now: Date) {
@@ -57,5 +61,11 @@ export function recordView(r: RecordRow) {
     createdAt: r.createdAt.toISOString(),
   }
 }
+
+/** A refund read on its own (GET /refunds/{id}, lists, a record's `refunds`): it names its record. */
+export const refundObject = (f: RefundRow) => ({ ...refundView(f), recordId: f.recordId })
+
+/** A record read back: with every refund made on it, newest first. */
+export const recordWithRefunds = (r: RecordRow, fs: RefundRow[]) => ({ ...recordView(r), refunds: fs.map(refundObject) })
 
 export const recordWithRefund = (r: RecordRow, f: RefundRow) => ({ ...recordView(r), refund: refundView(f) })

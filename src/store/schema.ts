@@ -58,7 +58,11 @@ export const sessions = pgTable('sessions', {
   createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
-  index('sessions_merchant_idx').on(t.merchantId, t.mode, t.createdAt),
+  // The merchant's lists, newest first, read by keyset (created_at, id): whole, by status, by metadata.
+  index('sessions_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
+  index('sessions_scope_status_idx').on(t.merchantId, t.mode, t.status, t.createdAt, t.id),
+  // jsonb_ops (not jsonb_path_ops): it also serves `$.* ? (@ == "v")`, a value under any key.
+  index('sessions_metadata_idx').using('gin', t.metadata),
   index('sessions_open_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('pending', 'processing')`),
 ])
 
@@ -100,7 +104,10 @@ export const records = pgTable('records', {
   status: text('status').notNull(),
   paidAt: ts('paid_at').notNull(),
   createdAt: createdAt(),
-})
+}, (t) => [
+  index('records_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
+  index('records_scope_status_idx').on(t.merchantId, t.mode, t.status, t.createdAt, t.id),
+])
 
 export const refunds = pgTable('refunds', {
   id: text('id').primaryKey(),
@@ -122,7 +129,8 @@ export const refunds = pgTable('refunds', {
   createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
-  index('refunds_record_idx').on(t.recordId),
+  index('refunds_record_idx').on(t.recordId, t.createdAt, t.id),
+  index('refunds_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
   index('refunds_check_idx').on(t.nextCheckAt).where(sql`${t.status} = 'pending'`),
   uniqueIndex('refunds_idempotency_uq').on(t.merchantId, t.mode, t.idempotencyKey),
 ])

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { EVENT_TYPES } from '../../domain/events.js'
-import { IdParam, Mode, Nullable, Timestamp, errors } from '../schemas.js'
+import { IdParam, ListOf, Mode, Nullable, PageQuery, Timestamp, errors } from '../schemas.js'
 
 const tags = ['events']
 
@@ -31,8 +31,7 @@ export const Delivery = Type.Object({
 })
 
 export const ListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'default 10' })),
-  starting_after: Type.Optional(Type.String({ maxLength: 64, description: 'the id of the last event of the previous page' })),
+  ...PageQuery,
   type: Type.Optional(Type.Enum(EVENT_TYPES)),
 }, { additionalProperties: false })
 
@@ -48,7 +47,7 @@ export const S = {
     summary: 'List events, newest first',
     tags,
     querystring: ListQuery,
-    response: { 200: Type.Object({ data: Type.Array(Event), hasMore: Type.Boolean() }), ...errors(400, 401, 429) },
+    response: { 200: ListOf(Event), ...errors(400, 401, 429) },
   },
   get: {
     summary: 'Read an event with its deliveries and every attempt',

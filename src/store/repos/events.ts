@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { EventType } from '../../domain/events.js'
 import { newId } from '../../domain/ids.js'
 import { eventPayload } from '../../domain/webhooks.js'
@@ -6,6 +6,7 @@ import type { Executor } from '../db.js'
 import { statement } from '../prepared.js'
 import { events } from '../schema.js'
 import { fanOut } from './deliveries.js'
+import { before, newestFirst, toPage } from './page.js'
 import type { Scope } from './scope.js'
 
 export type EventRow = typeof events.$inferSelect
@@ -42,9 +43,9 @@ export async function listEvents(tx: Executor, scope: Scope, opts: { limit: numb
       eq(events.merchantId, scope.merchantId),
       eq(events.mode, scope.mode),
       opts.type ? eq(events.type, opts.type) : undefined,
-      opts.after ? sql`(${events.createdAt}, ${events.id}) < (${opts.after.createdAt}, ${opts.after.id})` : undefined,
+      before(events.createdAt, events.id, opts.after),
     ))
-    .orderBy(desc(events.createdAt), desc(events.id))
+    .orderBy(...newestFirst(events.createdAt, events.id))
     .limit(opts.limit + 1)
-  return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit }
+  return toPage(rows, opts.limit)
 }

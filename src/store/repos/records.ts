@@ -1,7 +1,8 @@
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { statement, withDefaults } from '../prepared.js'
 import { records, refunds } from '../schema.js'
+import { before, newestFirst, toPage, type Cursor } from './page.js'
 import type { Scope } from './scope.js'
 
 export type RecordRow = typeof records.$inferSelect
@@ -157,4 +158,67 @@ export async function claimDueRefunds(tx: Executor, now: Date, limit: number): P
     .where(and(eq(refunds.status, 'pending'), lte(refunds.nextCheckAt, now)))
     .limit(limit)
     .for('update', { skipLocked: true })
+}
+
+export async function getRecordScoped(tx: Executor, scope: Scope, id: string): Promise<RecordRow | null> {
+  const [r] = await tx.select().from(records).where(and(eq(records.id, id), eq(records.merchantId, scope.merchantId), eq(records.mode, scope.mode)))
+  return r ?? null
+}
+
+/** The records of these sessions (at most one each), for a page of sessions in one query. */
+export async function recordsOfSessions(tx: Executor, sessionIds: string[]): Promise<RecordRow[]> {
+  if (sessionIds.length === 0) return []
+  return tx.select().from(records).where(inArray(records.sessionId, sessionIds))
+}
+
+/** The refunds of these records, newest first, in one query. */
+export async function refundsOfRecords(tx: Executor, recordIds: string[]): Promise<RefundRow[]> {
+  if (recordIds.length === 0) return []
+  return tx.select().from(refunds).where(inArray(refunds.recordId, recordIds)).orderBy(...newestFirst(refunds.createdAt, refunds.id))
+}
+
+export interface RecordFilters {
+  sessionId?: string
+  status?: string
+  createdGte?: Date
+  createdLt?: Date
+}
+
+/** One page of a merchant's records, newest first (exported for the plan test). */
+export function recordPageQuery(tx: Executor, scope: Scope, f: RecordFilters, after: Cursor | undefined, limit: number) {
+  return tx.select().from(records).where(and(
+    eq(records.merchantId, scope.merchantId),
+    eq(records.mode, scope.mode),
+    f.sessionId !== undefined ? eq(records.sessionId, f.sessionId) : undefined,
+    f.status !== undefined ? eq(records.status, f.status) : undefined,
+    f.createdGte ? gte(records.createdAt, f.createdGte) : undefined,
+    f.createdLt ? lt(records.createdAt, f.createdLt) : undefined,
+    before(records.createdAt, records.id, after),
+  )).orderBy(...newestFirst(records.createdAt, records.id)).limit(limit + 1)
+}
+
+export async function listRecords(tx: Executor, scope: Scope, f: RecordFilters, after: Cursor | undefined, limit: number) {
+  return toPage(await recordPageQuery(tx, scope, f, after, limit), limit)
+}
+
+export interface RefundFilters {
+  recordId?: string
+  createdGte?: Date
+  createdLt?: Date
+}
+
+/** One page of a merchant's refunds, newest first (exported for the plan test). */
+export function refundPageQuery(tx: Executor, scope: Scope, f: RefundFilters, after: Cursor | undefined, limit: number) {
+  return tx.select().from(refunds).where(and(
+    eq(refunds.merchantId, scope.merchantId),
+    eq(refunds.mode, scope.mode),
+    f.recordId !== undefined ? eq(refunds.recordId, f.recordId) : undefined,
+    f.createdGte ? gte(refunds.createdAt, f.createdGte) : undefined,
+    f.createdLt ? lt(refunds.createdAt, f.createdLt) : undefined,
+    before(refunds.createdAt, refunds.id, after),
+  )).orderBy(...newestFirst(refunds.createdAt, refunds.id)).limit(limit + 1)
+}
+
+export async function listRefunds(tx: Executor, scope: Scope, f: RefundFilters, after: Cursor | undefined, limit: number) {
+  return toPage(await refundPageQuery(tx, scope, f, after, limit), limit)
 }

@@ -72,6 +72,11 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                         };
                     };
                 };
@@ -189,6 +194,171 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment sessions, newest first
+         * @description Filters combine. `metadata[<key>]=<value>` (repeatable) keeps the sessions whose metadata holds that pair, for example `metadata[order_id]=A-1042`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 10 */
+                    limit?: number;
+                    /** @description the id of the last object of the previous page */
+                    starting_after?: string;
+                    /** @description as the session reads: an open session past expiresAt is expired */
+                    status?: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                    /** @description created at or after this time (ISO 8601 with a time zone) */
+                    created_gte?: string;
+                    /** @description created before this time (ISO 8601 with a time zone) */
+                    created_lt?: string;
+                    /** @description sent as `metadata[<key>]=<value>` (OpenAPI deepObject), repeatable: the sessions whose metadata holds every pair */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /** @enum {unknown} */
+                                status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                                /** Format: uri */
+                                url: string;
+                                amount: number;
+                                /** @enum {unknown} */
+                                currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /** @enum {unknown} */
+                                mode: "test" | "live";
+                                description: string | null;
+                                /** @description as given at creation; {} when none was */
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                chosenProvider: string | null;
+                                record?: {
+                                    id: string;
+                                    provider: string;
+                                    providerRef: string;
+                                    amount: number;
+                                    /** @description cumulative succeeded refunds, minor units */
+                                    refundedAmount: number;
+                                    status: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    paidAt: string;
+                                };
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description service unavailable: the database cannot be reached; retry later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{id}": {
         parameters: {
             query?: never;
@@ -235,12 +405,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -335,7 +512,121 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List refunds, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 10 */
+                    limit?: number;
+                    /** @description the id of the last object of the previous page */
+                    starting_after?: string;
+                    /** @description the refunds of this record */
+                    record_id?: string;
+                    /** @description created at or after this time (ISO 8601 with a time zone) */
+                    created_gte?: string;
+                    /** @description created before this time (ISO 8601 with a time zone) */
+                    created_lt?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                amount: number;
+                                /** @enum {unknown} */
+                                status: "succeeded" | "pending" | "failed";
+                                providerRef: string | null;
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                recordId: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description service unavailable: the database cannot be reached; retry later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /** Refund a payment record, fully or partially */
         post: {
@@ -531,6 +822,423 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a refund */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            amount: number;
+                            /** @enum {unknown} */
+                            status: "succeeded" | "pending" | "failed";
+                            providerRef: string | null;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            recordId: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description service unavailable: the database cannot be reached; retry later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payment records, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 10 */
+                    limit?: number;
+                    /** @description the id of the last object of the previous page */
+                    starting_after?: string;
+                    /** @description the record of this session (at most one) */
+                    session_id?: string;
+                    status?: "paid" | "partially_refunded" | "refunded" | "refunding";
+                    /** @description created at or after this time (ISO 8601 with a time zone) */
+                    created_gte?: string;
+                    /** @description created before this time (ISO 8601 with a time zone) */
+                    created_lt?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                sessionId: string;
+                                provider: string;
+                                providerRef: string;
+                                amount: number;
+                                refundedAmount: number;
+                                /** @enum {unknown} */
+                                currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                                /** @enum {unknown} */
+                                status: "paid" | "partially_refunded" | "refunded" | "refunding";
+                                /** @enum {unknown} */
+                                mode: "test" | "live";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                paidAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /** @description every refund of the record, newest first */
+                                refunds: {
+                                    id: string;
+                                    amount: number;
+                                    /** @enum {unknown} */
+                                    status: "succeeded" | "pending" | "failed";
+                                    providerRef: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    recordId: string;
+                                }[];
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description service unavailable: the database cannot be reached; retry later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/records/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a payment record with its refunds */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            sessionId: string;
+                            provider: string;
+                            providerRef: string;
+                            amount: number;
+                            refundedAmount: number;
+                            /** @enum {unknown} */
+                            currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                            /** @enum {unknown} */
+                            status: "paid" | "partially_refunded" | "refunded" | "refunding";
+                            /** @enum {unknown} */
+                            mode: "test" | "live";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            paidAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /** @description every refund of the record, newest first */
+                            refunds: {
+                                id: string;
+                                amount: number;
+                                /** @enum {unknown} */
+                                status: "succeeded" | "pending" | "failed";
+                                providerRef: string | null;
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                recordId: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description service unavailable: the database cannot be reached; retry later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/test_helpers/sessions/{id}/pay": {
         parameters: {
             query?: never;
@@ -589,12 +1297,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -783,12 +1498,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -977,12 +1699,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -1171,12 +1900,19 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
                                 provider: string;
                                 providerRef: string;
                                 amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
                                 status: string;
                                 /**
                                  * Format: date-time
@@ -2578,7 +3314,7 @@ export interface paths {
                 query?: {
                     /** @description default 10 */
                     limit?: number;
-                    /** @description the id of the last event of the previous page */
+                    /** @description the id of the last object of the previous page */
                     starting_after?: string;
                     type?: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed";
                 };
