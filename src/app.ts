@@ -82,7 +82,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
 
   await registerOpenApi(app, deps.config.baseUrl)
   await app.register(async (api) => {
-    // Bodies are JSON only (spec §4): anything else is 415, not a string to validate.
+    // Bodies are JSON only (docs/integrate.md#create-a-session): anything else is 415, not a string to validate.
     api.removeContentTypeParser('text/plain')
     await api.register(openApiRoute)
     await api.register(async (authed) => {

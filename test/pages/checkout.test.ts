@@ -1,5 +1,5 @@
 /**
- * /c/<session_id> in test mode (issue #3 §1, §2; spec 3.1): what the customer sees in every state,
+ * /c/<session_id> in test mode (issue #3 §1, §2; docs/integrate.md#session-and-record-states): what the customer sees in every state,
  * and what each button does, driven as a browser without scripts would.
  */
 import assert from 'node:assert/strict'
@@ -142,7 +142,7 @@ test('Cancel and return: canceled, back to the checkout page without successUrl,
   assert.equal((await lookup(ta, withUrl.id)).status, 'canceled')
 })
 
-/** Single use (spec 3.1): a finished session's page has no form at all, and says what happened. */
+/** Single use (docs/integrate.md#session-and-record-states): a finished session's page has no form at all, and says what happened. */
 async function assertResultOnly(ta: TestApp, id: string, title: string) {
   const page = await getPage(ta, `/c/${id}`)
   assert.equal(page.status, 200)

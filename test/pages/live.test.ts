@@ -1,5 +1,5 @@
 /**
- * /c/<session_id> in live mode (issue #3 §1, DESIGN.md §9): the providers a session offers, what a
+ * /c/<session_id> in live mode (issue #3 §1, docs/providers.md): the providers a session offers, what a
  * pick does, and a clear "not available yet" while a provider's adapter does not exist. WeChat Pay's
  * own channels against its fake are in wechat.test.ts.
  */

@@ -146,7 +146,7 @@ const RESULT = {
   expired: ['result.expired.title', 'result.expired.body', 'clock', 'neutral'],
 } as const
 
-/** Single use (spec 3.1): a finished session shows its result and nothing that could start a payment. */
+/** Single use (docs/integrate.md#session-and-record-states): a finished session shows its result and nothing that could start a payment. */
 function Result(p: PageContext & { v: CheckoutView }) {
   const { t, v } = p
   const [title, body, icon, tone] = RESULT[v.status as keyof typeof RESULT]

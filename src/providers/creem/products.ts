@@ -1,5 +1,5 @@
 /**
- * Creem has no amount on a checkout, only a product (PROTOCOLS.md §2.2): Till makes one one-time
+ * Creem has no amount on a checkout, only a product (docs/providers.md#creem-creem.2): Till makes one one-time
  * product per (configuration, amount, currency) and remembers it. The memory is injected (the
  * service layer backs it with the provider_products table), so the adapter touches no database.
  */
