@@ -9,6 +9,7 @@ import { openApiRoute, registerOpenApi } from './api/openapi.js'
 import { registerKeyAuth } from './api/plugins/auth.js'
 import { registerJsonErrors } from './api/plugins/errors.js'
 import { registerIdempotency } from './api/plugins/idempotency.js'
+import { registerMethodCheck } from './api/plugins/methods.js'
 import { validatorCompiler } from './api/plugins/validation.js'
 import { recordRoutes } from './api/records/route.js'
 import { apiReferenceRoutes } from './api/reference/route.js'
@@ -16,7 +17,6 @@ import { refundRoutes } from './api/refunds/route.js'
 import { sessionRoutes } from './api/sessions/route.js'
 import { testHelperRoutes } from './api/test-helpers/route.js'
 import { webhookEndpointRoutes } from './api/webhook-endpoints/route.js'
-import { NotFound } from './domain/errors.js'
 import { randomBase62 } from './domain/ids.js'
 import { observeRequest, registerMetrics } from './metrics/route.js'
 import { pageRoutes } from './pages/plugin.js'
@@ -46,15 +46,13 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     // The router's own refusals (a malformed %-escape, an over-long path segment) name no resource:
     // the JSON 404 with its Request-Id, not Fastify's default body.
     frameworkErrors: (_err, req, reply) => {
-      (reply as FastifyReply).header('Request-Id', req.id).code(404).send({ error: 'Not found' })
+      (reply as FastifyReply).header('Request-Id', req.id).code(404).send({ error: 'Not found', code: 'not_found' })
       observeRequest(deps.metrics, req, reply as FastifyReply)
     },
   })
   app.setValidatorCompiler(validatorCompiler)
   registerJsonErrors(app)
-  app.setNotFoundHandler(() => {
-    throw new NotFound()
-  })
+  registerMethodCheck(app)
   app.addHook('onRequest', async (req, reply) => {
     reply.header('Request-Id', req.id)
   })

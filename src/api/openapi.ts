@@ -2,9 +2,9 @@
 import swagger from '@fastify/swagger'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import { Type } from 'typebox'
+import { ErrorBody, errorFor } from './schemas.js'
 
-const error = (description: string, extra: object = {}) =>
-  Type.Object({ error: Type.String() }, { additionalProperties: true, description, ...extra })
+const error = (status: number, description: string, extra: object = {}) => ({ ...errorFor(status, description), ...extra })
 
 /**
  * Answers any merchant API operation may give besides its own, so the document lists every status
@@ -12,16 +12,16 @@ const error = (description: string, extra: object = {}) =>
  * document only: the routes' own schemas keep validating and serialising as they are.
  */
 const EVERY_OPERATION = {
-  429: error('rate limit exceeded: wait the seconds Retry-After gives', {
+  429: error(429, 'rate limit exceeded: wait the seconds Retry-After gives', {
     headers: { 'Retry-After': Type.Integer({ minimum: 1, description: 'seconds until the key may send again' }) },
   }),
-  500: error('internal error: `{"error":"internal error","requestId"}`, never a stack'),
-  503: error('service unavailable: the database cannot be reached; retry later'),
+  500: error(500, 'internal error: `{"error":"internal error","requestId"}`, never a stack'),
+  503: error(503, 'service unavailable: the database cannot be reached; retry later'),
 }
 const WITH_BODY = {
-  400: error('the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`'),
-  413: error('request body over 64 KiB'),
-  415: error('Content-Type is not application/json'),
+  400: error(400, 'the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`'),
+  413: error(413, 'request body over 64 KiB'),
+  415: error(415, 'Content-Type is not application/json'),
 }
 const IDEMPOTENCY_KEY = Type.Object({
   'Idempotency-Key': Type.Optional(Type.String({
@@ -60,18 +60,28 @@ function deepObjects<T extends object>(doc: T): T {
 }
 
 export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
+  // components.schemas.Error: every code in one enum, for clients to name the type.
+  app.addSchema(ErrorBody)
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Till API',
         version: '1.0.0',
-        description: 'Hosted-checkout payments. Every amount is an integer in the currency\'s minor unit. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`. Every POST accepts an `Idempotency-Key` header.',
+        description: 'Hosted-checkout payments. Every amount is an integer in the currency\'s minor unit. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`, or with HTTP Basic, the key as user name (`curl -u sk_test_…:`). Every POST accepts an `Idempotency-Key` header.',
       },
       servers: [{ url: baseUrl }],
-      components: { securitySchemes: { secretKey: { type: 'http', scheme: 'bearer' } } },
-      security: [{ secretKey: [] }],
+      components: {
+        securitySchemes: {
+          secretKey: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer sk_test_…` (test mode) or `sk_live_…` (live mode)' },
+          secretKeyBasic: { type: 'http', scheme: 'basic', description: 'HTTP Basic with the secret key as user name and an empty password: `curl -u sk_test_…:`' },
+        },
+      },
+      // Either scheme authenticates (two entries: one or the other, not both).
+      security: [{ secretKey: [] }, { secretKeyBasic: [] }],
     },
+    // Shared schemas are named by their $id (components.schemas.Error), not def-<n>.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (documentObject) => deepObjects((documentObject as { openapiObject: object }).openapiObject),
     transform: ({ schema, url, route }) => {
       const method = Array.isArray(route.method) ? route.method[0] : route.method

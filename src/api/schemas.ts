@@ -1,5 +1,6 @@
 /** Resource schemas shared by routes, response serialisation and OpenAPI (docs/integrate.md#read-sessions-records-and-refunds). */
 import { Type, type Static } from 'typebox'
+import { ERROR_CODES, type ErrorCode } from '../domain/errors.js'
 import { CURRENCY_CODES, MAX_AMOUNT, MIN_AMOUNT } from '../domain/money.js'
 import { SESSION_STATUSES } from '../domain/session-machine.js'
 
@@ -9,7 +10,24 @@ export const CurrencyCode = Type.Enum(CURRENCY_CODES)
 export const Mode = Type.Enum(['test', 'live'])
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
-export const ErrorBody = Type.Object({ error: Type.String() }, { additionalProperties: true, $id: 'Error' })
+const ALL_CODES = Object.keys(ERROR_CODES) as ErrorCode[]
+const codesOf = (status: number) => ALL_CODES.filter((c) => ERROR_CODES[c].status === status)
+const codeList = (codes: ErrorCode[]) => codes.map((c) => `\`${c}\`: ${ERROR_CODES[c].meaning}`).join('\n- ')
+
+const errorShape = (codes: ErrorCode[], options: object = {}) => Type.Object({
+  error: Type.String({ description: 'what went wrong, in words (the spec\'s own messages, unchanged)' }),
+  code: Type.Enum(codes, { description: 'stable: branch on this, not on `error`' }),
+  param: Type.Optional(Type.String({ description: 'for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`)' })),
+}, { additionalProperties: true, ...options })
+
+/** Every error body: the full table of codes (docs/errors.md says what each means and what to do). */
+export const ErrorBody = errorShape(ALL_CODES, { $id: 'Error', description: `An error. Codes:\n- ${codeList(ALL_CODES)}` })
+
+/** An error response of one status, with the codes that status can carry. */
+export const errorFor = (status: number, description?: string) => {
+  const codes = codesOf(status)
+  return errorShape(codes.length ? codes : ALL_CODES, { description: `${description ? `${description}\n` : ''}- ${codeList(codes)}` })
+}
 
 export const RecordSummary = Type.Object({
   id: Type.String(),
@@ -90,6 +108,6 @@ export const ListOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) => T
 
 export const IdParam = Type.Object({ id: Type.String({ maxLength: 64 }) })
 
-export const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]))
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, errorFor(s)]))
 
 export type SessionT = Static<typeof Session>

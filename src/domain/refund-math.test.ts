@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { AmountExceedsRefundable } from './errors.js'
+import { AlreadyRefunded, AmountExceedsRefundable } from './errors.js'
 import { recordStatus, refundable, refundAmount, type RecordStatus } from './refund-math.js'
 
 test('refundable = amount − succeeded − pending, never negative', () => {
@@ -49,10 +49,24 @@ test('refundAmount throws AmountExceedsRefundable with the refundable amount', (
         assert.equal(e.status, 400)
         assert.equal(e.message, 'amount exceeds refundable')
         assert.deepEqual(e.extra, { refundable: available })
+        assert.equal(e.code, 'amount_exceeds_refundable')
         return true
       },
       `${requested} of ${available}`,
     )
+  }
+})
+
+test('refundAmount on a record refunded in full says so: the spec\'s words, refundable 0, code already_refunded', () => {
+  for (const requested of [undefined, 1, 1000]) {
+    assert.throws(() => refundAmount(requested, 0, true), (e: unknown) => {
+      assert.ok(e instanceof AlreadyRefunded)
+      assert.equal(e.status, 400)
+      assert.equal(e.message, 'amount exceeds refundable')
+      assert.equal(e.code, 'already_refunded')
+      assert.deepEqual(e.extra, { refundable: 0, detail: 'the record is already refunded in full' })
+      return true
+    })
   }
 })
 

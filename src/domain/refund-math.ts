@@ -1,4 +1,4 @@
-import { AmountExceedsRefundable } from './errors.js'
+import { AlreadyRefunded, AmountExceedsRefundable } from './errors.js'
 
 export type RecordStatus = 'paid' | 'partially_refunded' | 'refunded' | 'refunding'
 export type RefundStatus = 'pending' | 'succeeded' | 'failed'
@@ -8,8 +8,12 @@ export function refundable(amount: number, refundedAmount: number, pendingSum: n
   return Math.max(0, amount - refundedAmount - pendingSum)
 }
 
-/** The amount to reserve: the whole remainder when omitted; never more than what remains. */
-export function refundAmount(requested: number | undefined, available: number): number {
+/**
+ * The amount to reserve: the whole remainder when omitted; never more than what remains. A record
+ * whose succeeded refunds already reach its amount says so (AlreadyRefunded).
+ */
+export function refundAmount(requested: number | undefined, available: number, fullyRefunded = false): number {
+  if (fullyRefunded) throw new AlreadyRefunded()
   const amount = requested ?? available
   if (amount <= 0 || amount > available) throw new AmountExceedsRefundable(available)
   return amount

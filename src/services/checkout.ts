@@ -22,21 +22,21 @@ export interface CheckoutInput {
   providerHints?: Record<string, string>
 }
 
-const noProvider = (currency: string) => new BadRequest(`no provider available for ${currency} in live mode`)
+const noProvider = (currency: string) => new BadRequest(`no provider available for ${currency} in live mode`, 'provider_unavailable')
 
 /** Live mode: the first hint binds the session to one configuration (docs/integrate.md#providerhints-choosing-a-provider-configuration-live-mode). */
 async function bindProvider(tx: Executor, merchantId: string, currency: Currency, amount: number, hints: Record<string, string> | undefined) {
   const first = hints ? Object.entries(hints)[0] : undefined
   if (first) {
     const [provider, label] = first
-    if (!isLiveProvider(provider)) throw new BadRequest(`unknown provider in hints: ${provider}`)
+    if (!isLiveProvider(provider)) throw new BadRequest(`unknown provider in hints: ${provider}`, 'provider_unavailable')
     const config = typeof label === 'string' ? await findByLabel(tx, merchantId, provider, label) : null
-    if (!config) throw new BadRequest(`provider ${provider}/${label} not available: invalid_label`)
-    if (!config.enabled) throw new BadRequest(`provider ${provider}/${label} not available: config_disabled`)
+    if (!config) throw new BadRequest(`provider ${provider}/${label} not available: invalid_label`, 'provider_unavailable')
+    if (!config.enabled) throw new BadRequest(`provider ${provider}/${label} not available: config_disabled`, 'provider_unavailable')
     if (!supportsCurrency(provider, currency)) throw noProvider(currency)
     // Creem prices start at 1.00: a smaller hinted session could never be paid.
     if (!supportsAmount(provider, currency, amount)) {
-      throw new BadRequest(`provider ${provider}/${label} not available: amount_below_minimum (at least ${LIVE_PROVIDERS[provider].capabilities.minAmount?.[currency]})`)
+      throw new BadRequest(`provider ${provider}/${label} not available: amount_below_minimum (at least ${LIVE_PROVIDERS[provider].capabilities.minAmount?.[currency]})`, 'provider_unavailable')
     }
     return { chosenProvider: provider, providerConfigId: config.id }
   }

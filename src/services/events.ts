@@ -54,11 +54,11 @@ export async function redeliverEvent(deps: Deps, scope: Scope, id: string, input
     if (input.endpointId !== undefined) {
       const one = await getEndpoint(tx, scope, input.endpointId)
       if (!one) throw new InvalidField('endpointId', 'no such webhook endpoint')
-      if (!one.enabled) throw new BadRequest('webhook endpoint is disabled')
+      if (!one.enabled) throw new BadRequest('webhook endpoint is disabled', 'webhook_endpoint_unavailable')
       endpoints = [one]
     } else {
       endpoints = await matchingEndpoints(tx, scope, e.type)
-      if (endpoints.length === 0) throw new BadRequest('no enabled webhook endpoint takes this event')
+      if (endpoints.length === 0) throw new BadRequest('no enabled webhook endpoint takes this event', 'webhook_endpoint_unavailable')
     }
     const scheduled = await schedule(tx, e.id, endpoints.map((x) => x.id), deps.clock())
     const url = new Map(endpoints.map((x) => [x.id, x.url]))

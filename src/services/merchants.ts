@@ -33,7 +33,7 @@ async function insertMerchantWithKeys(tx: Executor, input: MerchantInput, passwo
   try {
     await repo.insertMerchant(tx, { id, name: input.name, email: input.email ?? null, passwordHash, createdAt: now })
   } catch (e) {
-    if ((e as { cause?: { code?: string }; code?: string }).cause?.code === '23505') throw new BadRequest('email is already in use')
+    if ((e as { cause?: { code?: string }; code?: string }).cause?.code === '23505') throw new BadRequest('email is already in use', 'already_exists')
     throw e
   }
   const test = await addKey(tx, id, 'test', now)

@@ -63,7 +63,7 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
   return deps.db.transaction(async (tx) => {
     if (!(await getMerchant(tx, merchantId))) throw new NotFound()
     if (await repo.findByLabel(tx, merchantId, input.provider, input.label)) {
-      throw new BadRequest(`provider ${input.provider}/${input.label} already exists`)
+      throw new BadRequest(`provider ${input.provider}/${input.label} already exists`, 'already_exists')
     }
     const id = newId('pc')
     const now = deps.clock()
@@ -96,7 +96,7 @@ export async function updateProviderConfig(deps: Deps, merchantId: string, confi
     if (patch.label !== undefined && patch.label !== current.label) {
       checkLabel(patch.label)
       if (await repo.findByLabel(tx, merchantId, current.provider, patch.label)) {
-        throw new BadRequest(`provider ${current.provider}/${patch.label} already exists`)
+        throw new BadRequest(`provider ${current.provider}/${patch.label} already exists`, 'already_exists')
       }
       next.label = patch.label
     }

@@ -41,11 +41,11 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
     }
     const pending = await records.pendingRefundSum(tx, record.id)
     const available = refundable(record.amount, record.refundedAmount, pending.sum)
-    const amount = refundAmount(input.amount, available)
+    const amount = refundAmount(input.amount, available, record.refundedAmount >= record.amount)
     // Such a provider refunds everything that is left (Creem's API), which after a refund made in
     // its own dashboard is less than the payment: that is still allowed, any smaller amount is not.
     if (isLiveProvider(record.provider) && !LIVE_PROVIDERS[record.provider].capabilities.partialRefunds && amount !== available) {
-      throw new BadRequest(`provider ${record.provider} does not support partial refunds`)
+      throw new BadRequest(`provider ${record.provider} does not support partial refunds`, 'partial_refund_unsupported')
     }
     const refund = await records.insertRefund(tx, {
       id: newId('ref'),

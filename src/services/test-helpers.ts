@@ -63,7 +63,7 @@ export async function expireSessionHelper(deps: Deps, scope: Scope, id: string) 
 export async function settleRefundHelper(deps: Deps, scope: Scope, id: string, status: 'succeeded' | 'failed') {
   const refund = await getRefundScoped(deps.db, scope, id)
   if (!refund) throw new NotFound()
-  if (refund.status !== 'pending') throw new BadRequest(`refund is ${refund.status}`)
+  if (refund.status !== 'pending') throw new BadRequest(`refund is ${refund.status}`, 'refund_not_pending')
   await sendMockNotification(deps, [{ kind: 'refund', refundId: refund.id, status, providerRefundRef: refund.providerRef ?? undefined }])
   const settled = (await getRefundScoped(deps.db, scope, id))!
   return recordWithRefund((await getRecordById(deps.db, settled.recordId))!, settled)

@@ -68,7 +68,7 @@ export function signingSecrets(deps: Deps, e: { id: string; merchantId: string; 
 
 async function insert(deps: Deps, tx: Executor, scope: Scope, input: EndpointInput) {
   if ((await repo.countEndpoints(tx, scope)) >= MAX_ENDPOINTS_PER_MODE) {
-    throw new BadRequest(`at most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode`)
+    throw new BadRequest(`at most ${MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode`, 'limit_reached')
   }
   const id = newId('we')
   const secret = generateWebhookSecret()

@@ -7,6 +7,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto'
 import { test } from 'node:test'
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.js'
 import { creemCredentials, wechatCredentials } from '../helpers/credentials.js'
+import { errorBody } from '../helpers/errors.js'
 
 const WECHAT = wechatCredentials()
 const CREEM = creemCredentials()
@@ -25,13 +26,13 @@ const checkout = (ta: TestApp, key: string) => ta.request('POST', '/api/v1/check
 async function assertKeyWorks(ta: TestApp, key: string) {
   const res = await readSession(ta, key)
   assert.equal(res.status, 404, `key should authenticate: ${JSON.stringify(res.body)}`)
-  assert.deepEqual(res.body, { error: 'Not found' })
+  assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
 }
 
 async function assertKeyRefused(ta: TestApp, key: string) {
   const res = await readSession(ta, key)
   assert.equal(res.status, 401)
-  assert.deepEqual(res.body, { error: 'invalid API key' })
+  assert.deepEqual(res.body, { error: 'invalid API key', code: 'invalid_api_key' })
 }
 
 test('creating a merchant returns its id, name, email and one key per mode, and both keys work', async (t) => {
@@ -81,7 +82,7 @@ test('a bad merchant request is refused and creates no merchant', async (t) => {
     const before = await count(ta, 'merchants')
     const res = await ta.admin('POST', '/merchants', body)
     assert.equal(res.status, 400, JSON.stringify(body))
-    assert.deepEqual(res.body, { error })
+    assert.deepEqual(res.body, errorBody(error))
     assert.equal(await count(ta, 'merchants'), before)
   }
 })
@@ -118,13 +119,13 @@ test('an API key request with a bad mode or for an unknown merchant is refused',
   const before = await count(ta, 'api_keys')
   const bad = await ta.admin('POST', `/merchants/${ta.merchant.id}/api_keys`, { mode: 'prod' })
   assert.equal(bad.status, 400)
-  assert.deepEqual(bad.body, { error: 'mode: must be one of test, live' })
+  assert.deepEqual(bad.body, { error: 'mode: must be one of test, live', code: 'invalid_field', param: 'mode' })
   const missing = await ta.admin('POST', `/merchants/${ta.merchant.id}/api_keys`, {})
   assert.equal(missing.status, 400)
-  assert.deepEqual(missing.body, { error: 'mode: is required' })
+  assert.deepEqual(missing.body, { error: 'mode: is required', code: 'invalid_field', param: 'mode' })
   const unknown = await ta.admin('POST', `/merchants/${UNKNOWN_MERCHANT}/api_keys`, { mode: 'test' })
   assert.equal(unknown.status, 404)
-  assert.deepEqual(unknown.body, { error: 'Not found' })
+  assert.deepEqual(unknown.body, { error: 'Not found', code: 'not_found' })
   assert.equal(await count(ta, 'api_keys'), before)
 })
 
@@ -142,7 +143,7 @@ test('a revoked key answers 401 from then on while the merchant\'s other keys ke
   await assertKeyRefused(ta, extra.body.key)
   const refused = await checkout(ta, extra.body.key)
   assert.equal(refused.status, 401)
-  assert.deepEqual(refused.body, { error: 'invalid API key' })
+  assert.deepEqual(refused.body, { error: 'invalid API key', code: 'invalid_api_key' })
 
   assert.equal((await checkout(ta, ta.merchant.testKey)).status, 200)
   await assertKeyWorks(ta, ta.merchant.liveKey)
@@ -159,10 +160,10 @@ test('a key can only be revoked through its own merchant', async (t) => {
   const key = await ta.admin('POST', `/merchants/${ta.merchant.id}/api_keys`, { mode: 'test' })
   const wrong = await ta.admin('DELETE', `/merchants/${other.id}/api_keys/${key.body.id}`)
   assert.equal(wrong.status, 404)
-  assert.deepEqual(wrong.body, { error: 'Not found' })
+  assert.deepEqual(wrong.body, { error: 'Not found', code: 'not_found' })
   const unknown = await ta.admin('DELETE', `/merchants/${ta.merchant.id}/api_keys/key_AAAAAAAAAAAAAAAAAAAAAAAA`)
   assert.equal(unknown.status, 404)
-  assert.deepEqual(unknown.body, { error: 'Not found' })
+  assert.deepEqual(unknown.body, { error: 'Not found', code: 'not_found' })
   await assertKeyWorks(ta, key.body.key)
 })
 
@@ -252,7 +253,7 @@ test('invalid provider configurations are refused with the field named, and noth
     await t.test(name, async () => {
       const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, body)
       assert.equal(res.status, 400, JSON.stringify(res.body))
-      assert.deepEqual(res.body, { error })
+      assert.deepEqual(res.body, errorBody(error))
       assert.equal(await count(ta, 'provider_configs'), 0)
     })
   }
@@ -264,7 +265,7 @@ test('a label can be used once per provider', async (t) => {
   assert.equal(first.status, 201)
   const dup = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: WECHAT, isDefault: false })
   assert.equal(dup.status, 400)
-  assert.deepEqual(dup.body, { error: 'provider wechat/main already exists' })
+  assert.deepEqual(dup.body, { error: 'provider wechat/main already exists', code: 'already_exists' })
   assert.equal(await count(ta, 'provider_configs'), 1)
   // The same label under another provider, or for another merchant, is fine.
   const creem = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'creem', label: 'main', credentials: CREEM })
@@ -276,7 +277,7 @@ test('a label can be used once per provider', async (t) => {
   const second = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'second', credentials: WECHAT })
   const rename = await ta.admin('PATCH', `/merchants/${ta.merchant.id}/provider_configs/${second.body.id}`, { label: 'main' })
   assert.equal(rename.status, 400)
-  assert.deepEqual(rename.body, { error: 'provider wechat/main already exists' })
+  assert.deepEqual(rename.body, { error: 'provider wechat/main already exists', code: 'already_exists' })
 })
 
 test('PATCH turns a configuration off and on', async (t) => {
@@ -301,10 +302,10 @@ test('PATCH turns a configuration off and on', async (t) => {
 
   const bad = await ta.admin('PATCH', path, { enabled: 'no' })
   assert.equal(bad.status, 400)
-  assert.deepEqual(bad.body, { error: 'enabled: must be a boolean' })
+  assert.deepEqual(bad.body, { error: 'enabled: must be a boolean', code: 'invalid_field', param: 'enabled' })
   const badCreds = await ta.admin('PATCH', path, { credentials: { apiKey: 'creem_test_y' } })
   assert.equal(badCreds.status, 400)
-  assert.deepEqual(badCreds.body, { error: 'credentials.webhookSecret: is required' })
+  assert.deepEqual(badCreds.body, { error: 'credentials.webhookSecret: is required', code: 'invalid_field', param: 'credentials.webhookSecret' })
 })
 
 test('only one configuration per provider is the default', async (t) => {
@@ -349,12 +350,12 @@ test('PATCH of an unknown configuration, or another merchant\'s, answers 404', a
   assert.equal(theirs.status, 201)
   const cross = await ta.admin('PATCH', `/merchants/${ta.merchant.id}/provider_configs/${theirs.body.id}`, { enabled: false })
   assert.equal(cross.status, 404)
-  assert.deepEqual(cross.body, { error: 'Not found' })
+  assert.deepEqual(cross.body, { error: 'Not found', code: 'not_found' })
   const list = await ta.admin('GET', `/merchants/${other.id}/provider_configs`)
   assert.equal(list.body.data[0].enabled, true, 'the other merchant\'s configuration is unchanged')
   const unknown = await ta.admin('PATCH', `/merchants/${ta.merchant.id}/provider_configs/pc_AAAAAAAAAAAAAAAAAAAAAAAA`, { enabled: false })
   assert.equal(unknown.status, 404)
-  assert.deepEqual(unknown.body, { error: 'Not found' })
+  assert.deepEqual(unknown.body, { error: 'Not found', code: 'not_found' })
 })
 
 test('an unknown merchant answers 404 on every merchant route', async (t) => {
@@ -369,7 +370,7 @@ test('an unknown merchant answers 404 on every merchant route', async (t) => {
   for (const [method, path, body] of calls) {
     const res = await ta.admin(method, path, body)
     assert.equal(res.status, 404, `${method} ${path}: ${JSON.stringify(res.body)}`)
-    assert.deepEqual(res.body, { error: 'Not found' })
+    assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
   }
   assert.equal(await count(ta, 'provider_configs'), 0)
 })
@@ -381,7 +382,7 @@ test('the admin API refuses a missing or wrong admin token with 401, secret keys
   for (const key of attempts) {
     const create = await ta.request('POST', '/admin/v1/merchants', { key, body: { name: 'Intruder' } })
     assert.equal(create.status, 401, String(key))
-    assert.deepEqual(create.body, { error: 'invalid admin token' })
+    assert.deepEqual(create.body, { error: 'invalid admin token', code: 'invalid_api_key' })
     const config = await ta.request('POST', `/admin/v1/merchants/${ta.merchant.id}/provider_configs`, {
       key, body: { provider: 'creem', label: 'evil', credentials: CREEM },
     })
@@ -404,7 +405,7 @@ test('without ADMIN_TOKEN the admin API does not exist', async (t) => {
     for (const key of [ADMIN_TOKEN, null]) {
       const res = await ta.request(method, path, { key, body })
       assert.equal(res.status, 404, `${method} ${path}`)
-      assert.deepEqual(res.body, { error: 'Not found' })
+      assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
     }
   }
   assert.equal(await count(ta, 'merchants'), 1)

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startTestApp, type TestApp } from '../helpers/app.js'
+import { errorBody } from '../helpers/errors.js'
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const SESSION_ID = /^sess_[0-9A-Za-z]{24}$/
@@ -19,7 +20,7 @@ async function refused(ta: TestApp, send: () => ReturnType<TestApp['request']>, 
   const before = await countSessions(ta)
   const res = await send()
   assert.equal(res.status, status, JSON.stringify(res.body))
-  assert.deepEqual(res.body, { error })
+  assert.deepEqual(res.body, errorBody(error))
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/)
   assert.ok(res.headers.get('request-id'), 'every response carries a Request-Id header')
   assert.equal(await countSessions(ta), before, 'a refused request must not create a session')

@@ -22,11 +22,11 @@ test('an unknown route answers 404 Not found as JSON, under /api/v1 and elsewher
     await ta.request('GET', '/api/v1/nothing-here'),
     await ta.request('GET', '/api/v2/checkout', { key: ta.merchant.testKey }),
     await ta.request('GET', '/nothing-here'),
-    await ta.request('DELETE', '/api/v1/checkout', { key: ta.merchant.testKey }),
+    await ta.request('GET', '/api/v1/sessions/sess_x/nothing', { key: ta.merchant.testKey }),
   ]
   for (const res of cases) {
     assert.equal(res.status, 404)
-    assert.deepEqual(res.body, { error: 'Not found' })
+    assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
     assertJson(res)
     requestId(res)
   }
@@ -54,7 +54,7 @@ test('malformed JSON is a 400 with a clear message', async (t) => {
   const ta = await startTestApp(t)
   const res = await ta.request('POST', '/api/v1/checkout', { key: ta.merchant.testKey, raw: '{"amount": 10,' })
   assert.equal(res.status, 400)
-  assert.deepEqual(res.body, { error: 'invalid JSON body' })
+  assert.deepEqual(res.body, { error: 'invalid JSON body', code: 'invalid_json' })
   requestId(res)
 })
 
@@ -168,6 +168,6 @@ test('a server error answers only "internal error" and the request id, never a s
   assert.equal(res.status, 500)
   assertJson(res)
   const id = requestId(res)
-  assert.deepEqual(res.body, { error: 'internal error', requestId: id })
+  assert.deepEqual(res.body, { error: 'internal error', code: 'internal_error', requestId: id })
   assert.doesNotMatch(text, /stack|exploded|\.ts:\d+|at /)
 })

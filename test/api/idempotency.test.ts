@@ -62,14 +62,14 @@ test('a key reused with a different request is refused', async (t) => {
   assert.equal(first.status, 200)
   const other = await checkout(ta, { amount: 2000, currency: 'CNY' }, 'k-1')
   assert.equal(other.status, 400)
-  assert.deepEqual(other.body, { error: 'idempotency key reused with a different request' })
+  assert.deepEqual(other.body, { error: 'idempotency key reused with a different request', code: 'idempotency_mismatch' })
   assert.equal(other.headers.get('idempotent-replayed'), null)
 
   // Another endpoint with the same key is a different request too.
   const paid = await paidSession(ta)
   const elsewhere = await refund(ta, { recordId: paid.record.id }, 'k-1')
   assert.equal(elsewhere.status, 400)
-  assert.deepEqual(elsewhere.body, { error: 'idempotency key reused with a different request' })
+  assert.deepEqual(elsewhere.body, { error: 'idempotency key reused with a different request', code: 'idempotency_mismatch' })
   assert.equal((await refundRows(ta, paid.record.id)).length, 0)
 
   // The original still replays.
@@ -86,7 +86,7 @@ test('the same key while the first request is still in flight answers 409', asyn
 
   const res = await checkout(ta, body, 'busy')
   assert.equal(res.status, 409)
-  assert.equal(typeof res.body.error, 'string')
+  assert.deepEqual(res.body, { error: 'a request with this idempotency key is still in progress', code: 'idempotency_in_flight' })
   assert.equal(res.headers.get('idempotent-replayed'), null)
   assert.equal(await sessionCount(ta), 1)
   // The other request's claim is left as it was.
@@ -144,7 +144,7 @@ test('keys belong to one merchant and one mode', async (t) => {
   const live = await checkout(ta, body, 'shared-key', ta.merchant.liveKey)
   assert.equal(live.headers.get('idempotent-replayed'), null)
   assert.equal(live.status, 400)
-  assert.deepEqual(live.body, { error: 'no provider available for CNY in live mode' })
+  assert.deepEqual(live.body, { error: 'no provider available for CNY in live mode', code: 'provider_unavailable' })
 
   // And each scope still replays its own answer.
   const mineAgain = await checkout(ta, body, 'shared-key')
@@ -205,7 +205,7 @@ test('a refused request is replayed too: the same 4xx, not a second attempt', as
   // An unknown field is refused before anything else, and remembered the same way.
   const unknown = { amount: 100, currency: 'CNY', colour: 'red' }
   const u1 = await checkout(ta, unknown, 'bad-2')
-  assert.deepEqual(u1.body, { error: 'unknown field: colour' })
+  assert.deepEqual(u1.body, { error: 'unknown field: colour', code: 'unknown_field', param: 'colour' })
   const u2 = await checkout(ta, unknown, 'bad-2')
   assert.deepEqual(u2.body, u1.body)
   assert.equal(u2.headers.get('idempotent-replayed'), 'true')
@@ -214,7 +214,7 @@ test('a refused request is replayed too: the same 4xx, not a second attempt', as
   const paid = await paidSession(ta)
   const over = await refund(ta, { recordId: paid.record.id, amount: 5000 }, 'over-1')
   assert.equal(over.status, 400)
-  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 1000 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 1000 })
   const overAgain = await refund(ta, { recordId: paid.record.id, amount: 5000 }, 'over-1')
   assert.deepEqual(overAgain.body, over.body)
   assert.equal(overAgain.headers.get('idempotent-replayed'), 'true')
@@ -246,7 +246,7 @@ test('a lapsed lease is taken over only by the same request', async (t) => {
   await leaveInFlight(ta, 'seed', 'crashed', new Date(ta.clock().getTime() - 1000))
   const different = await checkout(ta, { amount: 1234, currency: 'CNY' }, 'crashed')
   assert.equal(different.status, 400)
-  assert.deepEqual(different.body, { error: 'idempotency key reused with a different request' })
+  assert.deepEqual(different.body, { error: 'idempotency key reused with a different request', code: 'idempotency_mismatch' })
   assert.equal(await sessionCount(ta), 1)
 })
 
@@ -310,6 +310,6 @@ test('a refund retried after its key row was lost returns the same refund for th
   await ta.database.pool.query('delete from idempotency_keys')
   const elsewhere = await refund(ta, { recordId: other.record.id, amount: 100 }, 'k-lost')
   assert.equal(elsewhere.status, 400)
-  assert.deepEqual(elsewhere.body, { error: 'idempotency key reused with a different request' })
+  assert.deepEqual(elsewhere.body, { error: 'idempotency key reused with a different request', code: 'idempotency_mismatch' })
   assert.equal((await refundRows(ta, other.record.id)).length, 0)
 })

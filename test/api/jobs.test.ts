@@ -149,7 +149,7 @@ test('a refund left pending by a crash before the provider call is settled by re
   )
   // Already held back from what can be refunded.
   const over = await refund(ta, { recordId: paid.record.id, amount: 601 })
-  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 600 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 600 })
 
   assert.equal(await reconcileRefunds(ta.deps), 1)
   const settled = await refundStatus(ta, id)

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { listSessions } from '../../src/services/lists.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 
 async function checkout(ta: TestApp, body: Record<string, unknown> = { amount: 1000, currency: 'CNY' }, key = ta.merchant.testKey) {
@@ -248,4 +249,28 @@ test('the OpenAPI document lists the read-back operations, and metadata as a dee
   const metadata = doc.paths['/api/v1/sessions'].get.parameters.find((p: { name: string }) => p.name === 'metadata')
   assert.equal(metadata.style, 'deepObject')
   assert.equal(metadata.explode, true)
+})
+
+test('the console\'s search finds a session by its id, its record\'s id, a refund\'s id, or a metadata value under any key', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY', metadata: { order: 'A-77', customer: 'c-9' } })
+  const refund = await ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body: { recordId: paid.record.id, amount: 10 } })
+  const other = await checkout(ta, { amount: 500, currency: 'CNY', metadata: { note: 'A-77' } })
+  await checkout(ta, { amount: 500, currency: 'CNY', metadata: { note: 'A-78' } })
+  const scope = { merchantId: ta.merchant.id, mode: 'test' as const }
+  const search = async (text: string, mode: 'test' | 'live' = 'test') =>
+    (await listSessions(ta.deps, { ...scope, mode }, { search: text }, {})).data.map((s) => s.id)
+  assert.deepEqual(await search(paid.id), [paid.id])
+  assert.deepEqual(await search(paid.record.id), [paid.id])
+  assert.deepEqual(await search(refund.body.refund.id), [paid.id])
+  assert.deepEqual((await search('A-77')).sort(), [paid.id, other.id].sort())
+  assert.deepEqual(await search('c-9'), [paid.id])
+  assert.deepEqual(await search('A-7'), [])
+  assert.deepEqual(await search('rec_nope'), [])
+  assert.deepEqual(await search('say "hi" \\ there'), [])
+  // Scoped like everything else: the live mode finds none of it.
+  for (const text of [paid.id, paid.record.id, refund.body.refund.id, 'A-77']) assert.deepEqual(await search(text, 'live'), [])
+  // Search combines with the other filters.
+  const paidOnly = await listSessions(ta.deps, scope, { search: 'A-77', status: 'paid' }, {})
+  assert.deepEqual(paidOnly.data.map((s) => s.id), [paid.id])
 })

@@ -131,7 +131,7 @@ test('with METRICS_TOKEN set, /metrics answers only its bearer', async (t) => {
   const ta = await startTestApp(t, { metricsToken: 'scrape-secret' })
   const none = await ta.request('GET', '/metrics')
   assert.equal(none.status, 401)
-  assert.deepEqual(none.body, { error: 'invalid metrics token' })
+  assert.deepEqual(none.body, { error: 'invalid metrics token', code: 'invalid_api_key' })
   assert.equal((await ta.request('GET', '/metrics', { key: 'wrong' })).status, 401)
   assert.equal((await ta.request('GET', '/metrics', { key: ta.merchant.testKey })).status, 401)
   const ok = await scrape(ta, { authorization: 'Bearer scrape-secret' })

@@ -40,7 +40,7 @@ test('fuzz finding: PATCH of a webhook endpoint with no body at all is a 404 for
   // Was a 500 (the handler read a field of a null body).
   const unknown = await ta.request('PATCH', '/api/v1/webhook_endpoints/we_000000000000000000000000', { key })
   assert.equal(unknown.status, 404)
-  assert.deepEqual(unknown.body, { error: 'Not found' })
+  assert.deepEqual(unknown.body, { error: 'Not found', code: 'not_found' })
   const ep = await createEndpoint(ta, 'http://127.0.0.1:9/hooks')
   const same = await ta.request('PATCH', `/api/v1/webhook_endpoints/${ep.id}`, { key })
   assert.equal(same.status, 200)

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { creemCredentials, wechatCredentials } from '../helpers/credentials.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
+import { errorBody } from '../helpers/errors.js'
 
 const WECHAT = wechatCredentials()
 const CREEM = creemCredentials()
@@ -29,7 +30,7 @@ async function liveRefused(ta: TestApp, body: Record<string, unknown>, error: st
   const before = await countSessions(ta)
   const res = await live(ta, body)
   assert.equal(res.status, 400, JSON.stringify(res.body))
-  assert.deepEqual(res.body, { error })
+  assert.deepEqual(res.body, errorBody(error))
   assert.equal(await countSessions(ta), before, 'a refused request must not create a session')
 }
 
@@ -120,7 +121,7 @@ test('a hinted live session is bound to that configuration and reads back with i
   // Live sessions are invisible to the test key.
   const asTest = await ta.request('GET', `/api/v1/sessions/${res.body.id}`, { key: ta.merchant.testKey })
   assert.equal(asTest.status, 404)
-  assert.deepEqual(asTest.body, { error: 'Not found' })
+  assert.deepEqual(asTest.body, { error: 'Not found', code: 'not_found' })
 })
 
 test('an unhinted live session has chosenProvider null until the customer picks', async (t) => {
@@ -189,7 +190,7 @@ test('test helpers do not exist for a live key', async (t) => {
   assert.equal(res.status, 200)
   const pay = await ta.request('POST', `/api/v1/test_helpers/sessions/${res.body.id}/pay`, { key: ta.merchant.liveKey, body: {} })
   assert.equal(pay.status, 404)
-  assert.deepEqual(pay.body, { error: 'Not found' })
+  assert.deepEqual(pay.body, { error: 'test helpers need a test key (sk_test_…)', code: 'test_mode_only' })
   const read = await ta.request('GET', `/api/v1/sessions/${res.body.id}`, { key: ta.merchant.liveKey })
   assert.equal(read.body.status, 'pending')
 })

@@ -14,7 +14,7 @@ const UNKNOWN = '/api/v1/sessions/sess_000000000000000000000000'
 
 function assertLimited(a: Api) {
   assert.equal(a.status, 429)
-  assert.deepEqual(a.body, { error: 'rate limit exceeded' })
+  assert.deepEqual(a.body, { error: 'rate limit exceeded', code: 'rate_limited' })
   assert.equal(a.headers.get('retry-after'), '1')
   assert.ok(a.headers.get('request-id'))
 }
@@ -143,5 +143,5 @@ test('with the database unreachable, a request is 503 {"error":"service unavaila
   })
   const res = await app.inject({ method: 'GET', url: UNKNOWN, headers: { authorization: `Bearer ${ta.merchant.testKey}` } })
   assert.equal(res.statusCode, 503)
-  assert.deepEqual(res.json(), { error: 'service unavailable' })
+  assert.deepEqual(res.json(), { error: 'service unavailable', code: 'service_unavailable' })
 })

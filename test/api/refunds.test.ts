@@ -77,7 +77,7 @@ test('refunding more than what remains is refused with the remaining amount', as
   assert.equal((await refund(ta, { recordId: paid.record.id, amount: 600 })).status, 200)
   const over = await refund(ta, { recordId: paid.record.id, amount: 500 })
   assert.equal(over.status, 400)
-  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 400 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 400 })
 
   // A refusal changes nothing: exactly the remainder still goes through.
   const rest = await refund(ta, { recordId: paid.record.id, amount: 400 })
@@ -92,18 +92,18 @@ test('a single refund above the original amount is refused with the whole amount
   const paid = await paidSession(ta)
   const over = await refund(ta, { recordId: paid.record.id, amount: 1001 })
   assert.equal(over.status, 400)
-  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 1000 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 1000 })
 })
 
-test('refunding a fully refunded record again without an amount says nothing is refundable', async (t) => {
+test('refunding a fully refunded record again says it is refunded in full (code already_refunded, refundable 0)', async (t) => {
   const ta = await startTestApp(t)
   const paid = await paidSession(ta)
   assert.equal((await refund(ta, { recordId: paid.record.id })).status, 200)
   const again = await refund(ta, { recordId: paid.record.id })
   assert.equal(again.status, 400)
-  assert.deepEqual(again.body, { error: 'amount exceeds refundable', refundable: 0 })
+  assert.deepEqual(again.body, { error: 'amount exceeds refundable', code: 'already_refunded', refundable: 0, detail: 'the record is already refunded in full' })
   const withAmount = await refund(ta, { recordId: paid.record.id, amount: 1 })
-  assert.deepEqual(withAmount.body, { error: 'amount exceeds refundable', refundable: 0 })
+  assert.deepEqual(withAmount.body, { error: 'amount exceeds refundable', code: 'already_refunded', refundable: 0, detail: 'the record is already refunded in full' })
   assert.equal((await refundRows(ta, paid.record.id)).length, 1)
 })
 
@@ -127,15 +127,15 @@ test('a record that does not exist or belongs elsewhere is Not found', async (t)
 
   const unknown = await refund(ta, { recordId: 'rec_000000000000000000000000' })
   assert.equal(unknown.status, 404)
-  assert.deepEqual(unknown.body, { error: 'Not found' })
+  assert.deepEqual(unknown.body, { error: 'Not found', code: 'not_found' })
 
   const otherMerchant = await refund(ta, { recordId: paid.record.id }, other.testKey)
   assert.equal(otherMerchant.status, 404)
-  assert.deepEqual(otherMerchant.body, { error: 'Not found' })
+  assert.deepEqual(otherMerchant.body, { error: 'Not found', code: 'not_found' })
 
   const liveKey = await refund(ta, { recordId: paid.record.id }, ta.merchant.liveKey)
   assert.equal(liveKey.status, 404)
-  assert.deepEqual(liveKey.body, { error: 'Not found' })
+  assert.deepEqual(liveKey.body, { error: 'Not found', code: 'not_found' })
 
   // None of those touched the money.
   assert.equal((await refundRows(ta, paid.record.id)).length, 0)
@@ -217,7 +217,7 @@ test('a pending refund that fails puts the record back to paid with nothing refu
 
   // The failed reservation no longer holds anything back.
   const over = await refund(ta, { recordId: paid.record.id, amount: 1001 })
-  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 1000 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 1000 })
 })
 
 test('settling a refund that is already settled is refused with its status', async (t) => {
@@ -228,18 +228,18 @@ test('settling a refund that is already settled is refused with its status', asy
   for (const outcome of ['succeed', 'fail'] as const) {
     const again = await settle(ta, first.body.refund.id, outcome)
     assert.equal(again.status, 400)
-    assert.deepEqual(again.body, { error: 'refund is succeeded' })
+    assert.deepEqual(again.body, { error: 'refund is succeeded', code: 'refund_not_pending' })
   }
 
   const second = await refund(ta, { recordId: paid.record.id, amount: 100 })
   assert.equal((await settle(ta, second.body.refund.id, 'fail')).status, 200)
   const again = await settle(ta, second.body.refund.id, 'succeed')
   assert.equal(again.status, 400)
-  assert.deepEqual(again.body, { error: 'refund is failed' })
+  assert.deepEqual(again.body, { error: 'refund is failed', code: 'refund_not_pending' })
 
   // The refusals changed nothing.
   const over = await refund(ta, { recordId: paid.record.id, amount: 901 })
-  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 900 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 900 })
 
   // A refund made synchronously (succeed behaviour) cannot be settled either.
   const sync = await paidSession(ta)
@@ -247,7 +247,7 @@ test('settling a refund that is already settled is refused with its status', asy
   assert.equal(syncRefund.body.refund.status, 'succeeded')
   const late = await settle(ta, syncRefund.body.refund.id, 'fail')
   assert.equal(late.status, 400)
-  assert.deepEqual(late.body, { error: 'refund is succeeded' })
+  assert.deepEqual(late.body, { error: 'refund is succeeded', code: 'refund_not_pending' })
 })
 
 test('the refund test helpers do not find refunds of another merchant or an unknown id', async (t) => {
@@ -257,10 +257,10 @@ test('the refund test helpers do not find refunds of another merchant or an unkn
   const other = await ta.newMerchant('Other')
   const foreign = await ta.request('POST', `/api/v1/test_helpers/refunds/${res.body.refund.id}/succeed`, { key: other.testKey })
   assert.equal(foreign.status, 404)
-  assert.deepEqual(foreign.body, { error: 'Not found' })
+  assert.deepEqual(foreign.body, { error: 'Not found', code: 'not_found' })
   const unknown = await settle(ta, 'ref_000000000000000000000000', 'succeed')
   assert.equal(unknown.status, 404)
-  assert.deepEqual(unknown.body, { error: 'Not found' })
+  assert.deepEqual(unknown.body, { error: 'Not found', code: 'not_found' })
   assert.equal((await refundRows(ta, paid.record.id))[0].status, 'pending')
 })
 
@@ -279,7 +279,7 @@ test('a refund the provider refuses answers 200 with refund failed and the recor
   assert.equal(s.body.status, 'paid')
   assert.equal(s.body.record.status, 'paid')
   const over = await refund(ta, { recordId: paid.record.id, amount: 1001 })
-  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 1000 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 1000 })
 })
 
 test('a pending refund counts against what can still be refunded', async (t) => {
@@ -290,7 +290,7 @@ test('a pending refund counts against what can still be refunded', async (t) => 
 
   const over = await refund(ta, { recordId: paid.record.id, amount: 601 })
   assert.equal(over.status, 400)
-  assert.deepEqual(over.body, { error: 'amount exceeds refundable', refundable: 600 })
+  assert.deepEqual(over.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 600 })
 
   const rest = await refund(ta, { recordId: paid.record.id })
   assert.equal(rest.status, 200)
@@ -298,7 +298,7 @@ test('a pending refund counts against what can still be refunded', async (t) => 
   assert.equal(rest.body.status, 'refunding')
 
   const none = await refund(ta, { recordId: paid.record.id })
-  assert.deepEqual(none.body, { error: 'amount exceeds refundable', refundable: 0 })
+  assert.deepEqual(none.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 0 })
 
   // The record stays refunding while one refund is unsettled, then is recomputed.
   const one = await settle(ta, first.body.refund.id, 'succeed')
@@ -326,7 +326,12 @@ test('twenty concurrent refunds of 100 on a payment of 1000: exactly ten go thro
   const refused = results.filter((r) => r.status === 400)
   assert.equal(ok.length, 10, JSON.stringify(results.map((r) => r.status)))
   assert.equal(refused.length, 10)
-  for (const r of refused) assert.deepEqual(r.body, { error: 'amount exceeds refundable', refundable: 0 })
+  // Refused while others were reserved (amount_exceeds_refundable) or once all had succeeded (already_refunded).
+  for (const r of refused) {
+    assert.equal(r.body.error, 'amount exceeds refundable')
+    assert.equal(r.body.refundable, 0)
+    assert.ok(['amount_exceeds_refundable', 'already_refunded'].includes(r.body.code), r.body.code)
+  }
   for (const r of ok) {
     assert.equal(r.body.refund.amount, 100)
     assert.equal(r.body.refund.status, 'succeeded')

@@ -62,7 +62,7 @@ test('another merchant cannot read the session: 404 Not found', async (t) => {
   for (const key of [other.testKey, other.liveKey]) {
     const res = await read(ta, created.id, key)
     assert.equal(res.status, 404)
-    assert.deepEqual(res.body, { error: 'Not found' })
+    assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
   }
 })
 
@@ -71,7 +71,7 @@ test('the same merchant\'s live key cannot read a test session: 404 Not found', 
   const created = await newSession(ta)
   const res = await read(ta, created.id, ta.merchant.liveKey)
   assert.equal(res.status, 404)
-  assert.deepEqual(res.body, { error: 'Not found' })
+  assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
   // A second test key of the same merchant reads it.
   const extra = await ta.request('POST', `/admin/v1/merchants/${ta.merchant.id}/api_keys`, { key: ADMIN_TOKEN, body: { mode: 'test' } })
   assert.equal(extra.status, 201)
@@ -85,7 +85,7 @@ test('an unknown session id answers 404 Not found', async (t) => {
   for (const id of ['sess_AAAAAAAAAAAAAAAAAAAAAAAA', 'sess_x', 'rec_AAAAAAAAAAAAAAAAAAAAAAAA', 'nothing']) {
     const res = await read(ta, id)
     assert.equal(res.status, 404, id)
-    assert.deepEqual(res.body, { error: 'Not found' })
+    assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
   }
 })
 
@@ -96,7 +96,7 @@ test('an id that cannot exist (too long, NUL, broken %-escape) answers 404 Not f
     for (const [method, path] of [['GET', `/api/v1/sessions/${id}`], ['POST', `/api/v1/test_helpers/sessions/${id}/pay`]]) {
       const res = await ta.request(method, path, { key: ta.merchant.testKey, body: method === 'POST' ? {} : undefined })
       assert.equal(res.status, 404, `${method} ${path.slice(0, 60)}: ${JSON.stringify(res.body)}`)
-      assert.deepEqual(res.body, { error: 'Not found' })
+      assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
       assert.match(res.headers.get('request-id') ?? '', /^req_/)
     }
   }
@@ -112,7 +112,7 @@ test('a revoked key can no longer read sessions: 401', async (t) => {
   assert.equal(revoked.status, 200)
   const res = await read(ta, created.id, key.body.key)
   assert.equal(res.status, 401)
-  assert.deepEqual(res.body, { error: 'invalid API key' })
+  assert.deepEqual(res.body, { error: 'invalid API key', code: 'invalid_api_key' })
   // The merchant's other key is unaffected.
   assert.equal((await read(ta, created.id)).status, 200)
 })
@@ -125,7 +125,7 @@ test('reading without a key, or with an unknown key, answers 401', async (t) => 
   assert.equal(typeof none.body.error, 'string')
   const unknown = await read(ta, created.id, `sk_test_${'Z'.repeat(32)}`)
   assert.equal(unknown.status, 401)
-  assert.deepEqual(unknown.body, { error: 'invalid API key' })
+  assert.deepEqual(unknown.body, { error: 'invalid API key', code: 'invalid_api_key' })
 })
 
 test('a session past expiresAt reads as expired before the expiry sweep has stored it', async (t) => {
@@ -147,7 +147,7 @@ test('a session past expiresAt reads as expired before the expiry sweep has stor
   // An expired session cannot be paid any more.
   const pay = await ta.request('POST', `/api/v1/test_helpers/sessions/${created.id}/pay`, { key: ta.merchant.testKey, body: {} })
   assert.equal(pay.status, 400)
-  assert.deepEqual(pay.body, { error: 'session is expired' })
+  assert.deepEqual(pay.body, { error: 'session is expired', code: 'session_terminal' })
 })
 
 test('a custom expiresInSeconds decides when the session reads as expired', async (t) => {

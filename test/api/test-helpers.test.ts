@@ -124,29 +124,29 @@ test('a helper on a session that is already over is refused with its status', as
   const paid = await paidSession(ta)
   const twice = await helper(ta, paid.id, 'pay', { body: {} })
   assert.equal(twice.status, 400)
-  assert.deepEqual(twice.body, { error: 'session is paid' })
+  assert.deepEqual(twice.body, { error: 'session is paid', code: 'session_terminal' })
   for (const action of ['fail', 'cancel', 'expire']) {
     const res = await helper(ta, paid.id, action)
     assert.equal(res.status, 400, action)
-    assert.deepEqual(res.body, { error: 'session is paid' })
+    assert.deepEqual(res.body, { error: 'session is paid', code: 'session_terminal' })
   }
 
   const canceled = await createSession(ta)
   await helper(ta, canceled.id, 'cancel')
-  assert.deepEqual((await helper(ta, canceled.id, 'pay', { body: {} })).body, { error: 'session is canceled' })
-  assert.deepEqual((await helper(ta, canceled.id, 'expire')).body, { error: 'session is canceled' })
+  assert.deepEqual((await helper(ta, canceled.id, 'pay', { body: {} })).body, { error: 'session is canceled', code: 'session_terminal' })
+  assert.deepEqual((await helper(ta, canceled.id, 'expire')).body, { error: 'session is canceled', code: 'session_terminal' })
 
   const failed = await createSession(ta)
   await helper(ta, failed.id, 'fail')
-  assert.deepEqual((await helper(ta, failed.id, 'cancel')).body, { error: 'session is failed' })
+  assert.deepEqual((await helper(ta, failed.id, 'cancel')).body, { error: 'session is failed', code: 'session_terminal' })
 
   const expired = await createSession(ta)
   await helper(ta, expired.id, 'expire')
-  assert.deepEqual((await helper(ta, expired.id, 'pay', { body: {} })).body, { error: 'session is expired' })
+  assert.deepEqual((await helper(ta, expired.id, 'pay', { body: {} })).body, { error: 'session is expired', code: 'session_terminal' })
 
   const refunded = await paidSession(ta)
   await ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body: { recordId: refunded.record.id } })
-  assert.deepEqual((await helper(ta, refunded.id, 'pay', { body: {} })).body, { error: 'session is refunded' })
+  assert.deepEqual((await helper(ta, refunded.id, 'pay', { body: {} })).body, { error: 'session is refunded', code: 'session_terminal' })
 
   // Nothing was paid, failed or closed a second time.
   assert.deepEqual((await eventsWhere(ta, 'sessionId', paid.id)).map((e) => e.type), ['payment.succeeded'])
@@ -159,9 +159,9 @@ test('paying a session whose expiry passed is refused as expired, even before th
   ta.clock.advance(61_000)
   const res = await helper(ta, created.id, 'pay', { body: {} })
   assert.equal(res.status, 400)
-  assert.deepEqual(res.body, { error: 'session is expired' })
-  assert.deepEqual((await helper(ta, created.id, 'fail')).body, { error: 'session is expired' })
-  assert.deepEqual((await helper(ta, created.id, 'cancel')).body, { error: 'session is expired' })
+  assert.deepEqual(res.body, { error: 'session is expired', code: 'session_terminal' })
+  assert.deepEqual((await helper(ta, created.id, 'fail')).body, { error: 'session is expired', code: 'session_terminal' })
+  assert.deepEqual((await helper(ta, created.id, 'cancel')).body, { error: 'session is expired', code: 'session_terminal' })
   const s = await getSession(ta, created.id)
   assert.equal(s.body.status, 'expired')
   assert.equal(s.body.record, undefined)
@@ -169,7 +169,7 @@ test('paying a session whose expiry passed is refused as expired, even before th
   assert.equal(rows[0].n, 0)
 })
 
-test('the test helpers do not exist for a live key', async (t) => {
+test('the test helpers answer a live key with a 404 that says they need a test key', async (t) => {
   const ta = await startTestApp(t)
   const created = await createSession(ta)
   const pendingPaid = await paidSession(ta, { amount: 1000, currency: 'CNY' }, 'pending')
@@ -186,7 +186,7 @@ test('the test helpers do not exist for a live key', async (t) => {
   for (const [path, body] of routes) {
     const res = await ta.request('POST', path, { key: ta.merchant.liveKey, body })
     assert.equal(res.status, 404, path)
-    assert.deepEqual(res.body, { error: 'Not found' }, path)
+    assert.deepEqual(res.body, { error: 'test helpers need a test key (sk_test_…)', code: 'test_mode_only' }, path)
   }
   assert.equal((await getSession(ta, created.id)).body.status, 'pending')
   const { rows } = await ta.database.pool.query('select status from refunds where id = $1', [refund.body.refund.id])
@@ -198,13 +198,13 @@ test('a helper on an unknown session or another merchant\'s session is Not found
   for (const action of ['pay', 'fail', 'cancel', 'expire']) {
     const res = await helper(ta, 'sess_000000000000000000000000', action)
     assert.equal(res.status, 404, action)
-    assert.deepEqual(res.body, { error: 'Not found' })
+    assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
   }
   const other = await ta.newMerchant('Other')
   const theirs = await createSession(ta, { amount: 1000, currency: 'CNY' }, other.testKey)
   const res = await helper(ta, theirs.id, 'pay', { body: {} })
   assert.equal(res.status, 404)
-  assert.deepEqual(res.body, { error: 'Not found' })
+  assert.deepEqual(res.body, { error: 'Not found', code: 'not_found' })
   const s = await ta.request('GET', `/api/v1/sessions/${theirs.id}`, { key: other.testKey })
   assert.equal(s.body.status, 'pending')
 })

@@ -95,7 +95,7 @@ test('keys create, list and revoke: the revoked key answers 401 over HTTP; list 
   assert.match(revoked.stdout, new RegExp(`^Revoked test key ${key.id} \\(at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)\\.\\n$`))
   const after = await ta.request('GET', '/api/v1/events', { key: key.key })
   assert.equal(after.status, 401)
-  assert.deepEqual(after.body, { error: 'invalid API key' })
+  assert.deepEqual(after.body, { error: 'invalid API key', code: 'invalid_api_key' })
 
   const json = await till(['keys', 'list', '--merchant', ta.merchant.id, '--json'], { env })
   assert.equal(json.code, 0, json.stderr)

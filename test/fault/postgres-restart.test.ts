@@ -107,7 +107,7 @@ test('PostgreSQL stopped and started under load: 503 with a JSON error meanwhile
   await until('30 requests refused while PostgreSQL is down', 20_000, () => load.count(503) >= 30)
   assert.ok(load.answers.slice(stoppedAt).some((a) => a.what === 'refund' && a.status === 503), 'refunds refused too')
   const read = await api(till, 'GET', '/api/v1/sessions/sess_000000000000000000000000', key)
-  assert.deepEqual([read.status, read.body], [503, { error: 'service unavailable' }])
+  assert.deepEqual([read.status, read.body], [503, { error: 'service unavailable', code: 'service_unavailable' }])
   assert.equal((await fetch(`${till.base}/healthz`)).status, 200, 'the process itself is up')
 
   await startEmbedded(pgDir, quiet)

@@ -26,7 +26,7 @@ test('100 concurrent refunds of 15 on a payment of 1000: 66 succeed, 34 are refu
   assert.ok(ok.every((a) => a.body.refund.status === 'succeeded' && a.body.refund.amount === 15))
   assert.equal(new Set(ok.map((a) => a.body.refund.id)).size, 66)
   // 66 × 15 = 990: whatever order they ran in, 10 is left when each refusal is decided.
-  assert.deepEqual(refused.map((a) => [a.status, a.body]), Array(34).fill([400, { error: 'amount exceeds refundable', refundable: 10 }]))
+  assert.deepEqual(refused.map((a) => [a.status, a.body]), Array(34).fill([400, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 10 }]))
 
   const rows = await refundRows(ta, paid.record.id)
   assert.deepEqual([rows.length, rows.filter((r) => r.status === 'succeeded').length], [66, 66])
@@ -54,7 +54,7 @@ test('100 concurrent refunds of 15 that stay pending: 66 are reserved, 34 refuse
 
   assert.equal(ok.length, 66)
   assert.ok(ok.every((a) => a.body.refund.status === 'pending' && a.body.status === 'refunding'))
-  assert.deepEqual(refused.map((a) => [a.status, a.body]), Array(34).fill([400, { error: 'amount exceeds refundable', refundable: 10 }]))
+  assert.deepEqual(refused.map((a) => [a.status, a.body]), Array(34).fill([400, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 10 }]))
   const record = await recordRow(ta, paid.record.id)
   assert.deepEqual([record.refunded_amount, record.status], [0, 'refunding'])
   const events = (await eventsWhere(ta, 'recordId', paid.record.id)).filter((e) => e.type !== 'payment.succeeded')

@@ -30,14 +30,14 @@ test('a full refund is pending until refund.created, then the record and the ses
   assert.deepEqual([row.status, row.initiated_by, row.provider_ref], ['succeeded', 'merchant', res.body.refund.providerRef])
   // Nothing is left.
   const again = await c.refund(recordId)
-  assert.deepEqual([again.status, again.body], [400, { error: 'amount exceeds refundable', refundable: 0 }])
+  assert.deepEqual([again.status, again.body], [400, { error: 'amount exceeds refundable', code: 'already_refunded', refundable: 0, detail: 'the record is already refunded in full' }])
 })
 
 test('a partial refund is refused with the exact message, and nothing is reserved or sent', async (t) => {
   const c = await creemTill(t)
   const { recordId } = await c.paid()
   const res = await c.refund(recordId, 1000)
-  assert.deepEqual([res.status, res.body], [400, { error: 'provider creem does not support partial refunds' }])
+  assert.deepEqual([res.status, res.body], [400, { error: 'provider creem does not support partial refunds', code: 'partial_refund_unsupported' }])
   assert.deepEqual(await refundRows(c.ta, recordId), [])
   assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 0)
   // The full amount, named explicitly, is not partial.
@@ -144,7 +144,7 @@ test('a refund made in Creem\'s dashboard is recorded as one Till did not start;
 
   // Less than what is left would be partial; what is left is what Creem's API refunds.
   const partial = await c.refund(recordId, 100)
-  assert.deepEqual([partial.status, partial.body], [400, { error: 'provider creem does not support partial refunds' }])
+  assert.deepEqual([partial.status, partial.body], [400, { error: 'provider creem does not support partial refunds', code: 'partial_refund_unsupported' }])
   c.ta.clock.advance(1000)
   const rest = await c.refund(recordId)
   assert.equal(rest.body.refund.amount, 734)

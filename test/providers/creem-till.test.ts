@@ -26,7 +26,7 @@ test('a live EUR session paid on Creem: checkout.completed makes it paid, with t
   const s = await c.read(id)
   const order = (await c.ctl.checkout(attempt.providerRef!)).order
   assert.equal(s.status, 'paid')
-  assert.deepEqual({ ...s.record, id: undefined, paidAt: undefined }, { id: undefined, paidAt: undefined, provider: 'creem', providerRef: order.id, amount: 1234, status: 'paid' })
+  assert.deepEqual({ ...s.record, id: undefined, paidAt: undefined }, { id: undefined, paidAt: undefined, provider: 'creem', providerRef: order.id, amount: 1234, refundedAmount: 0, status: 'paid' })
   const [record] = await c.query('select provider_data from records where id = $1', [s.record.id])
   assert.deepEqual(record.provider_data, { checkoutId: attempt.providerRef, productId: product.id, orderId: order.id, transactionId: order.transaction })
   assert.deepEqual(await c.types('sessionId', id), ['payment.succeeded'])
@@ -39,9 +39,9 @@ test('a live EUR session paid on Creem: checkout.completed makes it paid, with t
 test('below Creem\'s 1.00 minimum: a creem hint is refused with a clear message, and an unhinted session finds no provider', async (t) => {
   const c = await creemTill(t)
   const hinted = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 99, currency: 'EUR', providerHints: { creem: 'main' } } })
-  assert.deepEqual([hinted.status, hinted.body], [400, { error: 'provider creem/main not available: amount_below_minimum (at least 100)' }])
+  assert.deepEqual([hinted.status, hinted.body], [400, { error: 'provider creem/main not available: amount_below_minimum (at least 100)', code: 'provider_unavailable' }])
   const unhinted = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 99, currency: 'USD' } })
-  assert.deepEqual([unhinted.status, unhinted.body], [400, { error: 'no provider available for USD in live mode' }])
+  assert.deepEqual([unhinted.status, unhinted.body], [400, { error: 'no provider available for USD in live mode', code: 'provider_unavailable' }])
   const ok = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 100, currency: 'USD' } })
   assert.equal(ok.status, 200)
   // The same rule decides what the checkout page offers.

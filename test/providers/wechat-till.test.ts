@@ -63,7 +63,7 @@ test('a live WeChat session paid by QR: the signed, encrypted notification makes
   const s = await w.read(id)
   const paidOrder = await w.ctl.order(attempt.id)
   assert.equal(s.status, 'paid')
-  assert.deepEqual({ ...s.record, id: undefined, paidAt: undefined }, { id: undefined, paidAt: undefined, provider: 'wechat', providerRef: paidOrder.transaction_id, amount: 9900, status: 'paid' })
+  assert.deepEqual({ ...s.record, id: undefined, paidAt: undefined }, { id: undefined, paidAt: undefined, provider: 'wechat', providerRef: paidOrder.transaction_id, amount: 9900, refundedAmount: 0, status: 'paid' })
   assert.equal(s.record.paidAt, w.ta.clock().toISOString().replace(/\.\d{3}Z$/, '.000Z'))
   assert.deepEqual(await types(w.ta, 'sessionId', id), ['payment.succeeded'])
 })
@@ -106,7 +106,7 @@ test('refunds through the API: PROCESSING is pending until REFUND.SUCCESS; parti
     [first.body.refund.id, 3000, 'SUCCESS'], [rest.body.refund.id, 6900, 'SUCCESS'],
   ])
   const over = await w.refund(recordId, 1)
-  assert.deepEqual([over.status, over.body], [400, { error: 'amount exceeds refundable', refundable: 0 }])
+  assert.deepEqual([over.status, over.body], [400, { error: 'amount exceeds refundable', code: 'already_refunded', refundable: 0, detail: 'the record is already refunded in full' }])
 })
 
 test('an ABNORMAL refund stays pending with its amount reserved, and is recorded when the merchant settles it', async (t) => {
@@ -120,7 +120,7 @@ test('an ABNORMAL refund stays pending with its amount reserved, and is recorded
   assert.deepEqual(await types(w.ta, 'refundId', res.body.refund.id), ['refund.pending'])
   assert.equal((await w.read(id)).record.status, 'refunding')
   const more = await w.refund(recordId, 9000)
-  assert.deepEqual([more.status, more.body], [400, { error: 'amount exceeds refundable', refundable: 8900 }])
+  assert.deepEqual([more.status, more.body], [400, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 8900 }])
   await w.ctl.refundResolve({ out_refund_no: res.body.refund.id, status: 'SUCCESS' })
   assert.deepEqual(await types(w.ta, 'refundId', res.body.refund.id), ['refund.pending', 'refund.succeeded'])
   assert.equal((await w.read(id)).record.status, 'partially_refunded')

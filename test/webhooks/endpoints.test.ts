@@ -8,6 +8,7 @@ import { deliverDue } from '../../src/jobs/outbox.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { createEndpoint, deliveryRows, startReceiver, verifySignature } from '../helpers/receiver.js'
 import { ISO_MS } from '../helpers/store-queries.js'
+import { errorBody } from '../helpers/errors.js'
 
 const api = (ta: TestApp, method: string, path: string, body?: unknown, key = ta.merchant.testKey) =>
   ta.request(method, `/api/v1/webhook_endpoints${path}`, { key, body })
@@ -58,7 +59,7 @@ test('field messages: url, live-mode https, events filter, unknown fields', asyn
   for (const [body, error, key] of cases) {
     const res = await api(ta, 'POST', '', body, key)
     assert.equal(res.status, 400, JSON.stringify(body))
-    assert.deepEqual(res.body, { error }, JSON.stringify(body))
+    assert.deepEqual(res.body, errorBody(error), JSON.stringify(body))
   }
   // Test mode takes http, to any host (a developer's machine); live mode https.
   assert.equal((await api(ta, 'POST', '', { url: 'http://localhost:3000/hook' })).status, 201)
@@ -67,7 +68,7 @@ test('field messages: url, live-mode https, events filter, unknown fields', asyn
   assert.equal(live.body.mode, 'live')
   // The same rule when changing the URL.
   const patched = await api(ta, 'PATCH', `/${live.body.id}`, { url: 'http://shop.example.com/hook' }, ta.merchant.liveKey)
-  assert.deepEqual([patched.status, patched.body], [400, { error: 'url: must use https in live mode' }])
+  assert.deepEqual([patched.status, patched.body], [400, { error: 'url: must use https in live mode', code: 'invalid_field', param: 'url' }])
 })
 
 test('at most 16 endpoints per mode; a deleted one frees its place', async (t) => {
@@ -75,7 +76,7 @@ test('at most 16 endpoints per mode; a deleted one frees its place', async (t) =
   const ids = []
   for (let i = 0; i < 16; i++) ids.push((await createEndpoint(ta, `https://x.example/${i}`)).id)
   const over = await api(ta, 'POST', '', { url: 'https://x.example/17' })
-  assert.deepEqual([over.status, over.body], [400, { error: 'at most 16 webhook endpoints per mode' }])
+  assert.deepEqual([over.status, over.body], [400, { error: 'at most 16 webhook endpoints per mode', code: 'limit_reached' }])
   // The other mode has its own 16.
   assert.equal((await api(ta, 'POST', '', { url: 'https://x.example/live' }, ta.merchant.liveKey)).status, 201)
   assert.equal((await api(ta, 'DELETE', `/${ids[0]}`)).status, 200)
@@ -89,7 +90,7 @@ test('another merchant or the other mode sees 404 Not found for every endpoint r
   for (const key of [other.testKey, other.liveKey, ta.merchant.liveKey]) {
     for (const [method, path, body] of [['GET', ''], ['PATCH', '', { enabled: false }], ['POST', '/rotate_secret'], ['DELETE', '']] as const) {
       const res = await api(ta, method, `/${ep.id}${path}`, body, key)
-      assert.deepEqual([res.status, res.body], [404, { error: 'Not found' }], `${method} ${path}`)
+      assert.deepEqual([res.status, res.body], [404, { error: 'Not found', code: 'not_found' }], `${method} ${path}`)
     }
     assert.deepEqual((await api(ta, 'GET', '', undefined, key)).body, { data: [] })
   }
@@ -200,11 +201,11 @@ test('admin: POST /admin/v1/merchants/{id}/webhook_endpoints registers one in ei
   assert.equal((await api(ta, 'GET', `/${res.body.id}`)).status, 404)
 
   const bad = await ta.admin('POST', `/merchants/${ta.merchant.id}/webhook_endpoints`, { mode: 'live', url: 'http://shop.example.com/hook' })
-  assert.deepEqual([bad.status, bad.body], [400, { error: 'url: must use https in live mode' }])
+  assert.deepEqual([bad.status, bad.body], [400, { error: 'url: must use https in live mode', code: 'invalid_field', param: 'url' }])
   const noMode = await ta.admin('POST', `/merchants/${ta.merchant.id}/webhook_endpoints`, { url: 'https://x.example' })
-  assert.deepEqual([noMode.status, noMode.body], [400, { error: 'mode: is required' }])
+  assert.deepEqual([noMode.status, noMode.body], [400, { error: 'mode: is required', code: 'invalid_field', param: 'mode' }])
   const unknown = await ta.admin('POST', '/merchants/mer_nobody/webhook_endpoints', { mode: 'test', url: 'https://x.example' })
-  assert.deepEqual([unknown.status, unknown.body], [404, { error: 'Not found' }])
+  assert.deepEqual([unknown.status, unknown.body], [404, { error: 'Not found', code: 'not_found' }])
   const noToken = await ta.request('POST', `/admin/v1/merchants/${ta.merchant.id}/webhook_endpoints`, { key: ta.merchant.testKey, body: { mode: 'test', url: 'https://x.example' } })
   assert.equal(noToken.status, 401)
 })

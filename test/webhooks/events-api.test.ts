@@ -8,6 +8,7 @@ import { deliverDue } from '../../src/jobs/outbox.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { createEndpoint, startReceiver, verifySignature } from '../helpers/receiver.js'
 import { createSession, ISO_MS } from '../helpers/store-queries.js'
+import { errorBody } from '../helpers/errors.js'
 
 const get = (ta: TestApp, path: string, key = ta.merchant.testKey) => ta.request('GET', `/api/v1/events${path}`, { key })
 const redeliver = (ta: TestApp, id: string, body?: unknown, key = ta.merchant.testKey) => ta.request('POST', `/api/v1/events/${id}/redeliver`, { key, body })
@@ -78,11 +79,11 @@ test('list parameters are checked with field messages', async (t) => {
   ]
   for (const [q, error] of cases) {
     const res = await get(ta, q)
-    assert.deepEqual([res.status, res.body], [400, { error }], q)
+    assert.deepEqual([res.status, res.body], [400, errorBody(error)], q)
   }
   // Another merchant's event is no cursor either.
   const res = await get(ta, `?starting_after=${foreign}`, other.testKey)
-  assert.deepEqual([res.status, res.body], [400, { error: 'starting_after: no such event' }])
+  assert.deepEqual([res.status, res.body], [400, { error: 'starting_after: no such event', code: 'invalid_field', param: 'starting_after' }])
 })
 
 test('an event reads back with each delivery and every attempt: time, status, latency, answer, error', async (t) => {
@@ -133,7 +134,7 @@ test('an event reads back with each delivery and every attempt: time, status, la
 
   for (const key of [ta.merchant.liveKey, (await ta.newMerchant('Other')).testKey]) {
     const res = await get(ta, `/${event.id}`, key)
-    assert.deepEqual([res.status, res.body], [404, { error: 'Not found' }])
+    assert.deepEqual([res.status, res.body], [404, { error: 'Not found', code: 'not_found' }])
   }
 })
 
@@ -184,23 +185,23 @@ test('redeliver refuses what it cannot do', async (t) => {
   await paidSession(ta)
   const [event] = (await get(ta, '')).body.data
   const none = await redeliver(ta, event.id)
-  assert.deepEqual([none.status, none.body], [400, { error: 'no enabled webhook endpoint takes this event' }])
+  assert.deepEqual([none.status, none.body], [400, { error: 'no enabled webhook endpoint takes this event', code: 'webhook_endpoint_unavailable' }])
 
   const ep = await createEndpoint(ta, 'http://127.0.0.1:1/x')
   await ta.request('PATCH', `/api/v1/webhook_endpoints/${ep.id}`, { key: ta.merchant.testKey, body: { enabled: false } })
   const disabled = await redeliver(ta, event.id, { endpointId: ep.id })
-  assert.deepEqual([disabled.status, disabled.body], [400, { error: 'webhook endpoint is disabled' }])
-  assert.deepEqual((await redeliver(ta, event.id)).body, { error: 'no enabled webhook endpoint takes this event' })
+  assert.deepEqual([disabled.status, disabled.body], [400, { error: 'webhook endpoint is disabled', code: 'webhook_endpoint_unavailable' }])
+  assert.deepEqual((await redeliver(ta, event.id)).body, { error: 'no enabled webhook endpoint takes this event', code: 'webhook_endpoint_unavailable' })
 
   const live = await createEndpoint(ta, 'https://shop.example.com/x', {}, ta.merchant.liveKey)
   const otherMode = await redeliver(ta, event.id, { endpointId: live.id })
-  assert.deepEqual([otherMode.status, otherMode.body], [400, { error: 'endpointId: no such webhook endpoint' }])
+  assert.deepEqual([otherMode.status, otherMode.body], [400, { error: 'endpointId: no such webhook endpoint', code: 'invalid_field', param: 'endpointId' }])
   const unknownField = await redeliver(ta, event.id, { endpoint: ep.id })
-  assert.deepEqual([unknownField.status, unknownField.body], [400, { error: 'unknown field: endpoint' }])
+  assert.deepEqual([unknownField.status, unknownField.body], [400, { error: 'unknown field: endpoint', code: 'unknown_field', param: 'endpoint' }])
 
   for (const key of [ta.merchant.liveKey, (await ta.newMerchant('Other')).testKey]) {
     const res = await redeliver(ta, event.id, undefined, key)
-    assert.deepEqual([res.status, res.body], [404, { error: 'Not found' }])
+    assert.deepEqual([res.status, res.body], [404, { error: 'Not found', code: 'not_found' }])
   }
   assert.equal((await redeliver(ta, 'evt_nope')).status, 404)
 })

@@ -83,7 +83,7 @@ test('errors carry the status, the body and the Request-Id', async (t) => {
   const missing = await till.getSession('sess_doesnotexist000000000000').catch((e: unknown) => e)
   assert.ok(missing instanceof NotFoundError)
   assert.equal(missing.status, 404)
-  assert.deepEqual(missing.body, { error: 'Not found' })
+  assert.deepEqual(missing.body, { error: 'Not found', code: 'not_found' })
   assert.match(String(missing.requestId), /^req_/)
 
   const created = await till.createCheckout({ amount: 1000, currency: 'CNY' })
@@ -92,7 +92,7 @@ test('errors carry the status, the body and the Request-Id', async (t) => {
   const tooMuch = await till.refund({ recordId: paid.record!.id, amount: 601 }).catch((e: unknown) => e)
   assert.ok(tooMuch instanceof InvalidRequestError)
   assert.equal(tooMuch.status, 400)
-  assert.deepEqual(tooMuch.body, { error: 'amount exceeds refundable', refundable: 600 })
+  assert.deepEqual(tooMuch.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 600 })
   assert.equal(tooMuch.message, 'amount exceeds refundable')
 
   const invalid = await till.createCheckout({ amount: 0, currency: 'CNY' }).catch((e: unknown) => e)
@@ -157,7 +157,7 @@ test('a refund whose answer is lost is retried with the same key and refunds onc
   // Refunded once: 1300 is still refundable, not 600.
   const more = await till.refund({ recordId, amount: 1301 }).catch((e: unknown) => e)
   assert.ok(more instanceof TillError)
-  assert.deepEqual(more.body, { error: 'amount exceeds refundable', refundable: 1300 })
+  assert.deepEqual(more.body, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 1300 })
 })
 
 test('a checkout whose answer is lost twice still makes one session', async (t) => {

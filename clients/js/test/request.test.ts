@@ -19,7 +19,7 @@ const fast = (baseUrl: string, extra: Partial<ConstructorParameters<typeof Till>
   new Till({ apiKey: KEY, baseUrl, retryBaseMs: 1, retryMaxMs: 4, ...extra })
 
 test('a POST answered 503, then reset, then 200 is sent three times with one generated Idempotency-Key', async (t) => {
-  const srv = await faultServer(t, (_s, n) => (n === 1 ? { status: 503, body: { error: 'service unavailable' } } : n === 2 ? 'reset' : { status: 200, body: session }))
+  const srv = await faultServer(t, (_s, n) => (n === 1 ? { status: 503, body: { error: 'service unavailable', code: 'service_unavailable' } } : n === 2 ? 'reset' : { status: 200, body: session }))
   const result = await fast(srv.baseUrl).createCheckout({ amount: 9900, currency: 'CNY' })
   assert.deepEqual(result, session)
   assert.equal(srv.seen.length, 3)
@@ -82,9 +82,9 @@ test('test helpers POST to their paths, with {} when no params are given', async
 
 test('400, 401 and 404 are not retried and map to their classes with status, body and requestId', async (t) => {
   const cases = [
-    [400, { error: 'amount exceeds refundable', refundable: 500 }, InvalidRequestError],
-    [401, { error: 'invalid API key' }, AuthenticationError],
-    [404, { error: 'Not found' }, NotFoundError],
+    [400, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 500 }, InvalidRequestError],
+    [401, { error: 'invalid API key', code: 'invalid_api_key' }, AuthenticationError],
+    [404, { error: 'Not found', code: 'not_found' }, NotFoundError],
   ] as const
   for (const [status, body, Class] of cases) {
     const srv = await faultServer(t, () => ({ status, body, headers: { 'request-id': `req_${status}` } }))
@@ -102,7 +102,7 @@ test('400, 401 and 404 are not retried and map to their classes with status, bod
 })
 
 test('409 (the same key in flight) is retried with the same key until the replay answers', async (t) => {
-  const srv = await faultServer(t, (_s, n) => (n < 3 ? { status: 409, body: { error: 'a request with this idempotency key is still in progress' } } : { status: 200, body: session }))
+  const srv = await faultServer(t, (_s, n) => (n < 3 ? { status: 409, body: { error: 'a request with this idempotency key is still in progress', code: 'idempotency_in_flight' } } : { status: 200, body: session }))
   assert.deepEqual(await fast(srv.baseUrl).createCheckout({ amount: 1, currency: 'USD' }), session)
   assert.equal(new Set(srv.seen.map((s) => s.headers['idempotency-key'])).size, 1)
   assert.equal(srv.seen.length, 3)
@@ -124,7 +124,7 @@ test('a 429 waits for Retry-After before the retry (real timer)', async (t) => {
   const srv = await faultServer(t, (_s, n) => {
     if (n === 1) {
       firstAt = Date.now()
-      return { status: 429, body: { error: 'rate limit exceeded', retryAfter: 1 }, headers: { 'retry-after': '1' } }
+      return { status: 429, body: { error: 'rate limit exceeded', code: 'rate_limited', retryAfter: 1 }, headers: { 'retry-after': '1' } }
     }
     secondAt = Date.now()
     return { status: 200, body: session }
@@ -165,7 +165,7 @@ test('Retry-After (seconds or HTTP date) sets the wait; without it, backoff doub
 })
 
 test('a Retry-After beyond maxRetryAfterMs is not waited for: the RateLimitError is thrown at once', async (t) => {
-  const srv = await faultServer(t, () => ({ status: 429, body: { error: 'rate limit exceeded' }, headers: { 'retry-after': '3600' } }))
+  const srv = await faultServer(t, () => ({ status: 429, body: { error: 'rate limit exceeded', code: 'rate_limited' }, headers: { 'retry-after': '3600' } }))
   const { sender, sleeps } = recordingSender(srv.baseUrl)
   const err = await sender.request('GET', '/x', {}).catch((e: unknown) => e)
   assert.ok(err instanceof RateLimitError)

@@ -1,6 +1,6 @@
-/** One error handler for the JSON scopes: TillError → {"error": …}; anything else a 500 without a stack. */
+/** One error handler for the JSON scopes: TillError → {"error": …, "code": …}; anything else a 500 without a stack. */
 import type { FastifyError, FastifyInstance } from 'fastify'
-import { InvalidJson, NotFound, PayloadTooLarge, TillError, ServiceUnavailable } from '../../domain/errors.js'
+import { InvalidJson, MethodNotAllowed, NotFound, PayloadTooLarge, TillError, ServiceUnavailable } from '../../domain/errors.js'
 
 // Socket errors (EPIPE: a query written to a connection the server just dropped) and PostgreSQL's
 // shutdown, crash-recovery and connection-failure codes: the database is away, not the request wrong.
@@ -34,9 +34,10 @@ export function registerJsonErrors(app: FastifyInstance) {
       if (known.status >= 500) req.log.warn({ err }, known.message)
       const { retryAfter, ...extra } = known.extra as { retryAfter?: number }
       if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter))
-      return reply.code(known.status).send({ error: known.message, ...extra })
+      if (known instanceof MethodNotAllowed) reply.header('Allow', known.allow.join(', '))
+      return reply.code(known.status).send({ error: known.message, code: known.code, ...extra })
     }
     req.log.error({ err }, 'unhandled error')
-    return reply.code(500).send({ error: 'internal error', requestId: req.id })
+    return reply.code(500).send({ error: 'internal error', code: 'internal_error', requestId: req.id })
   })
 }

@@ -1,6 +1,6 @@
-/** Test helpers: test keys only; a live key gets 404 as if they did not exist. */
+/** Test helpers: test keys only; a live key gets a 404 that says it needs a test key. */
 import type { FastifyPluginAsync } from 'fastify'
-import { NotFound } from '../../domain/errors.js'
+import { TestModeOnly } from '../../domain/errors.js'
 import type { Deps } from '../../services/deps.js'
 import * as helpers from '../../services/test-helpers.js'
 import { PaySession, RefundAction, SessionAction, type PayBodyT } from './schema.js'
@@ -9,7 +9,7 @@ type Id = { Params: { id: string } }
 
 export const testHelperRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.addHook('preHandler', async (req) => {
-    if (req.ctx.mode !== 'test') throw new NotFound()
+    if (req.ctx.mode !== 'test') throw new TestModeOnly()
   })
   app.post<Id & { Body: PayBodyT | undefined }>('/test_helpers/sessions/:id/pay', { schema: PaySession }, (req) =>
     helpers.paySession(deps, req.ctx, req.params.id, req.body?.refundBehavior))

@@ -80,72 +80,142 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -154,33 +224,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -282,33 +382,70 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -317,33 +454,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -428,33 +595,58 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -463,33 +655,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -558,33 +780,70 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -593,33 +852,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -695,85 +984,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -782,33 +1152,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -863,33 +1263,58 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -898,33 +1323,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1019,33 +1474,70 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1054,33 +1546,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1162,33 +1684,58 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1197,33 +1744,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1320,85 +1897,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1407,33 +2065,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1521,85 +2209,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1608,33 +2377,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1722,85 +2521,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -1809,33 +2689,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1923,85 +2833,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2010,33 +3001,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2119,85 +3140,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2206,33 +3308,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2315,85 +3447,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2402,33 +3615,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2488,20 +3731,34 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2510,33 +3767,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2597,72 +3884,142 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2671,33 +4028,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2757,33 +4144,58 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2792,33 +4204,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2853,72 +4295,143 @@ export interface paths {
                         };
                     };
                 };
-                /** @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body` */
+                /**
+                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -2927,33 +4440,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -3011,72 +4554,142 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -3085,33 +4698,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -3174,85 +4817,167 @@ export interface paths {
                         };
                     };
                 };
-                /** @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body` */
+                /**
+                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -3261,33 +4986,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -3351,33 +5106,70 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -3386,33 +5178,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -3490,33 +5312,58 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -3525,33 +5372,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -3618,85 +5495,166 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Default Response */
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description request body over 64 KiB */
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description Content-Type is not application/json */
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description rate limit exceeded: wait the seconds Retry-After gives */
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
                 429: {
                     headers: {
                         /** @description seconds until the key may send again */
@@ -3705,33 +5663,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description internal error: `{"error":"internal error","requestId"}`, never a stack */
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
-                /** @description service unavailable: the database cannot be reached; retry later */
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
                             error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -3748,7 +5736,50 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /**
+         * @description An error. Codes:
+         *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+         *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+         *     - `invalid_json`: The body is not well-formed JSON.
+         *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+         *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+         *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+         *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+         *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+         *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+         *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+         *     - `already_exists`: Something with this name already exists (a provider label, an email).
+         *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+         *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+         *     - `invalid_request`: The request cannot be served as sent.
+         *     - `missing_api_key`: No `Authorization` header.
+         *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+         *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+         *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+         *     - `method_not_allowed`: The path exists, but not with this method; `Allow` lists the methods it takes.
+         *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+         *     - `conflict`: The request conflicts with the object's current state.
+         *     - `body_too_large`: The body is over 64 KiB.
+         *     - `unsupported_media_type`: The body is not sent as application/json.
+         *     - `rate_limited`: Too many requests with this key.
+         *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+         *     - `service_unavailable`: Till cannot reach its database.
+         */
+        Error: {
+            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+            error: string;
+            /**
+             * @description stable: branch on this, not on `error`
+             * @enum {unknown}
+             */
+            code: "invalid_field" | "unknown_field" | "invalid_json" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "conflict" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+            param?: string;
+        } & {
+            [key: string]: unknown;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;

@@ -1,0 +1,30 @@
+/**
+ * A known path asked with a method it does not take is 405 with `Allow`, not the 404 of an unknown
+ * path. Fastify routes by (method, path), so the paths are collected as routes are added.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { MethodNotAllowed, NotFound } from '../../domain/errors.js'
+
+/** The JSON APIs; the hosted pages keep their own not-found page. */
+const API = /^\/(api|admin)\//
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const toRegExp = (url: string) =>
+  new RegExp(`^${url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : escape(seg))).join('/')}/?$`)
+
+export function registerMethodCheck(app: FastifyInstance) {
+  const paths = new Map<string, { re: RegExp; methods: Set<string> }>()
+  app.addHook('onRoute', (route) => {
+    if (!API.test(route.url)) return
+    const entry = paths.get(route.url) ?? { re: toRegExp(route.url), methods: new Set<string>() }
+    for (const m of [route.method].flat()) entry.methods.add(m)
+    paths.set(route.url, entry)
+  })
+  app.setNotFoundHandler((req: FastifyRequest) => {
+    const path = req.url.split('?')[0]
+    const allow = new Set<string>()
+    if (API.test(path)) for (const { re, methods } of paths.values()) if (re.test(path)) for (const m of methods) allow.add(m)
+    if (allow.size > 0 && !allow.has(req.method)) throw new MethodNotAllowed([...allow].sort())
+    throw new NotFound()
+  })
+}
