@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: type check, unit tests, and the HTTP tests against a private embedded PostgreSQL.
+# Runs every test: type check, unit tests, and the HTTP tests against a private embedded PostgreSQL,
+# then the Go client's (scripts/go-client.sh, on the same database).
 # With CI=true the storage and API tests run again on Debian's PostgreSQL 15 (locally: TEST_PG15=1)
 # and the API is fuzzed from its OpenAPI document by scripts/fuzz.sh (locally: TEST_FUZZ=1); the type
 # check, unit tests and a smoke test also run on the newest LTS of Node by scripts/node-lts.sh
@@ -29,9 +30,21 @@ bash scripts/chromium.sh
 echo "== starting the embedded PostgreSQL for tests"
 export TEST_DATABASE_URL="$(npx tsx scripts/test-db.ts embedded "$TEST_DATA/embedded")"
 
+# Before the Node tests, so the output still ends with their summary (TEST_PYTHON=0 skips it).
+if [ "${TEST_PYTHON:-1}" != "0" ]; then
+  echo "== the Python client on Python 3.9 and 3.13 (scripts/python-client.sh)"
+  bash scripts/python-client.sh
+fi
+
 FILES=$(find src test clients/js/test -name '*.test.ts' | sort)
 echo "== tests on the embedded PostgreSQL"
 npx tsx --test --test-concurrency=2 --test-timeout=120000 $FILES
+
+echo "== the WeChat Pay fake and adapter against the official Go SDK (scripts/sdk-checks.sh)"
+bash scripts/sdk-checks.sh
+
+echo "== Go client (scripts/go-client.sh)"
+bash scripts/go-client.sh
 
 # Before the PostgreSQL 15 run, so the output still ends with the test runner's summary.
 if [ "${CI:-}" = "true" ] || [ "${TEST_FUZZ:-}" = "1" ]; then

@@ -9,6 +9,7 @@ import { openApiRoute, registerOpenApi } from './api/openapi.js'
 import { registerKeyAuth } from './api/plugins/auth.js'
 import { registerJsonErrors } from './api/plugins/errors.js'
 import { registerIdempotency } from './api/plugins/idempotency.js'
+import { registerJsonParser } from './api/plugins/json-depth.js'
 import { registerMethodCheck } from './api/plugins/methods.js'
 import { validatorCompiler } from './api/plugins/validation.js'
 import { recordRoutes } from './api/records/route.js'
@@ -51,6 +52,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     },
   })
   app.setValidatorCompiler(validatorCompiler)
+  registerJsonParser(app)
   registerJsonErrors(app)
   registerMethodCheck(app)
   app.addHook('onRequest', async (req, reply) => {

@@ -12,6 +12,11 @@ export interface Config {
   jobsEnabled: boolean
   /** WEBHOOK_ALLOW_PRIVATE=1: webhook deliveries may reach loopback, private and link-local addresses in live mode too. */
   webhookAllowPrivate: boolean
+  /**
+   * PROVIDER_ALLOW_PRIVATE=1: a provider configuration's settings.apiBase may be plain http and reach
+   * loopback, private and link-local addresses (the local fakes); otherwise https to public addresses only.
+   */
+  providerAllowPrivate: boolean
   /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`; unset, it is open. */
   metricsToken: string | null
   /** TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's trustProxy). */
@@ -46,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND ? Number(env.RATE_LIMIT_PER_SECOND) : 100,
     jobsEnabled: env.TILL_JOBS !== '0',
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
+    providerAllowPrivate: env.PROVIDER_ALLOW_PRIVATE === '1',
     metricsToken: env.METRICS_TOKEN || null,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
   }

@@ -7,11 +7,16 @@ import { createCreemProvider } from './providers/creem/index.js'
 import { createMockProvider } from './providers/mock/index.js'
 import { createRegistry } from './providers/registry.js'
 import { createWechatProvider } from './providers/wechat/index.js'
+import { guardedAgent } from './security/guarded-agent.js'
 import { SecretBox } from './security/secret-box.js'
 import type { Deps, Logger } from './services/deps.js'
 import { createSessionSignals } from './services/session-signals.js'
 import type { Db } from './store/db.js'
 import { productStore } from './store/repos/provider-products.js'
+
+/** Provider API calls dial public addresses only, unless PROVIDER_ALLOW_PRIVATE=1 (a local fake). */
+const providerAgent = (config: Config) =>
+  guardedAgent({ allow: (kind) => config.providerAllowPrivate || kind === 'public', flag: 'PROVIDER_ALLOW_PRIVATE', timeoutMs: 10_000, keepAliveTimeout: 10_000 })
 
 export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logger, clock: () => Date = () => new Date()): Deps {
   const box = new SecretBox(secretsKey)
@@ -22,8 +27,8 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     box,
     providers: createRegistry([
       createMockProvider(() => clock()),
-      createWechatProvider({ now: () => clock() }),
-      createCreemProvider({ products: productStore(db, clock) }),
+      createWechatProvider({ now: () => clock(), dispatcher: providerAgent(config) }),
+      createCreemProvider({ products: productStore(db, clock), dispatcher: providerAgent(config) }),
     ]),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,

@@ -79,6 +79,11 @@ export class InvalidJson extends TillError {
     super(400, 'invalid JSON body', {}, 'invalid_json')
   }
 }
+export class BodyTooDeep extends TillError {
+  constructor() {
+    super(400, 'request body nested too deeply')
+  }
+}
 export class BadRequest extends TillError {
   constructor(message: string, code: ErrorCode = 'invalid_request') {
     super(400, message, {}, code)

@@ -57,6 +57,38 @@ export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number>
   return due.length
 }
 
+export interface DrainOptions {
+  /** Items one pass claims. */
+  batch: number
+  /** Passes running side by side (each claims its own rows: SKIP LOCKED, then leased by next check). */
+  workers: number
+  /** At most this many items per run, so a run always ends and the next timer tick comes round. */
+  maxPerRun: number
+}
+
+export const DRAIN: DrainOptions = { batch: 20, workers: 4, maxPerRun: 400 }
+
+/**
+ * Runs `pass` (claims up to `limit` due items, handles them, returns how many it claimed) again and
+ * again while work is due: after a crash hundreds of unsettled refunds are settled in one run, not
+ * twenty per tick. Stops at the first pass that finds less than it asked for, or at the run's bound.
+ */
+export async function drainDue(pass: (limit: number) => Promise<number>, o: DrainOptions = DRAIN): Promise<number> {
+  let budget = o.maxPerRun
+  let total = 0
+  const worker = async () => {
+    while (budget > 0) {
+      const limit = Math.min(o.batch, budget)
+      budget -= limit
+      const n = await pass(limit)
+      total += n
+      if (n < limit) return
+    }
+  }
+  await Promise.all(Array.from({ length: o.workers }, worker))
+  return total
+}
+
 export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> {
   const now = deps.clock()
   const due = await deps.db.transaction(async (tx) => {
@@ -75,8 +107,10 @@ export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> 
       try {
         state = await provider.queryRefund(cfg, { refundId: r.id, providerRefundRef: r.providerRef, amount: r.amount, createdAt: r.createdAt, payment })
       } catch (e) {
-        // The provider never saw it (a crash before the call): ask again with the same refund id.
-        if (!(e instanceof ProviderError && e.code === 'not_found') || r.initiatedBy !== 'merchant') throw e
+        // The provider never saw it (a crash before the call): ask again with the same refund id. Never
+        // a refund the provider has answered: that one exists there, whatever a lookup says.
+        const answered = r.providerPending || r.providerRef !== null
+        if (!(e instanceof ProviderError && e.code === 'not_found') || r.initiatedBy !== 'merchant' || answered) throw e
         state = await provider.refund(cfg, {
           refundId: r.id, amount: r.amount, totalAmount: record.amount, currency: record.currency as Currency, reason: r.reason,
           payment, notifyUrl: deps.config.baseUrl + notifyPath(record.provider, record.providerConfigId),

@@ -6,11 +6,12 @@
 import pg from 'pg'
 import { expireDue } from '../services/payments.js'
 import type { Deps } from '../services/deps.js'
+import { clientConfig } from '../store/db.js'
 import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeKeys } from '../store/repos/idempotency.js'
 import { purgeWindows } from '../store/repos/rate-limits.js'
 import { createOutbox } from './outbox.js'
-import { reconcileAttempts, reconcileRefunds } from './reconcile.js'
+import { drainDue, reconcileAttempts, reconcileRefunds } from './reconcile.js'
 
 export interface Job {
   name: string
@@ -25,8 +26,8 @@ const sweep = (name: string, everyMs: number, run: (d: Deps) => Promise<unknown>
 
 export const JOBS: Job[] = [
   sweep('expiry', 1000, (d) => expireDue(d)),
-  sweep('reconcile-attempts', 5000, (d) => reconcileAttempts(d)),
-  sweep('reconcile-refunds', 5000, (d) => reconcileRefunds(d)),
+  sweep('reconcile-attempts', 5000, (d) => drainDue((n) => reconcileAttempts(d, n))),
+  sweep('reconcile-refunds', 5000, (d) => drainDue((n) => reconcileRefunds(d, n))),
   sweep('idempotency-purge', 3_600_000, (d) => purgeKeys(d.db, new Date(d.clock().getTime() - 24 * 3600_000))),
   // Rate-limit windows last a second; a minute's worth is kept, the rest goes.
   sweep('rate-limit-purge', 60_000, (d) => purgeWindows(d.db, d.clock().getTime() - 60_000)),
@@ -54,7 +55,7 @@ function listen(deps: Deps, wake: Map<string, () => void>) {
     }, 1000)
   }
   const connect = async () => {
-    const c = new pg.Client(deps.db.$client.options)
+    const c = new pg.Client(clientConfig(deps.db.$client))
     c.on('notification', (n) => wake.get(n.channel)?.())
     c.on('error', () => {})
     c.on('end', reconnect)

@@ -3,13 +3,12 @@
  * kept, and every connection dialled only to an address the SSRF rule allows (checked after DNS, then
  * pinned, so a name cannot resolve one way for the check and another way for the connection).
  */
-import { lookup } from 'node:dns/promises'
-import { isIP } from 'node:net'
 import type { ConnectionOptions } from 'node:tls'
-import { Agent, buildConnector, request } from 'undici'
+import { request, type Agent } from 'undici'
 import type { Mode } from '../domain/checkout-rules.js'
 import { RESPONSE_SNIPPET_BYTES } from '../domain/webhooks.js'
-import { classifyAddress, mayConnect } from '../security/private-address.js'
+import { guardedAgent } from '../security/guarded-agent.js'
+import { mayConnect } from '../security/private-address.js'
 
 export interface SendResult {
   statusCode: number | null
@@ -26,37 +25,23 @@ export interface SenderOptions {
   tls?: ConnectionOptions
 }
 
-class RefusedAddress extends Error {
-  constructor(host: string, address: string, kind: string) {
-    super(`refused to connect to ${host} (${address}, a ${kind} address): set WEBHOOK_ALLOW_PRIVATE=1 to allow it`)
-  }
-}
-
-/** Resolves the host and returns the first address the rule allows, or throws naming what it found. */
-async function allowedAddress(host: string, allow: (kind: ReturnType<typeof classifyAddress>) => boolean): Promise<string> {
-  const found = isIP(host) ? [{ address: host }] : await lookup(host, { all: true })
-  const ok = found.find((a) => allow(classifyAddress(a.address)))
-  if (ok) return ok.address
-  throw new RefusedAddress(host, found[0].address, classifyAddress(found[0].address))
-}
-
-function guardedAgent(mode: Mode, o: SenderOptions): Agent {
-  const base = buildConnector({ timeout: o.timeoutMs, ...o.tls })
-  const connect: buildConnector.connector = (opts, cb) => {
-    // The certificate is still checked against the name: TLS takes it from `host`, we only pin the address.
-    allowedAddress(opts.hostname, (kind) => mayConnect(kind, mode, o.allowPrivate)).then(
-      (address) => base({ ...opts, hostname: address }, cb),
-      (err: Error) => cb(err, null),
-    )
-  }
-  return new Agent({ connect, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs, keepAliveTimeout: 4_000 })
+function guardedDelivery(mode: Mode, o: SenderOptions): Agent {
+  return guardedAgent({
+    allow: (kind) => mayConnect(kind, mode, o.allowPrivate),
+    flag: 'WEBHOOK_ALLOW_PRIVATE',
+    timeoutMs: o.timeoutMs,
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
+    keepAliveTimeout: 4_000,
+    tls: o.tls,
+  })
 }
 
 /** PostgreSQL text cannot hold NUL; a binary answer is kept readable rather than failing to record. */
 const storable = (s: string) => s.replace(/\u0000/g, '\uFFFD')
 
 export function createSender(o: SenderOptions) {
-  const agents: Record<Mode, Agent> = { test: guardedAgent('test', o), live: guardedAgent('live', o) }
+  const agents: Record<Mode, Agent> = { test: guardedDelivery('test', o), live: guardedDelivery('live', o) }
 
   async function send(mode: Mode, url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = performance.now()

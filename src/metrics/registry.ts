@@ -6,6 +6,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { SESSION_STATUSES } from '../domain/session-machine.js'
 import type { Deps } from '../services/deps.js'
+import { DISCREPANCY_KINDS } from '../services/discrepancies.js'
 import { countSessionsByStatus, oldestDueDelivery } from '../store/repos/metrics.js'
 
 /** The grouped count scans every session: at most once per this long per process. */
@@ -19,6 +20,7 @@ export interface Metrics {
   httpRequests: Counter<'route' | 'method' | 'status'>
   httpDuration: Histogram<'route' | 'method' | 'status'>
   webhookDeliveries: Counter<'outcome'>
+  discrepancies: Counter<'provider' | 'kind'>
 }
 
 export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log'>): Metrics {
@@ -46,6 +48,16 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log'>): Metrics
     registers,
   })
   for (const outcome of ['delivered', 'retry', 'failed'] as const) webhookDeliveries.inc({ outcome }, 0)
+  const discrepancies = new Counter({
+    name: 'provider_discrepancies_total',
+    help: 'Provider reports that did not match what Till asked for (recorded for an operator, no money state changed), by provider and kind',
+    labelNames: ['provider', 'kind'] as const,
+    registers,
+  })
+  // Every series from zero, so an alert on its increase sees the first one.
+  for (const provider of ['mock', 'wechat', 'creem']) {
+    for (const kind of DISCREPANCY_KINDS) discrepancies.inc({ provider, kind }, 0)
+  }
 
   new Gauge({
     name: 'webhook_outbox_lag_seconds',
@@ -94,5 +106,5 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log'>): Metrics
     },
   })
 
-  return { registry, httpRequests, httpDuration, webhookDeliveries }
+  return { registry, httpRequests, httpDuration, webhookDeliveries, discrepancies }
 }

@@ -1,6 +1,8 @@
 /** Shared checks for provider credentials and settings, so a bad configuration fails on save. */
 import { createPrivateKey, createPublicKey } from 'node:crypto'
+import { isIP } from 'node:net'
 import { InvalidField, UnknownField } from '../domain/errors.js'
+import { classifyAddress } from '../security/private-address.js'
 
 export type Fields = Record<string, unknown>
 
@@ -35,11 +37,21 @@ export function requirePublicKeyPem(obj: Fields, key: string, prefix: string) {
   }
 }
 
-/** settings.apiBase: an absolute http(s) URL, for a sandbox or a local fake. */
-export function checkSettings(settings: Fields, allowed: readonly string[] = ['apiBase']) {
+/**
+ * settings.apiBase: an absolute https URL (a sandbox), not naming a private address; with
+ * PROVIDER_ALLOW_PRIVATE=1 also plain http and loopback or private hosts (a local fake). Names are
+ * checked again after DNS, on every connection (security/guarded-agent.ts).
+ */
+export function checkSettings(settings: Fields, allowPrivate: boolean, allowed: readonly string[] = ['apiBase']) {
   onlyKnown(settings, allowed, 'settings')
   if (settings.apiBase !== undefined) {
     const ok = typeof settings.apiBase === 'string' && /^https?:\/\/[^\s]+$/.test(settings.apiBase) && URL.canParse(settings.apiBase)
     if (!ok) throw new InvalidField('settings.apiBase', 'must be an absolute http or https URL')
+    if (allowPrivate) return
+    const url = new URL(settings.apiBase as string)
+    if (url.protocol !== 'https:') throw new InvalidField('settings.apiBase', 'must be an https URL (PROVIDER_ALLOW_PRIVATE=1 allows http for a local fake)')
+    const host = url.hostname.replace(/^\[|\]$/g, '')
+    const local = isIP(host) ? classifyAddress(host) !== 'public' : host === 'localhost' || host.endsWith('.localhost')
+    if (local) throw new InvalidField('settings.apiBase', 'must not name a loopback or private address (PROVIDER_ALLOW_PRIVATE=1 allows it)')
   }
 }

@@ -12,7 +12,8 @@ export interface LiveProvider {
   name: string
   capabilities: Capabilities
   validateCredentials(c: Fields): void
-  validateSettings(s: Fields): void
+  /** allowPrivate: PROVIDER_ALLOW_PRIVATE=1. */
+  validateSettings(s: Fields, allowPrivate: boolean): void
 }
 
 export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
@@ -21,14 +22,14 @@ export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
     name: 'WeChat Pay',
     capabilities: WECHAT_CAPABILITIES,
     validateCredentials: validateWechatCredentials,
-    validateSettings: (s) => checkSettings(s),
+    validateSettings: (s, allowPrivate) => checkSettings(s, allowPrivate),
   },
   creem: {
     id: 'creem',
     name: 'Creem',
     capabilities: CREEM_CAPABILITIES,
     validateCredentials: validateCreemCredentials,
-    validateSettings: (s) => checkSettings(s),
+    validateSettings: (s, allowPrivate) => checkSettings(s, allowPrivate),
   },
 }
 

@@ -144,6 +144,11 @@ export interface PaymentProvider {
   queryPayment(cfg: ProviderConfig, ref: PaymentRef): Promise<PaymentState>
   closePayment(cfg: ProviderConfig, ref: PaymentRef): Promise<CloseResult>
   refund(cfg: ProviderConfig, r: RefundInput): Promise<RefundState>
+  /**
+   * Throws ProviderError `not_found` only when the provider certainly never took this refund and
+   * asking again cannot refund twice (WeChat: looked up and retried by our out_refund_no); then
+   * reconciliation sends it once more. A provider that cannot look a refund up answers `pending`.
+   */
   queryRefund(cfg: ProviderConfig, ref: RefundRef): Promise<RefundState>
   /** Checks the signature a provider puts on the customer's return URL (Creem's success redirect). */
   verifyReturn?(cfg: ProviderConfig, query: URLSearchParams): ReturnHint

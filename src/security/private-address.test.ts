@@ -40,6 +40,15 @@ test('addresses are classified by the range they fall in', () => {
     ['64:ff9b::808:808', 'public'],
     ['2002:7f00:1::', 'loopback'],
     ['2002:c0a8:101::1', 'private'],
+    // IPv4-compatible (::/96): the embedded address decides; :: and ::1 stay IPv6's own.
+    ['::127.0.0.1', 'loopback'],
+    ['::7f00:1', 'loopback'],
+    ['::10.1.2.3', 'private'],
+    ['::169.254.169.254', 'link-local'],
+    ['::0.0.0.2', 'reserved'],
+    ['::8.8.8.8', 'public'],
+    ['::1', 'loopback'],
+    ['::', 'reserved'],
   ]
   for (const [ip, kind] of cases) assert.equal(classifyAddress(ip), kind, ip)
 })

@@ -39,11 +39,16 @@ function ipv6Groups(ip: string): number[] {
   return [...h, ...fill, ...t].map((g) => parseInt(g, 16))
 }
 
-/** An IPv4 address carried inside an IPv6 one: mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::/96) or 6to4 (2002::/16). */
+/**
+ * An IPv4 address carried inside an IPv6 one: mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d,
+ * ::/96, which Linux still routes to the IPv4 host), NAT64 (64:ff9b::/96) or 6to4 (2002::/16).
+ * `::` and `::1` are the IPv6 unspecified and loopback addresses, classed by the IPv6 ranges.
+ */
 function embeddedIPv4(ip: string): string | null {
   const g = ipv6Groups(ip)
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
   if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return v4(g[6], g[7])
+  if (g.slice(0, 6).every((x) => x === 0) && !(g[6] === 0 && g[7] <= 1)) return v4(g[6], g[7])
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4(g[6], g[7])
   if (g[0] === 0x2002) return v4(g[1], g[2])
   return null

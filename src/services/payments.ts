@@ -15,6 +15,7 @@ import { getRecordBySession, insertRecord } from '../store/repos/records.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
+import { recordDiscrepancy } from './discrepancies.js'
 import { openConfig } from './provider-configs.js'
 import { applyRefundFact } from './refund-settle.js'
 
@@ -118,16 +119,24 @@ async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: 
   const now = deps.clock()
   if (fact.status === 'succeeded') {
     if (attempt.status === 'succeeded') return // duplicate
-    if ((fact.amount !== undefined && fact.amount !== session.amount) || (fact.currency !== undefined && fact.currency !== session.currency)) {
-      deps.log.error({ attemptId: attempt.id, amount: fact.amount, currency: fact.currency }, 'paid amount or currency does not match the session: not recorded as paid')
+    // Paid is recorded only for the amount and currency the session asked for, both reported.
+    if (fact.amount !== session.amount || fact.currency !== session.currency) {
+      await recordDiscrepancy(tx, deps, {
+        provider, providerConfigId: configId, merchantId: session.merchantId, kind: 'payment_amount',
+        report: fact, expected: { attemptId: attempt.id, amount: session.amount, currency: session.currency },
+      })
       return
     }
     // What the provider told us with the payment (Creem's transaction id) rides along to the record, for refunds.
     const providerData = fact.data ? { ...attempt.providerData, ...fact.data } : attempt.providerData
     await sessions.updateAttempt(tx, attempt.id, { status: 'succeeded', providerRef: fact.providerRef ?? attempt.providerRef, providerData, nextCheckAt: null }, now)
-    if (await getRecordBySession(tx, session.id)) {
+    const paid = await getRecordBySession(tx, session.id)
+    if (paid) {
       // Paid twice through two channels: keep the money visible to the operator.
-      deps.log.error({ sessionId: session.id, attemptId: attempt.id }, 'second payment for an already paid session')
+      await recordDiscrepancy(tx, deps, {
+        provider, providerConfigId: configId, merchantId: session.merchantId, kind: 'paid_twice',
+        report: fact, expected: { sessionId: session.id, paidBy: { recordId: paid.id, attemptId: paid.attemptId } },
+      })
       return
     }
     await insertRecord(tx, {

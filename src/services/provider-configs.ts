@@ -59,7 +59,7 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
   checkLabel(input.label)
   const p = LIVE_PROVIDERS[input.provider]
   p.validateCredentials(input.credentials)
-  p.validateSettings(input.settings ?? {})
+  p.validateSettings(input.settings ?? {}, deps.config.providerAllowPrivate)
   return deps.db.transaction(async (tx) => {
     if (!(await getMerchant(tx, merchantId))) throw new NotFound()
     if (await repo.findByLabel(tx, merchantId, input.provider, input.label)) {
@@ -105,7 +105,7 @@ export async function updateProviderConfig(deps: Deps, merchantId: string, confi
       next.credentialsEnc = deps.box.seal(JSON.stringify(patch.credentials), aad(merchantId, configId))
     }
     if (patch.settings !== undefined) {
-      p.validateSettings(patch.settings)
+      p.validateSettings(patch.settings, deps.config.providerAllowPrivate)
       next.settings = patch.settings
     }
     if (patch.enabled !== undefined) next.enabled = patch.enabled

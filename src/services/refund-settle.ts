@@ -1,7 +1,7 @@
 /** Settling refunds: the provider's answer, a notification or a reconciliation query lands here. */
 import { refundEventData, refundEventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
-import { recordStatus } from '../domain/refund-math.js'
+import { recordStatus, refundable } from '../domain/refund-math.js'
 import { nextStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RefundFact, RefundState } from '../providers/types.js'
 import type { Tx } from '../store/db.js'
@@ -10,6 +10,7 @@ import * as records from '../store/repos/records.js'
 import type { RecordRow, RefundRow } from '../store/repos/records.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
+import { recordDiscrepancy, type DiscrepancyKind } from './discrepancies.js'
 
 /** Backoff for asking a provider again about a pending refund. */
 export function nextRefundCheck(now: Date, checks: number): Date {
@@ -76,29 +77,53 @@ export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: 
 
 const factState = (fact: RefundFact): RefundState => ({ status: fact.status, providerRefundRef: fact.providerRefundRef, failureReason: fact.failureReason })
 
-/** A refund reported by a provider: ours (settle it) or one started outside Till (record it). */
+/**
+ * A refund reported by a provider: ours (settle it) or one started outside Till (record it). A report
+ * that does not match what Till asked for (an id Till never issued, another amount, more than is
+ * refundable, no amount or payment to match) changes nothing and is recorded as a discrepancy.
+ */
 export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, configId: string | null, fact: RefundFact) {
-  const ours = fact.refundId ? await records.getRefund(tx, fact.refundId) : null
-  if (ours) {
-    const record = await records.getRecordById(tx, ours.recordId, true)
-    if (!record || record.provider !== provider || (record.providerConfigId ?? null) !== configId) return
+  const discrepancy = (kind: DiscrepancyKind, expected: object, merchantId?: string) =>
+    recordDiscrepancy(tx, deps, { provider, providerConfigId: configId, merchantId, kind, report: fact, expected })
+  if (fact.refundId) {
+    const ours = await records.getRefund(tx, fact.refundId)
+    const record = ours ? await records.getRecordById(tx, ours.recordId, true) : null
+    if (!ours || !record || record.provider !== provider || (record.providerConfigId ?? null) !== configId) {
+      return discrepancy('unknown_refund', { refund: 'none with this id under this configuration' }, record?.merchantId)
+    }
     const refund = (await records.getRefund(tx, ours.id, true))!
+    // Settled by our own id, the amount is ours; a provider naming another one refunded something else.
+    if (fact.amount !== undefined && fact.amount !== refund.amount) return discrepancy('refund_amount', { refundId: refund.id, amount: refund.amount }, record.merchantId)
     await settleLocked(tx, deps, record, refund, factState(fact))
     return
   }
-  if (!fact.attemptId || !fact.providerRefundRef || fact.amount === undefined) return
+  if (!fact.attemptId || !fact.providerRefundRef || fact.amount === undefined) {
+    return discrepancy('unmatched_refund', { fields: 'attemptId, providerRefundRef and amount' })
+  }
   const attempt = await sessions.getAttempt(tx, fact.attemptId)
-  if (!attempt || attempt.provider !== provider || (attempt.providerConfigId ?? null) !== configId) return
+  if (!attempt || attempt.provider !== provider || (attempt.providerConfigId ?? null) !== configId) {
+    return discrepancy('unmatched_refund', { payment: 'an attempt of this configuration' })
+  }
   const record = await records.getRecordBySession(tx, attempt.sessionId)
-  if (!record) return
+  if (!record) return discrepancy('unmatched_refund', { payment: 'a paid session' }, attempt.merchantId)
   const locked = (await records.getRecordById(tx, record.id, true))!
   // Ours by the provider's id; or ours whose answer (with that id) has not been stored yet: a provider
   // that does not know our refund id (Creem) can notify before its answer to our call is saved.
   const known = (await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef))
-    ?? (fact.matchUnanswered ? await records.findUnanswered(tx, locked.id, fact.amount) : null)
+    ?? (fact.matchUnanswered ? await records.findUnanswered(tx, locked.id, fact.amount, fact.status) : null)
   if (known) {
-    await settleLocked(tx, deps, locked, (await records.getRefund(tx, known.id, true))!, factState(fact))
+    if (fact.amount !== known.amount) return discrepancy('refund_amount', { refundId: known.id, amount: known.amount }, locked.merchantId)
+    let refund = (await records.getRefund(tx, known.id, true))!
+    // Settled by an answer without the provider's id: this report is that refund; keep its id.
+    if (refund.status !== 'pending' && refund.providerRef === null) refund = await records.updateRefund(tx, refund.id, { providerRef: fact.providerRefundRef })
+    await settleLocked(tx, deps, locked, refund, factState(fact))
     return
+  }
+  // Started outside Till (the provider's dashboard): never more than what is left of the payment.
+  const pending = await records.pendingRefundSum(tx, locked.id)
+  const available = refundable(locked.amount, locked.refundedAmount, pending.sum)
+  if (fact.amount <= 0 || fact.amount > available) {
+    return discrepancy('refund_amount', { recordId: locked.id, refundable: available, currency: locked.currency }, locked.merchantId)
   }
   const now = deps.clock()
   const refund = await records.insertRefund(tx, {

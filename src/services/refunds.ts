@@ -6,7 +6,7 @@
 import { BadRequest, IdempotencyMismatch, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
-import { refundable, refundAmount } from '../domain/refund-math.js'
+import { recordStatus, refundable, refundAmount } from '../domain/refund-math.js'
 import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
 import { ProviderError, type RefundState } from '../providers/types.js'
 import * as records from '../store/repos/records.js'
@@ -60,7 +60,9 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
       createdAt: now,
       updatedAt: now,
     })
-    return { refund, record, fresh: true }
+    // In the same commit as the reservation: a crash before the provider answers leaves `refunding`.
+    const marked = await records.setRecordRefunds(tx, record.id, record.refundedAmount, recordStatus(record.amount, record.refundedAmount, true))
+    return { refund, record: marked, fresh: true }
   })
 }
 

@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events'
 import { sql } from 'drizzle-orm'
 import pg from 'pg'
-import type { Db, Executor, Tx } from '../store/db.js'
+import { clientConfig, type Db, type Executor, type Tx } from '../store/db.js'
 import type { Logger } from './deps.js'
 
 export const SESSION_CHANNEL = 'till_session'
@@ -204,5 +204,5 @@ const closedSubscription: Subscription = { wait: async () => 'closed', close() {
 
 /** The listener connects like the pool does, but on a connection of its own. */
 export function createSessionSignals(pool: pg.Pool, log: Logger): SessionSignals {
-  return new SessionSignals(() => new pg.Client({ ...pool.options, application_name: 'till-session-signals' }), log)
+  return new SessionSignals(() => new pg.Client(clientConfig(pool, { application_name: 'till-session-signals' })), log)
 }

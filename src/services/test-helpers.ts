@@ -3,8 +3,8 @@ import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'
 import type { Fact } from '../providers/types.js'
-import { getRecordById, getRefundScoped } from '../store/repos/records.js'
-import { getSession } from '../store/repos/sessions.js'
+import { getRecordById, getRecordBySession, getRefundScoped } from '../store/repos/records.js'
+import { getSession, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
 import { readSession } from './checkout.js'
 import type { Deps } from './deps.js'
@@ -26,38 +26,64 @@ export async function sendMockNotification(deps: Deps, facts: Fact[]) {
   if (res.status !== 200) throw new Error(`mock notification refused: ${res.status} ${res.body}`)
 }
 
-/** Customer pays (or the payment fails) through a fresh mock attempt and its notification. */
+/** Customer pays (or the payment fails) through a fresh mock attempt and its notification; returns the attempt. */
 export async function mockPayment(deps: Deps, sessionId: string, outcome: 'succeeded' | 'failed', refundBehavior: RefundBehavior = 'succeed') {
   const { attempt, session } = await startAttempt(deps, sessionId, { provider: 'mock', providerConfigId: null, channel: 'mock', options: { refundBehavior } })
   const fact: Fact = outcome === 'succeeded'
     ? { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: attempt.providerRef ?? undefined, amount: session.amount, currency: session.currency, paidAt: deps.clock() }
     : { kind: 'payment', attemptId: attempt.id, status: 'failed', providerRef: attempt.providerRef ?? undefined }
   await sendMockNotification(deps, [fact])
+  return attempt
 }
 
-export async function paySession(deps: Deps, scope: Scope, id: string, refundBehavior?: RefundBehavior) {
-  await openSession(deps, scope, id)
-  await mockPayment(deps, id, 'succeeded', refundBehavior)
+const running = new Map<string, Promise<unknown>>()
+
+/**
+ * The helpers on one session run one at a time in this process: a helper's attempt and its
+ * notification are two transactions, and a concurrent helper between them would leave both
+ * answering 200 (a payment after the cancel, a failure that failed nothing).
+ */
+async function oneAtATime<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+  const run = (running.get(sessionId) ?? Promise.resolve()).catch(() => {}).then(fn)
+  const tail = run.catch(() => {})
+  running.set(sessionId, tail)
+  try {
+    return await run
+  } finally {
+    if (running.get(sessionId) === tail) running.delete(sessionId)
+  }
+}
+
+/** The session as the helper left it, or the 400 of a finished session when something else finished it first. */
+async function outcome(deps: Deps, scope: Scope, id: string, won: (s: SessionRow) => Promise<boolean>) {
+  const s = (await getSession(deps.db, scope, id))!
+  if (!(await won(s))) throw new SessionTerminal(effectiveStatus(s.status as SessionStatus, s.expiresAt, deps.clock()))
   return readSession(deps, scope, id)
 }
 
-export async function failSession(deps: Deps, scope: Scope, id: string) {
+export const paySession = (deps: Deps, scope: Scope, id: string, refundBehavior?: RefundBehavior) => oneAtATime(id, async () => {
+  await openSession(deps, scope, id)
+  const attempt = await mockPayment(deps, id, 'succeeded', refundBehavior)
+  return outcome(deps, scope, id, async (s) => (await getRecordBySession(deps.db, s.id))?.attemptId === attempt.id)
+})
+
+export const failSession = (deps: Deps, scope: Scope, id: string) => oneAtATime(id, async () => {
   await openSession(deps, scope, id)
   await mockPayment(deps, id, 'failed')
-  return readSession(deps, scope, id)
-}
+  return outcome(deps, scope, id, async (s) => s.status === 'failed')
+})
 
-export async function cancelSessionHelper(deps: Deps, scope: Scope, id: string) {
+export const cancelSessionHelper = (deps: Deps, scope: Scope, id: string) => oneAtATime(id, async () => {
   await openSession(deps, scope, id)
   await cancelSession(deps, id)
   return readSession(deps, scope, id)
-}
+})
 
-export async function expireSessionHelper(deps: Deps, scope: Scope, id: string) {
+export const expireSessionHelper = (deps: Deps, scope: Scope, id: string) => oneAtATime(id, async () => {
   await openSession(deps, scope, id)
   await expireSession(deps, id)
   return readSession(deps, scope, id)
-}
+})
 
 /** Settles a pending mock refund through a mock refund notification. */
 export async function settleRefundHelper(deps: Deps, scope: Scope, id: string, status: 'succeeded' | 'failed') {

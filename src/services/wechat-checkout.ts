@@ -11,7 +11,7 @@ import { getAttempt, latestAttemptId, type SessionRow } from '../store/repos/ses
 import type { Deps } from './deps.js'
 import { configFor, startAttempt } from './payments.js'
 
-/** A code_url stays valid for 2 hours (docs/providers.md#wechat-pay-wechat.5). */
+/** A code_url stays valid for 2 hours (docs/providers.md#wechat-pay-wechat). */
 const CODE_URL_VALID_MS = 2 * 3600_000
 
 /**

@@ -20,6 +20,14 @@ export interface Database {
 // Timestamps and bigints come back as JS values; int8 counts (count(*)) as numbers.
 pg.types.setTypeParser(20, (v) => Number(v))
 
+/**
+ * Settings for a connection of its own (a LISTEN), made like the pool's. pg.Pool keeps the password
+ * non-enumerable, so a spread of its options drops it: it is copied by name.
+ */
+export function clientConfig(pool: pg.Pool, extra: pg.ClientConfig = {}): pg.ClientConfig {
+  return { ...pool.options, password: pool.options.password, ...extra }
+}
+
 export function openPool(connection: pg.PoolConfig | string, max = 10): Database {
   const config = typeof connection === 'string' ? { connectionString: connection } : connection
   const pool = new pg.Pool({ ...config, max, connectionTimeoutMillis: 5000 })

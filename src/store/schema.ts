@@ -229,3 +229,19 @@ export const rateLimitCounters = pgTable('rate_limit_counters', {
   windowStart: bigint('window_start', { mode: 'number' }).notNull(),
   count: integer('count').notNull(),
 }, (t) => [primaryKey({ columns: [t.key, t.windowStart] })])
+
+/**
+ * Provider reports that did not match what Till asked for (an unknown refund, an amount above what is
+ * refundable, a missing or different amount or currency): they changed no money state and wait here
+ * for an operator (GET /admin/v1/discrepancies). `report` is what the provider said, `expected` what Till knew.
+ */
+export const discrepancies = pgTable('discrepancies', {
+  id: text('id').primaryKey(),
+  provider: text('provider').notNull(),
+  providerConfigId: text('provider_config_id'),
+  merchantId: text('merchant_id'),
+  kind: text('kind').notNull(),
+  report: jsonb('report').$type<Record<string, unknown>>().notNull(),
+  expected: jsonb('expected').$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+}, (t) => [index('discrepancies_created_idx').on(t.createdAt, t.id)])

@@ -11,7 +11,7 @@ import { createDeps } from '../../src/deps.js'
 import type { Deps } from '../../src/services/deps.js'
 import { createMerchant } from '../../src/services/merchants.js'
 import { openPool, type Database } from '../../src/store/db.js'
-import { freshDatabase } from './db.js'
+import { freshDatabase, poolConfig } from './db.js'
 
 export const ADMIN_TOKEN = 'test-admin-token'
 
@@ -54,7 +54,7 @@ const silent = { info() {}, warn() {}, error() {} }
 
 export async function startTestApp(t: TestContext, overrides: Partial<Config> = {}): Promise<TestApp> {
   const db = await freshDatabase()
-  const database = openPool(db.url, 10)
+  const database = openPool(poolConfig(db.url), 10)
   const clock = testClock()
   const config: Config = {
     ...loadConfig({}),
@@ -62,6 +62,8 @@ export async function startTestApp(t: TestContext, overrides: Partial<Config> = 
     adminToken: ADMIN_TOKEN,
     rateLimitPerSecond: 10_000,
     jobsEnabled: false,
+    // The provider fakes listen on loopback over http: PROVIDER_ALLOW_PRIVATE=1.
+    providerAllowPrivate: true,
     ...overrides,
   }
   const deps = createDeps(config, database.db, randomBytes(32), silent, clock)

@@ -38,3 +38,19 @@ export async function freshDatabase({ migrated = true } = {}): Promise<{ url: st
     },
   }
 }
+
+/**
+ * The connection as separate fields, the way Till opens its embedded database (src/store/embedded.ts),
+ * not as a URL: pg.Pool then keeps the password where a spread of its options does not copy it, and
+ * every test app runs with that shape.
+ */
+export function poolConfig(url: string): pg.PoolConfig {
+  const u = new URL(url)
+  return {
+    host: u.searchParams.get('host') ?? u.hostname,
+    port: Number(u.searchParams.get('port') ?? u.port) || 5432,
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: decodeURIComponent(u.pathname.slice(1)),
+  }
+}

@@ -10,6 +10,7 @@ import { createDeps } from '../../src/deps.js'
 import type { Deps } from '../../src/services/deps.js'
 import { openPool } from '../../src/store/db.js'
 import type { TestApp } from './app.js'
+import { poolConfig } from './db.js'
 
 export interface Instance {
   app: FastifyInstance
@@ -20,7 +21,7 @@ export interface Instance {
 const silent = { info() {}, warn() {}, error() {} }
 
 export async function startSecondInstance(t: TestContext, ta: TestApp): Promise<Instance> {
-  const database = openPool(ta.databaseUrl, 10)
+  const database = openPool(poolConfig(ta.databaseUrl), 10)
   const config = { ...ta.deps.config }
   const deps = createDeps(config, database.db, Buffer.alloc(32), silent, ta.clock)
   // The same SECRETS_KEY as the first instance: its box and the mock provider's signing key.

@@ -79,10 +79,10 @@ export function dataDir(t: TestContext): string {
 export async function startTill(dir: string, extraEnv: Record<string, string> = {}, opts: { port?: number; wait?: boolean } = {}): Promise<Till> {
   const port = opts.port ?? (await freePort())
   const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const name of ['DATABASE_URL', 'BASE_URL', 'SECRETS_KEY', 'TILL_JOBS', 'WEBHOOK_ALLOW_PRIVATE', 'NODE_TEST_CONTEXT', 'RATE_LIMIT_PER_SECOND', 'DB_POOL_SIZE']) {
+  for (const name of ['DATABASE_URL', 'BASE_URL', 'SECRETS_KEY', 'TILL_JOBS', 'WEBHOOK_ALLOW_PRIVATE', 'PROVIDER_ALLOW_PRIVATE', 'NODE_TEST_CONTEXT', 'RATE_LIMIT_PER_SECOND', 'DB_POOL_SIZE']) {
     delete env[name]
   }
-  Object.assign(env, { DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: 'x', LOG_LEVEL: 'warn' }, extraEnv)
+  Object.assign(env, { DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: 'x', LOG_LEVEL: 'warn', PROVIDER_ALLOW_PRIVATE: '1' }, extraEnv)
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''

@@ -23,12 +23,12 @@ async function fake(t: Parameters<typeof startCreem>[0]) {
 test('no key or an unknown key: 403 with Creem\'s error shape (401 by knob)', async (t) => {
   const f = await fake(t)
   for (const key of [null, 'creem_test_unknown']) {
-    const r = await f.call('GET', '/v1/products?product_id=prod_1', undefined, key)
+    const r = await f.call('GET', '/v1/products/prod_1', undefined, key)
     assert.equal(r.status, 403)
     assert.deepEqual({ ...r.body, trace_id: typeof r.body.trace_id, timestamp: typeof r.body.timestamp }, { trace_id: 'string', status: 403, error: 'Forbidden', timestamp: 'number' })
   }
   await f.ctl.settings({ authFailureStatus: 401 })
-  assert.deepEqual([(await f.call('GET', '/v1/products?product_id=x', undefined, null)).body.error], ['Unauthorized'])
+  assert.deepEqual([(await f.call('GET', '/v1/products/x', undefined, null)).body.error], ['Unauthorized'])
 })
 
 test('product rules: every problem listed in the message array', async (t) => {
@@ -60,6 +60,9 @@ test('checkout rules: product must exist in this account, one of customer id or 
     [{ product_id: p.id, custom_fields: [{}, {}, {}, {}] }, 400, ['custom_fields must contain no more than 3 elements']],
     [{ product_id: p.id, success_url: 'not a url' }, 400, ['success_url must be a URL address']],
     [{ product_id: p.id, amount: 100 }, 400, ['property amount should not exist']],
+    [{ product_id: p.id, custom_price: 99 }, 400, ['custom_price must be an integer from 100 to 99999999']],
+    [{ product_id: p.id, custom_price: 100_000_000 }, 400, ['custom_price must be an integer from 100 to 99999999']],
+    [{ product_id: (await f.product({ billing_type: 'recurring', billing_period: 'every-month' })).id, custom_price: 500 }, 400, ['custom_price is only supported for one-time payment products']],
   ]
   for (const [body, status, message] of rows) {
     const r = await f.call('POST', '/v1/checkouts', body)
@@ -71,6 +74,11 @@ test('checkout rules: product must exist in this account, one of customer id or 
     checkout_url: undefined, success_url: 'https://shop.example/ok?plan=a',
   })
   assert.equal(ok.body.checkout_url, `${f.fake.url}/test/checkout/${p.id}/${ok.body.id}`)
+  // custom_price replaces the product's price for this checkout only; the SDK reads a product at /v1/products/{id}.
+  const custom = await f.call('POST', '/v1/checkouts', { product_id: p.id, custom_price: 2500 })
+  assert.equal(custom.body.custom_price, 2500)
+  await f.ctl.complete(custom.body.id)
+  assert.deepEqual([(await f.ctl.checkout(custom.body.id)).order.amount, (await f.call('GET', `/v1/products/${p.id}`)).body.price], [2500, 1500])
   // Another account cannot see it.
   const other = f.fake.addAccount()
   assert.equal((await f.call('GET', `/v1/checkouts?checkout_id=${ok.body.id}`, undefined, other.apiKey)).status, 404)

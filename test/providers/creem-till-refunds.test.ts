@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { reconcileRefunds } from '../../src/jobs/reconcile.js'
+import { ProviderError } from '../../src/providers/types.js'
 import { creemTill } from '../helpers/creem-till.js'
 import { recordRow, refundRows } from '../helpers/store-queries.js'
 
@@ -14,11 +15,9 @@ test('a full refund is pending until refund.created, then the record and the ses
   const { id, recordId, checkoutId } = await c.paid()
   const res = await c.refund(recordId)
   assert.equal(res.status, 200, JSON.stringify(res.body))
-  assert.deepEqual([res.body.status, res.body.refundedAmount, res.body.refund.status, res.body.refund.amount], ['refunding', 0, 'pending', 1234])
-  assert.match(res.body.refund.providerRef, /^ref_[0-9A-Za-z]{22}$/)
+  assert.deepEqual([res.body.status, res.body.refundedAmount, res.body.refund.status, res.body.refund.amount, res.body.refund.providerRef], ['refunding', 0, 'pending', 1234, null])
   const transaction = (await c.ctl.checkout(checkoutId)).order.transaction
-  const [call] = (await c.ctl.requests()).filter((r) => r.path === '/v1/refunds')
-  assert.equal(call.body.transaction.id, transaction)
+  assert.deepEqual((await c.ctl.transaction(transaction)).refunds.map((r: { status: string }) => r.status), ['pending'])
   assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending'])
 
   await c.ctl.tick()
@@ -27,7 +26,9 @@ test('a full refund is pending until refund.created, then the record and the ses
   const s = await c.read(id)
   assert.deepEqual([s.status, s.record.status, (await recordRow(c.ta, recordId)).refunded_amount], ['refunded', 'refunded', 1234])
   const [row] = await refundRows(c.ta, recordId)
-  assert.deepEqual([row.status, row.initiated_by, row.provider_ref], ['succeeded', 'merchant', res.body.refund.providerRef])
+  assert.deepEqual([row.status, row.initiated_by], ['succeeded', 'merchant'])
+  // Creem's answer had no id: refund.created gave it.
+  assert.equal(row.provider_ref, (await c.ctl.transaction(transaction)).refunds[0].id)
   // Nothing is left.
   const again = await c.refund(recordId)
   assert.deepEqual([again.status, again.body], [400, { error: 'amount exceeds refundable', code: 'already_refunded', refundable: 0, detail: 'the record is already refunded in full' }])
@@ -70,6 +71,24 @@ test('refund.created racing the answer to our call settles our refund: no second
   assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.succeeded'])
 })
 
+test('Creem answers `succeeded` without an id before refund.created: the webhook is the same refund, not a second one', async (t) => {
+  const c = await creemTill(t)
+  const { id, recordId } = await c.paid()
+  await c.ctl.refundOutcome({ status: 'succeeded', sync: true })
+  await c.ctl.notifications({ mode: 'delayed', delayMs: 1000 })
+  const res = await c.refund(recordId)
+  assert.deepEqual([res.body.status, res.body.refund.status, res.body.refund.providerRef], ['refunded', 'succeeded', null])
+  c.ta.clock.advance(1000)
+  await c.ctl.tick()
+  assert.deepEqual((await c.ctl.deliveries()).map((d) => [d.eventType, d.status]), [['checkout.completed', 200], ['refund.created', 200]])
+  const rows = await refundRows(c.ta, recordId)
+  assert.deepEqual(rows.map((r) => [r.id, r.initiated_by, r.status]), [[res.body.refund.id, 'merchant', 'succeeded']])
+  assert.match(rows[0].provider_ref, /^ref_/)
+  assert.equal((await recordRow(c.ta, recordId)).refunded_amount, 1234)
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.succeeded'])
+  assert.equal((await c.read(id)).status, 'refunded')
+})
+
 test('the answer to our refund call is lost: refund.created finds our pending refund and settles it', async (t) => {
   const c = await creemTill(t)
   const { recordId } = await c.paid()
@@ -98,18 +117,61 @@ test('a lost answer and a lost webhook: reconciliation reads the transaction and
   assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 1)
 })
 
-test('a refund that never reached Creem is sent again by reconciliation with the same refund', async (t) => {
+test('Creem answers a refund without its id: reconciliation sends nothing again, and refund.created settles it', async (t) => {
   const c = await creemTill(t)
   const { id, recordId } = await c.paid()
+  await c.ctl.refundOutcome({ status: 'succeeded', delayMs: 120_000 })
+  const res = await c.refund(recordId)
+  // The SDK's RefundResponseEntity: `{status}` only.
+  const [answer] = (await c.ctl.requests()).filter((r) => r.path === '/v1/refunds')
+  assert.deepEqual(answer.body, { status: 'pending' })
+  assert.deepEqual([res.body.refund.status, res.body.refund.providerRef], ['pending', null])
+  for (const wait of [30_000, 60_000]) {
+    c.ta.clock.advance(wait)
+    assert.equal(await reconcileRefunds(c.ta.deps), 1)
+  }
+  assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 1)
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending'])
+  c.ta.clock.advance(30_000)
+  await c.ctl.tick()
+  const [row] = await refundRows(c.ta, recordId)
+  assert.deepEqual([row.id, row.status, row.initiated_by], [res.body.refund.id, 'succeeded', 'merchant'])
+  assert.match(row.provider_ref, /^ref_/)
+  assert.equal((await c.read(id)).status, 'refunded')
+  assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 1)
+})
+
+test('reconciliation never sends again a refund the provider has answered, even when a lookup reports it not found', async (t) => {
+  const c = await creemTill(t)
+  const { recordId } = await c.paid()
+  await c.ctl.refundOutcome({ status: 'succeeded', delayMs: 120_000 })
+  const res = await c.refund(recordId)
+  assert.equal(res.body.refund.status, 'pending')
+  // A provider whose lookup cannot see a refund it is still processing.
+  t.mock.method(c.ta.deps.providers.get('creem')!, 'queryRefund', async () => {
+    throw new ProviderError('unknown', 'not_found', 'no such refund')
+  })
+  c.ta.clock.advance(30_000)
+  assert.equal(await reconcileRefunds(c.ta.deps), 1)
+  assert.equal((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').length, 1)
+  assert.deepEqual((await refundRows(c.ta, recordId)).map((r) => r.status), ['pending'])
+})
+
+test('a refund whose call Creem may not have received is never sent again; a dashboard refund of it settles it', async (t) => {
+  const c = await creemTill(t)
+  const { id, recordId, checkoutId } = await c.paid()
   await c.ctl.error({ route: 'refund', status: 503 })
   const res = await c.refund(recordId)
   assert.deepEqual([res.body.refund.status, res.body.refund.providerRef], ['pending', null])
   c.ta.clock.advance(30_000)
   assert.equal(await reconcileRefunds(c.ta.deps), 1)
-  assert.deepEqual((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').map((r) => r.status), [503, 200])
-  await c.ctl.tick()
+  // A 503 may or may not have been acted on, and Creem cannot look a refund up: Till waits.
+  assert.deepEqual((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').map((r) => r.status), [503])
+  assert.deepEqual(await c.types('refundId', res.body.refund.id), ['refund.pending'])
+  // The operator refunds it in Creem's dashboard: its refund.created is taken by Till's pending refund.
+  await c.ctl.dashboardRefund((await c.ctl.checkout(checkoutId)).order.transaction)
+  assert.deepEqual((await refundRows(c.ta, recordId)).map((r) => [r.id, r.status]), [[res.body.refund.id, 'succeeded']])
   assert.equal((await c.read(id)).status, 'refunded')
-  assert.equal((await refundRows(c.ta, recordId)).length, 1)
 })
 
 test('a dropped refund.created: reconciliation settles the pending refund from the transaction', async (t) => {

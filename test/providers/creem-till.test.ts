@@ -17,7 +17,7 @@ test('a live EUR session paid on Creem: checkout.completed makes it paid, with t
   assert.equal((await c.read(id)).status, 'processing')
   const [product] = await c.ctl.products()
   assert.deepEqual(action, { kind: 'redirect', url: `${c.fake.url}/test/checkout/${product.id}/${attempt.providerRef}` })
-  assert.deepEqual(await c.query('select amount, currency, product_id from provider_products where provider_config_id = $1', [c.configId]), [{ amount: 1234, currency: 'EUR', product_id: product.id }])
+  assert.deepEqual(await c.query('select amount, currency, product_id from provider_products where provider_config_id = $1', [c.configId]), [{ amount: 100, currency: 'EUR', product_id: product.id }])
   const checkout = await c.ctl.checkout(attempt.providerRef!)
   assert.deepEqual([checkout.request_id, checkout.success_url], [attempt.id, `${c.ta.baseUrl}/c/${id}/done`])
 
@@ -31,9 +31,10 @@ test('a live EUR session paid on Creem: checkout.completed makes it paid, with t
   assert.deepEqual(record.provider_data, { checkoutId: attempt.providerRef, productId: product.id, orderId: order.id, transactionId: order.transaction })
   assert.deepEqual(await c.types('sessionId', id), ['payment.succeeded'])
 
-  // The next session of the same amount reuses the product.
-  await c.start(await c.session())
+  // The next session, of any amount, reuses the product and sets its own price.
+  const next = await c.start(await c.session({ amount: 999 }))
   assert.equal((await c.ctl.products()).length, 1)
+  assert.equal((await c.ctl.checkout(next.attempt.providerRef!)).custom_price, 999)
 })
 
 test('below Creem\'s 1.00 minimum: a creem hint is refused with a clear message, and an unhinted session finds no provider', async (t) => {

@@ -8,28 +8,33 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { ProviderError, type PaymentFact } from '../../src/providers/types.js'
+import { webhookSignature } from '../../src/providers/creem/sign.js'
 import { setup } from '../helpers/creem.js'
 
 const posts = async (ctl: Awaited<ReturnType<typeof setup>>['ctl'], path: string) => (await ctl.requests()).filter((r) => r.method === 'POST' && r.path === path)
 
-test('a checkout for any amount: one product per amount and currency, request_id = attempt, success_url = relay', async (t) => {
+test('a checkout for any amount: one product per currency, custom_price per checkout, request_id = attempt, success_url = relay', async (t) => {
   const s = await setup(t)
   const a = s.attempt()
   const made = await s.provider.createAttempt(s.cfg, a)
   const [product] = await s.ctl.products()
-  assert.deepEqual({ ...product, id: undefined }, { id: undefined, price: 1234, currency: 'EUR', name: 'Payment of €12.34', taxMode: 'inclusive' })
+  assert.deepEqual({ ...product, id: undefined }, { id: undefined, price: 100, currency: 'EUR', name: 'Payment', taxMode: 'inclusive' })
   const checkout = await s.ctl.checkout(made.providerRef!)
   assert.equal(checkout.request_id, a.attemptId)
+  assert.equal(checkout.custom_price, 1234)
   assert.equal(checkout.success_url, a.returnUrl)
   assert.deepEqual(checkout.metadata, { sessionId: a.sessionId, attemptId: a.attemptId })
   assert.deepEqual(made.action, { kind: 'redirect', url: `${s.fake.url}/test/checkout/${product.id}/${made.providerRef}` })
   assert.deepEqual(made.data, { checkoutId: made.providerRef, productId: product.id })
 
-  await s.provider.createAttempt(s.cfg, s.attempt())
+  await s.provider.createAttempt(s.cfg, s.attempt({ amount: 99_999_999 }))
   await s.provider.createAttempt(s.cfg, s.attempt({ currency: 'USD' }))
-  await s.provider.createAttempt(s.cfg, s.attempt({ amount: 100 }))
-  assert.deepEqual((await s.ctl.products()).map((p) => [p.price, p.currency]), [[1234, 'EUR'], [1234, 'USD'], [100, 'EUR']])
-  assert.equal((await posts(s.ctl, '/v1/checkouts')).length, 4)
+  const cheap = await s.provider.createAttempt(s.cfg, s.attempt({ amount: 100 }))
+  assert.deepEqual((await s.ctl.products()).map((p) => [p.price, p.currency]), [[100, 'EUR'], [100, 'USD']])
+  assert.deepEqual((await posts(s.ctl, '/v1/checkouts')).map((r) => r.body.custom_price), [1234, 99_999_999, 1234, 100])
+  // The customer pays the checkout's amount, not the product's price.
+  await s.ctl.complete(made.providerRef!)
+  assert.deepEqual([(await s.ctl.checkout(made.providerRef!)).order.amount, (await s.ctl.checkout(cheap.providerRef!)).custom_price], [1234, 100])
 })
 
 test('five first uses of a new amount at once make one product', async (t) => {
@@ -42,6 +47,7 @@ test('five first uses of a new amount at once make one product', async (t) => {
 test('below 1.00, or in a currency Creem does not take, nothing is sent', async (t) => {
   const s = await setup(t)
   await assert.rejects(s.provider.createAttempt(s.cfg, s.attempt({ amount: 99 })), (e: unknown) => e instanceof ProviderError && e.code === 'amount_below_minimum' && e.outcome === 'rejected')
+  await assert.rejects(s.provider.createAttempt(s.cfg, s.attempt({ amount: 100_000_000 })), (e: unknown) => e instanceof ProviderError && e.code === 'amount_above_maximum')
   await assert.rejects(s.provider.createAttempt(s.cfg, s.attempt({ currency: 'JPY' })), (e: unknown) => e instanceof ProviderError && e.code === 'unsupported_currency')
   await assert.rejects(s.provider.createAttempt(s.cfg, s.attempt({ channel: 'native' })), (e: unknown) => e instanceof ProviderError && e.code === 'unsupported_channel')
   assert.deepEqual(await s.ctl.requests(), [])
@@ -53,18 +59,18 @@ test('a wrong API key is refused (403, or 401) and no product is remembered', as
   await assert.rejects(s.provider.createAttempt(wrong, s.attempt()), (e: unknown) => e instanceof ProviderError && e.outcome === 'rejected' && e.code === 'unauthorized' && e.message === 'Creem 403 Forbidden')
   await s.ctl.settings({ authFailureStatus: 401 })
   await assert.rejects(s.provider.createAttempt(wrong, s.attempt()), (e: unknown) => e instanceof ProviderError && e.message === 'Creem 401 Unauthorized')
-  assert.equal(await s.products.find('pc_test', 1234, 'EUR'), null)
+  assert.equal(await s.products.find('pc_test', 100, 'EUR'), null)
   const [r] = await s.ctl.requests()
   assert.deepEqual(Object.keys(r.body).sort(), ['error', 'status', 'timestamp', 'trace_id'])
 })
 
 test('a remembered product Creem no longer knows is replaced once, and the checkout goes through', async (t) => {
   const s = await setup(t)
-  await s.products.remember('pc_test', 1234, 'EUR', 'prod_deleted')
+  await s.products.remember('pc_test', 100, 'EUR', 'prod_deleted')
   const made = await s.provider.createAttempt(s.cfg, s.attempt())
   const [product] = await s.ctl.products()
   assert.equal(made.data!.productId, product.id)
-  assert.equal(await s.products.find('pc_test', 1234, 'EUR'), product.id)
+  assert.equal(await s.products.find('pc_test', 100, 'EUR'), product.id)
   assert.deepEqual((await posts(s.ctl, '/v1/checkouts')).map((r) => r.status), [404, 200])
 })
 
@@ -91,6 +97,29 @@ test('checkout.completed: signed over the raw body, acknowledged with 200, a pay
       paidAt: new Date('2026-05-20T04:00:00.000Z'), data: { checkoutId: made.providerRef, orderId: checkout.order.id, transactionId: checkout.order.transaction },
     }],
   })
+})
+
+test('checkout.completed with the order as a bare id: the amount comes from the checkout Creem shows, or is reported unknown', async (t) => {
+  const s = await setup(t)
+  const { a, made } = await s.paid()
+  const event = JSON.parse(s.rx.received[0].body.toString())
+  const checkout = await s.ctl.checkout(made.providerRef!)
+  const bare = Buffer.from(JSON.stringify({ ...event, object: { ...event.object, order: checkout.order.id } }))
+  const signed = { 'creem-signature': webhookSignature(s.creds.webhookSecret, bare) }
+  const r = await s.provider.parseNotification(s.cfg, { body: bare, headers: signed })
+  assert.deepEqual(r.ack, { status: 200 })
+  const fact = r.facts[0] as PaymentFact
+  assert.deepEqual([fact.attemptId, fact.status, fact.providerRef, fact.amount, fact.currency, fact.data?.transactionId], [a.attemptId, 'succeeded', checkout.order.id, 1234, 'EUR', checkout.order.transaction])
+  assert.equal((await s.ctl.requests()).filter((q) => q.path === `/v1/checkouts?checkout_id=${made.providerRef}`).length, 1)
+
+  // Creem cannot say: the webhook is retried later rather than taken without its amount.
+  await s.ctl.error({ route: 'getCheckout', status: 503 })
+  assert.deepEqual((await s.provider.parseNotification(s.cfg, { body: bare, headers: signed })).ack.status, 503)
+  // A checkout Creem does not know: the payment is reported with its amount unknown, for the core to refuse.
+  const stranger = Buffer.from(JSON.stringify({ ...event, object: { ...event.object, id: 'ch_unknown', order: checkout.order.id } }))
+  const unknown = await s.provider.parseNotification(s.cfg, { body: stranger, headers: { 'creem-signature': webhookSignature(s.creds.webhookSecret, stranger) } })
+  const f = unknown.facts[0] as PaymentFact
+  assert.deepEqual([unknown.ack.status, f.kind, f.status, f.amount, f.currency], [200, 'payment', 'succeeded', undefined, undefined])
 })
 
 test('a tampered body, a missing header, another secret or no secret at all: 401 and no fact', async (t) => {

@@ -158,6 +158,25 @@ test('platform-certificate mode: certificates fetched once, decrypted with the A
   assert.equal(await certCalls(), 2)
 })
 
+test('certificate mode: every call names the newest platform certificate in Wechatpay-Serial, as the Go SDK does', async (t) => {
+  const s = await setup(t, { mode: 'platformCert' })
+  const a = s.attempt()
+  await s.provider.createAttempt(s.cfg, a)
+  const ref = { attemptId: a.attemptId, providerRef: null, data: {} }
+  await s.provider.queryPayment(s.cfg, ref)
+  const [first] = (await s.ctl.identity()).certificates
+  const named = async () => (await s.ctl.requests()).map((r) => [r.path.split('?')[0].replace(a.attemptId, '{no}'), r.wechatpaySerial ?? null])
+  // The certificate list itself is asked for without one (the SDK's downloader sends none either).
+  assert.deepEqual(await named(), [['/v3/certificates', null], ['/v3/pay/transactions/native', first.serial], ['/v3/pay/transactions/out-trade-no/{no}', first.serial]])
+  // A rotation: the next answer is signed with a serial Till does not know yet; it fetches the list and names the newer one from then on.
+  s.clock.advance(61_000)
+  const [newer] = (await s.ctl.mode('platformCert', true)).certificates
+  assert.notEqual(newer.serial, first.serial)
+  await s.provider.queryPayment(s.cfg, ref)
+  await s.provider.queryPayment(s.cfg, ref)
+  assert.deepEqual((await named()).slice(3), [['/v3/pay/transactions/out-trade-no/{no}', first.serial], ['/v3/certificates', null], ['/v3/pay/transactions/out-trade-no/{no}', newer.serial]])
+})
+
 test('the fake refuses what WeChat refuses: no or bad signature, another merchant serial, no Accept, unknown fields, bad fields', async (t) => {
   const s = await setup(t)
   const key = privateKeyOf(s.creds.privateKey)
@@ -191,6 +210,9 @@ test('the fake refuses what WeChat refuses: no or bad signature, another merchan
   ]
   for (const [change, message] of bad) assert.deepEqual((await send('POST', '/v3/pay/transactions/native', { ...order, ...change })).body, { code: 'PARAM_ERROR', message }, message)
   assert.equal((await send('POST', '/v3/pay/transactions/native', order)).status, 200)
+  // limit_pay is a field of the SDK's PrepayRequest: taken, and checked to be a list of strings.
+  assert.equal((await send('POST', '/v3/pay/transactions/native', { ...order, out_trade_no: 'att_limitpay0001', limit_pay: ['no_credit'] })).status, 200)
+  assert.deepEqual((await send('POST', '/v3/pay/transactions/native', { ...order, out_trade_no: 'att_limitpay0002', limit_pay: 'no_credit' })).body, { code: 'PARAM_ERROR', message: 'limit_pay格式不正确' })
   assert.deepEqual((await send('POST', '/v3/pay/transactions/native', { ...order, description: 'y' })).body, { code: 'INVALID_REQUEST', message: '请求重入时，参数与首次请求时不一致' })
   // Every answer is signed, the empty 204 of a close too.
   const close = await send('POST', `/v3/pay/transactions/out-trade-no/${order.out_trade_no}/close`, { mchid: s.creds.mchId }, { wechatpaySerial: s.creds.platformPublicKeyId })

@@ -31,7 +31,9 @@ test('Native: WeChat receives our ids, time_expire in +08:00 and fen; the page g
   assert.equal(order.description, 'Order #42')
   assert.equal(order.time_expire, '2026-05-20T12:30:00+08:00')
   assert.equal(order.notify_url, s.rx.url)
-  assert.deepEqual(await s.ctl.requests(), [{ method: 'POST', path: '/v3/pay/transactions/native', status: 200, atMs: s.clock().getTime() }])
+  assert.deepEqual((await s.ctl.requests()).map(({ method, path, status, atMs, wechatpaySerial }) => ({ method, path, status, atMs, wechatpaySerial })), [
+    { method: 'POST', path: '/v3/pay/transactions/native', status: 200, atMs: s.clock().getTime(), wechatpaySerial: s.creds.platformPublicKeyId },
+  ])
   // The identical request again (a retry) gets the same code.
   assert.deepEqual((await s.provider.createAttempt(s.cfg, a)).action, { kind: 'qr', content: codeUrl })
 })
@@ -202,7 +204,8 @@ test('a dropped notification is never sent, and the query still reports the paym
   assert.deepEqual(await s.provider.queryPayment(s.cfg, { attemptId: a.attemptId, providerRef: null, data: {} }), {
     status: 'succeeded', providerRef: order.transaction_id, amount: 9900, paidAt: new Date('2026-05-20T04:00:00.000Z'),
   })
-  assert.deepEqual((await s.ctl.requests()).at(-1), { method: 'GET', path: `/v3/pay/transactions/out-trade-no/${a.attemptId}?mchid=${s.creds.mchId}`, status: 200, atMs: s.clock().getTime() })
+  const { method, path, status, atMs, request } = (await s.ctl.requests()).at(-1)!
+  assert.deepEqual({ method, path, status, atMs, request }, { method: 'GET', path: `/v3/pay/transactions/out-trade-no/${a.attemptId}?mchid=${s.creds.mchId}`, status: 200, atMs: s.clock().getTime(), request: undefined })
 })
 
 test('query and close: unpaid is pending (a failed try too); close, expiry and unknown orders are closed', async (t) => {

@@ -7,7 +7,8 @@ import * as configs from '../../services/provider-configs.js'
 import { createEndpointForMerchant } from '../../services/webhook-endpoints.js'
 import { getMerchant } from '../../store/repos/merchants.js'
 import { registerAdminAuth } from '../plugins/auth.js'
-import { S, type AdminEndpointBodyT, type ApiKeyBodyT, type MerchantBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
+import { listDiscrepancies } from '../../services/discrepancies.js'
+import { S, type AdminEndpointBodyT, type DiscrepancyQueryT, type ApiKeyBodyT, type MerchantBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
 
 type M = { Params: { id: string } }
 
@@ -41,4 +42,8 @@ export const adminRoutes = (deps: Deps, token: string): FastifyPluginAsync => as
 
   app.post<M & { Body: AdminEndpointBodyT }>('/merchants/:id/webhook_endpoints', { schema: S.createEndpoint }, async (req, reply) =>
     reply.code(201).send(await createEndpointForMerchant(deps, req.params.id, req.body)))
+
+  // Provider reports that changed no money state because they did not match what Till asked for.
+  app.get<{ Querystring: DiscrepancyQueryT }>('/discrepancies', { schema: S.discrepancies }, (req) =>
+    listDiscrepancies(deps, { limit: req.query.limit ?? 20, startingAfter: req.query.starting_after, merchantId: req.query.merchant_id }))
 }

@@ -38,6 +38,13 @@ export type ProviderConfigBodyT = Static<typeof ProviderConfigBody>
 export type ProviderConfigPatchT = Static<typeof ProviderConfigPatch>
 export type AdminEndpointBodyT = Static<typeof AdminEndpointBody>
 
+export const DiscrepancyQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+  merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
+}, { additionalProperties: false })
+export type DiscrepancyQueryT = Static<typeof DiscrepancyQuery>
+
 const hide = { hide: true, response: errors(400, 401, 404) }
 export const S = {
   createMerchant: { ...hide, body: MerchantBody },
@@ -46,5 +53,6 @@ export const S = {
   key: { ...hide, params: Type.Object({ id: Type.String(), keyId: Type.String() }) },
   createConfig: { ...hide, params: MerchantParams, body: ProviderConfigBody },
   createEndpoint: { ...hide, params: MerchantParams, body: AdminEndpointBody },
+  discrepancies: { ...hide, querystring: DiscrepancyQuery },
   patchConfig: { ...hide, params: Type.Object({ id: Type.String(), configId: Type.String() }), body: ProviderConfigPatch },
 }

@@ -3,12 +3,13 @@
  * adapter, which verifies the signature before anything is parsed; facts apply in one transaction.
  */
 import type { FastifyPluginAsync } from 'fastify'
-import { NotFound } from '../../domain/errors.js'
+import { BodyTooDeep, NotFound } from '../../domain/errors.js'
 import type { Deps } from '../../services/deps.js'
 import { applyFacts } from '../../services/payments.js'
 import { openConfig } from '../../services/provider-configs.js'
 import { getProviderConfigById } from '../../store/repos/provider-configs.js'
 import type { ProviderConfig } from '../../providers/types.js'
+import { jsonTooDeep } from '../plugins/json-depth.js'
 
 export const hookRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.removeAllContentTypeParsers()
@@ -17,6 +18,8 @@ export const hookRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   async function handle(provider: string, configId: string | null, cfg: ProviderConfig, body: Buffer | undefined, headers: Record<string, string | string[] | undefined>) {
     const adapter = deps.providers.get(provider)
     if (!adapter) throw new NotFound()
+    // Adapters parse and walk the body after its signature checks out: bound it before, as every JSON body is.
+    if (body && jsonTooDeep(body)) throw new BodyTooDeep()
     const result = await adapter.parseNotification(cfg, { body: body ?? Buffer.alloc(0), headers })
     // Refused signatures, events Till does not act on (a Creem dispute): visible to the operator.
     for (const f of result.facts) if (f.kind === 'ignored') deps.log.info({ provider, configId, reason: f.reason }, 'provider notification not applied')

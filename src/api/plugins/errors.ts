@@ -27,6 +27,21 @@ export function toTillError(err: FastifyError | Error): TillError | null {
   return null
 }
 
+/**
+ * What an unexpected error may print: its kind, codes and stack frames. A failed query's message,
+ * parameters and PostgreSQL's detail carry the request's data (a merchant's metadata), never logged.
+ */
+export function loggableError(err: unknown): Record<string, unknown> {
+  const e = (err ?? {}) as { name?: string; message?: string; code?: unknown; stack?: string; cause?: unknown; routine?: unknown; constraint?: unknown }
+  const frames = typeof e.stack === 'string' ? e.stack.split('\n').filter((l) => /^\s+at /.test(l)).join('\n') : undefined
+  const out: Record<string, unknown> = { type: e.name ?? typeof err, code: e.code, routine: e.routine, constraint: e.constraint, stack: frames }
+  // Drizzle's failed query quotes the SQL and its parameters; PostgreSQL's own message names the
+  // problem, not the data ("unsupported Unicode escape sequence"), its detail and where are left out.
+  if (!('params' in e) && !('query' in e)) out.message = e.message
+  if (e.cause) out.cause = loggableError(e.cause)
+  return out
+}
+
 export function registerJsonErrors(app: FastifyInstance) {
   app.setErrorHandler((err, req, reply) => {
     const known = toTillError(err as Error)
@@ -37,7 +52,7 @@ export function registerJsonErrors(app: FastifyInstance) {
       if (known instanceof MethodNotAllowed) reply.header('Allow', known.allow.join(', '))
       return reply.code(known.status).send({ error: known.message, code: known.code, ...extra })
     }
-    req.log.error({ err }, 'unhandled error')
+    req.log.error({ err: loggableError(err) }, 'unhandled error')
     return reply.code(500).send({ error: 'internal error', code: 'internal_error', requestId: req.id })
   })
 }

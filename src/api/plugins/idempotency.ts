@@ -25,6 +25,11 @@ declare module 'fastify' {
 const SEALED = /^v\d+:/
 const replayAad = (ctx: { merchantId: string; mode: string }, key: string) => `idempotency:${ctx.merchantId}:${ctx.mode}:${key}`
 
+/** The body with every object's keys sorted: the same request with its keys reordered is the same request. */
+export const canonicalJson = (body: unknown) =>
+  JSON.stringify(body, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v)
+
 export function registerIdempotency(app: FastifyInstance, deps: Deps) {
   // Before validation, so that a refused body (a 4xx) is remembered and replayed like any answer.
   app.addHook('preValidation', async (req, reply) => {
@@ -34,7 +39,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
     if (typeof key !== 'string' || key.length === 0 || key.length > 255) {
       throw new InvalidField('Idempotency-Key', 'must be 1 to 255 characters')
     }
-    const fingerprint = createHash('sha256').update(`${req.method} ${req.url}\n${JSON.stringify(req.body ?? null)}`).digest('hex')
+    const fingerprint = createHash('sha256').update(`${req.method} ${req.url}\n${canonicalJson(req.body ?? null)}`).digest('hex')
     const existing = await claimKey(deps.db, req.ctx, key, fingerprint, deps.clock(), LEASE_MS)
     if (!existing) {
       req.ctx.idempotencyKey = key

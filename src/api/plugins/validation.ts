@@ -84,23 +84,41 @@ export const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpP
     }
     // No body at all (Fastify passes null) reads as an empty object: optional-only bodies pass, required fields are named.
     const valid = validate(body && data == null ? {} : data)
-    const nul = valid ? nulField(data, '') : null
+    const bad = valid ? badString(data, '') : null
     // A path that fails its schema (too long, NUL) names no resource: 404, as an unknown id does.
-    if (httpPart === 'params' && (!valid || nul !== null)) return { error: new NotFound() }
-    if (nul !== null) return { error: new InvalidField(nul || root, 'must not contain NUL characters') }
+    if (httpPart === 'params' && (!valid || bad !== null)) return { error: new NotFound() }
+    if (bad !== null) return { error: new InvalidField(bad.path || root, bad.reason) }
     // The handler gets the empty object it was validated as, never null (PATCH with no body at all).
     if (valid) return { value: body && data == null ? {} : data }
     return { error: describe(validate.errors![0], root) }
   }
 }
 
-/** PostgreSQL text and jsonb cannot hold U+0000: the field holding one is named here, not a 500 from the database. */
-function nulField(data: unknown, path: string): string | null {
-  if (typeof data === 'string') return data.includes('\u0000') ? path : null
+const NUL = 'must not contain NUL characters'
+// With the u flag a well-formed pair is one code point: only an unpaired surrogate matches.
+const LONE_SURROGATE = /\p{Cs}/u
+const ILL_FORMED = 'must be well-formed Unicode (no unpaired surrogates)'
+
+function stringProblem(s: string): string | null {
+  if (s.includes('\u0000')) return NUL
+  if (LONE_SURROGATE.test(s)) return ILL_FORMED
+  return null
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, jsonb refuses an unpaired surrogate and text stores
+ * it as U+FFFD: the field holding one is named here, not a 500 (or a silent change) from the database.
+ */
+function badString(data: unknown, path: string): { path: string; reason: string } | null {
+  if (typeof data === 'string') {
+    const reason = stringProblem(data)
+    return reason ? { path, reason } : null
+  }
   if (data === null || typeof data !== 'object') return null
   for (const [k, v] of Object.entries(data)) {
-    if (k.includes('\u0000')) return path
-    const found = nulField(v, path ? `${path}.${k}` : k)
+    const reason = stringProblem(k)
+    if (reason) return { path, reason }
+    const found = badString(v, path ? `${path}.${k}` : k)
     if (found !== null) return found
   }
   return null

@@ -23,7 +23,7 @@ export const PATHS = {
 } as const
 
 /**
- * The body field naming the transaction in `POST /v1/refunds`. docs/providers.md#creem-creem.6 marks it [U]:
+ * The body field naming the transaction in `POST /v1/refunds`. docs/providers.md#creem-creem marks it [U]:
  * Creem's reference describes "the unique identifier of the transaction to refund in full" without
  * showing its name in the snapshot we have. The adapter sends it and the fake requires it.
  */
@@ -31,6 +31,10 @@ export const REFUND_TRANSACTION_FIELD = 'transaction_id'
 
 /** Product prices in minor units: at least 100 (0 means free, which Till never sells) (§2.2). */
 export const MIN_PRICE = 100
+/** A checkout's custom_price: 100 to 99999999 minor units (the SDK's CreateCheckoutRequest). */
+export const MAX_CUSTOM_PRICE = 99_999_999
+/** The listed price of Till's one product per currency; every checkout overrides it with custom_price. */
+export const PRODUCT_PRICE = MIN_PRICE
 export const CURRENCIES = ['EUR', 'USD'] as const
 
 /** Delays after a failed webhook delivery, in seconds (§2.5: 30 s, 1 min, 5 min, 1 h), then the event is failed. */

@@ -1,23 +1,23 @@
 /**
  * The Creem adapter: plumbing only. Wire shapes and status maps are in wire.ts, signatures in
- * sign.ts, the HTTP client in http.ts, the product-per-amount memory in products.ts. Our attempt id
+ * sign.ts, the HTTP client in http.ts, the product-per-currency memory in products.ts. Our attempt id
  * is the checkout's request_id; Creem echoes it in checkout.completed, refund.created and the
  * success redirect, which is how every answer finds its attempt.
  */
 import type { Dispatcher } from 'undici'
-import type { NotificationResult, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
+import type { NotificationResult, PaymentFact, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { CREEM_CAPABILITIES, EVENT, PATHS, REFUND_TRANSACTION_FIELD, SIGNATURE_HEADER } from './constants.js'
 import { credentialsOf, CreemClient } from './http.js'
 import { productResolver, type ProductStore } from './products.js'
 import { verifyReturnSignature, verifyWebhook } from './sign.js'
 import {
-  checkoutRequest, idOf, objectOf, paymentFact, paymentState, productRequest, refundFact, refundState, refundStateFromTransaction,
-  type Checkout, type Dispute, type Product, type Refund, type Transaction, type WebhookEvent,
+  checkAmount, checkoutRequest, idOf, objectOf, paymentFact, paymentState, productRequest, refundFact, refundState, refundStateFromTransaction,
+  type Checkout, type Dispute, type Product, type Refund, type RefundAnswer, type Transaction, type WebhookEvent,
 } from './wire.js'
 
 export interface CreemProviderOptions {
-  /** Where the product made for each amount is remembered (the provider_products table in Till). */
+  /** Where the product made for each currency is remembered (the provider_products table in Till). */
   products: ProductStore
   timeoutMs?: number
   dispatcher?: Dispatcher
@@ -33,8 +33,8 @@ const checkoutIdOf = (ref: PaymentRef) =>
 
 export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider & { client: CreemClient } {
   const client = new CreemClient({ timeoutMs: opts.timeoutMs ?? 10_000, dispatcher: opts.dispatcher })
-  const products = productResolver(opts.products, async (cfg, amount, currency) => {
-    const p = await client.call<Product>(cfg, 'POST', PATHS.products, productRequest(amount, currency))
+  const products = productResolver(opts.products, async (cfg, currency) => {
+    const p = await client.call<Product>(cfg, 'POST', PATHS.products, productRequest(currency))
     if (!p.id) throw new ProviderError('unknown', 'malformed_response', 'Creem created a product without an id')
     return p.id
   })
@@ -66,6 +66,23 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
     return id
   }
 
+  /**
+   * A paid checkout's fact with the amount and currency of the order Creem's API shows for it. A
+   * checkout Creem does not know (or made for another attempt) leaves them unknown, which the core
+   * refuses to take as paid; Creem not answering throws, so the webhook is retried.
+   */
+  async function withAmountFromCreem(cfg: ProviderConfig, fact: PaymentFact): Promise<PaymentFact> {
+    const checkoutId = typeof fact.data?.checkoutId === 'string' ? fact.data.checkoutId : null
+    let shown: Checkout | null = null
+    try {
+      if (checkoutId) shown = await checkoutOf(cfg, { attemptId: fact.attemptId, providerRef: checkoutId, data: { checkoutId } })
+    } catch (e) {
+      if (!(e instanceof ProviderError && e.code === 'request_id_mismatch')) throw e
+    }
+    const order = shown ? paymentFact(shown) : null
+    return { ...fact, amount: order?.amount, currency: order?.currency, paidAt: fact.paidAt ?? order?.paidAt, data: { ...fact.data, ...order?.data } }
+  }
+
   return {
     id: 'creem',
     capabilities: CREEM_CAPABILITIES,
@@ -73,8 +90,9 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
 
     async createAttempt(cfg, a) {
       if (a.channel !== null && a.channel !== 'redirect') throw new ProviderError('rejected', 'unsupported_channel', `Creem has no channel ${a.channel}`, false)
+      checkAmount(a.amount, a.currency)
       const place = async () => {
-        const productId = await products.get(cfg, a.amount, a.currency)
+        const productId = await products.get(cfg, a.currency)
         return { productId, checkout: await client.call<Checkout>(cfg, 'POST', PATHS.checkouts, checkoutRequest(a, productId)) }
       }
       let placed: Awaited<ReturnType<typeof place>>
@@ -83,9 +101,9 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
       } catch (e) {
         // The remembered product is gone at Creem (deleted, or the key now points at another account): make a new one, once.
         if (!(e instanceof ProviderError && e.code === 'not_found')) throw e
-        const stale = await opts.products.find(cfg.id, a.amount, a.currency)
+        const stale = await products.find(cfg, a.currency)
         if (!stale) throw e
-        await products.forget(cfg, a.amount, a.currency, stale)
+        await products.forget(cfg, a.currency, stale)
         placed = await place()
       }
       const { checkout, productId } = placed
@@ -113,7 +131,14 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
         case EVENT.checkoutCompleted: {
           const fact = paymentFact(event.object as Checkout)
           if (!fact.attemptId) return ignore('checkout without a request_id (not made by Till)')
-          return fact.status === 'succeeded' ? accept([fact]) : ignore(`checkout ${idOf(event.object as Checkout)} not paid`)
+          if (fact.status !== 'succeeded') return ignore(`checkout ${idOf(event.object as Checkout)} not paid`)
+          if (fact.amount !== undefined && fact.currency !== undefined) return accept([fact])
+          // The order as a bare id (or without its amount): never skip the amount check, ask Creem.
+          try {
+            return accept([await withAmountFromCreem(cfg, fact)])
+          } catch (e) {
+            return refuse(503, `order amount not known yet: ${(e as Error).message}`)
+          }
         }
         case EVENT.refundCreated: {
           const fact = refundFact(event.object as Refund)
@@ -150,17 +175,16 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
     async refund(cfg, r) {
       if (r.amount > r.totalAmount) throw new ProviderError('rejected', 'amount_exceeds_payment', 'refund larger than the payment', false)
       const transactionId = await transactionOf(cfg, r.payment)
-      const res = await client.call<Refund>(cfg, 'POST', PATHS.refunds, { [REFUND_TRANSACTION_FIELD]: transactionId })
-      return refundState(res.status, res.id)
+      // No id in the answer: refund.created brings it, and the core matches that to this refund.
+      const res = await client.call<RefundAnswer>(cfg, 'POST', PATHS.refunds, { [REFUND_TRANSACTION_FIELD]: transactionId })
+      return refundState(res.status)
     },
 
-    /** Read from the transaction (the documented API has no refund lookup); see refundStateFromTransaction. */
+    /** Read from the transaction; never `not_found`, so a refund is never sent twice (see refundStateFromTransaction). */
     async queryRefund(cfg, ref) {
       const transactionId = await transactionOf(cfg, ref.payment)
       const t = await client.call<Transaction>(cfg, 'GET', `${PATHS.transactions}?transaction_id=${encodeURIComponent(transactionId)}`)
-      const state = refundStateFromTransaction(t, ref.providerRefundRef)
-      if (state === 'not_found') throw new ProviderError('unknown', 'not_found', `Creem shows no refund on ${transactionId} for ${ref.refundId}`)
-      return state
+      return refundStateFromTransaction(t, ref.providerRefundRef)
     },
 
     verifyReturn(cfg, query) {

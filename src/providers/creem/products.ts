@@ -1,10 +1,13 @@
 /**
- * Creem has no amount on a checkout, only a product (docs/providers.md#creem-creem.2): Till makes one one-time
- * product per (configuration, amount, currency) and remembers it. The memory is injected (the
- * service layer backs it with the provider_products table), so the adapter touches no database.
+ * Creem needs a product on every checkout; the checkout's custom_price sets the amount. Till makes
+ * one one-time product per (configuration, currency) and remembers it under the product's own
+ * price (PRODUCT_PRICE), so rows kept from the one-product-per-amount days are never confused with
+ * it. The memory is injected (the service layer backs it with the provider_products table), so the
+ * adapter touches no database.
  */
 import type { Currency } from '../../domain/money.js'
 import type { ProviderConfig } from '../types.js'
+import { PRODUCT_PRICE } from './constants.js'
 
 export interface ProductStore {
   find(configId: string, amount: number, currency: string): Promise<string | null>
@@ -30,28 +33,29 @@ export function memoryProductStore(): ProductStore {
   }
 }
 
-export type CreateProduct = (cfg: ProviderConfig, amount: number, currency: Currency) => Promise<string>
+export type CreateProduct = (cfg: ProviderConfig, currency: Currency) => Promise<string>
 
 /**
- * The product for an amount: remembered, or created once. Within a process, callers asking for the
- * same key at once share one creation; across processes the store's first writer wins, and a
+ * The product for a currency: remembered, or created once. Within a process, callers asking for
+ * the same key at once share one creation; across processes the store's first writer wins, and a
  * losing process's product is simply never used.
  */
 export function productResolver(store: ProductStore, create: CreateProduct) {
   const inflight = new Map<string, Promise<string>>()
   return {
-    async get(cfg: ProviderConfig, amount: number, currency: Currency): Promise<string> {
-      const known = await store.find(cfg.id, amount, currency)
+    find: (cfg: ProviderConfig, currency: Currency) => store.find(cfg.id, PRODUCT_PRICE, currency),
+    async get(cfg: ProviderConfig, currency: Currency): Promise<string> {
+      const known = await store.find(cfg.id, PRODUCT_PRICE, currency)
       if (known) return known
-      const key = `${cfg.id}|${amount}|${currency}`
+      const key = `${cfg.id}|${currency}`
       let p = inflight.get(key)
       if (!p) {
-        p = create(cfg, amount, currency).then((id) => store.remember(cfg.id, amount, currency, id))
+        p = create(cfg, currency).then((id) => store.remember(cfg.id, PRODUCT_PRICE, currency, id))
         inflight.set(key, p)
         p.finally(() => inflight.delete(key)).catch(() => {})
       }
       return p
     },
-    forget: (cfg: ProviderConfig, amount: number, currency: Currency, productId: string) => store.forget(cfg.id, amount, currency, productId),
+    forget: (cfg: ProviderConfig, currency: Currency, productId: string) => store.forget(cfg.id, PRODUCT_PRICE, currency, productId),
   }
 }

@@ -1,12 +1,12 @@
 /**
  * Creem wire shapes and their pure conversions into Till's normalized facts (docs/architecture.md). No I/O.
- * Field names follow docs/providers.md#creem-creem.2–§2.6; every response field is optional on read, and ids may
+ * Field names follow docs/providers.md#creem-creem; every response field is optional on read, and ids may
  * come as strings or as expanded objects (§2.8 C4).
  */
-import { formatAmount, type Currency } from '../../domain/money.js'
+import type { Currency } from '../../domain/money.js'
 import type { AttemptInput, PaymentFact, PaymentState, RefundFact, RefundState } from '../types.js'
 import { ProviderError } from '../types.js'
-import { CURRENCIES, MIN_PRICE } from './constants.js'
+import { CURRENCIES, MAX_CUSTOM_PRICE, MIN_PRICE, PRODUCT_PRICE } from './constants.js'
 
 export type Ref<T> = string | (T & { id?: string }) | null | undefined
 
@@ -35,6 +35,7 @@ export interface Product {
 export interface CheckoutRequest {
   product_id: string
   request_id: string
+  custom_price: number
   success_url: string
   metadata: { sessionId: string; attemptId: string }
 }
@@ -72,6 +73,11 @@ export interface Transaction {
   refunded_amount?: number
   order?: Ref<Order>
   created_at?: number
+}
+
+/** The answer to POST /v1/refunds (the SDK's RefundResponseEntity): a status, no id. */
+export interface RefundAnswer {
+  status?: string
 }
 
 export interface Refund {
@@ -113,17 +119,24 @@ export function creemTime(v: string | number | undefined): Date | undefined {
 
 export const isCreemCurrency = (c: string): c is (typeof CURRENCIES)[number] => (CURRENCIES as readonly string[]).includes(c)
 
-/**
- * One product per (amount, currency), shared by every session of that amount, so its name says
- * only the amount. Tax inclusive: the customer pays exactly what Till's page showed.
- */
-export function productRequest(amount: number, currency: Currency): ProductRequest {
+/** What Creem takes for one checkout: EUR or USD, 100 to 99999999 minor units (custom_price's bounds). */
+export function checkAmount(amount: number, currency: Currency): asserts currency is (typeof CURRENCIES)[number] {
   if (!isCreemCurrency(currency)) throw new ProviderError('rejected', 'unsupported_currency', `Creem takes EUR and USD, not ${currency}`, false)
   if (!Number.isInteger(amount) || amount < MIN_PRICE) throw new ProviderError('rejected', 'amount_below_minimum', `Creem prices start at ${MIN_PRICE} minor units`, false)
+  if (amount > MAX_CUSTOM_PRICE) throw new ProviderError('rejected', 'amount_above_maximum', `Creem prices end at ${MAX_CUSTOM_PRICE} minor units`, false)
+}
+
+/**
+ * The one product per currency every checkout names: Creem needs a product, and each checkout
+ * sets its own amount with custom_price (one-time products only). Its own price is the minimum,
+ * never charged. Tax inclusive: the customer pays exactly what Till's page showed.
+ */
+export function productRequest(currency: Currency): ProductRequest {
+  checkAmount(PRODUCT_PRICE, currency)
   return {
-    name: `Payment of ${formatAmount(amount, currency, 'en')}`,
-    description: 'A one-time payment through Till',
-    price: amount,
+    name: 'Payment',
+    description: 'A one-time payment through Till; each checkout sets its amount',
+    price: PRODUCT_PRICE,
     currency,
     billing_type: 'onetime',
     tax_mode: 'inclusive',
@@ -132,7 +145,11 @@ export function productRequest(amount: number, currency: Currency): ProductReque
 
 /** No query parameters of our own in success_url (§2.4): the session is in the path, the attempt in request_id. */
 export function checkoutRequest(a: AttemptInput, productId: string): CheckoutRequest {
-  return { product_id: productId, request_id: a.attemptId, success_url: a.returnUrl, metadata: { sessionId: a.sessionId, attemptId: a.attemptId } }
+  checkAmount(a.amount, a.currency)
+  return {
+    product_id: productId, request_id: a.attemptId, custom_price: a.amount, success_url: a.returnUrl,
+    metadata: { sessionId: a.sessionId, attemptId: a.attemptId },
+  }
 }
 
 /**
@@ -227,15 +244,16 @@ export function refundFact(r: Refund): RefundFact {
 }
 
 /**
- * A refund Till asked for, read from its transaction (the API has no refund lookup). Creem refunds
- * the whole remaining amount, so ours is done once the transaction is `refunded`. Without a refund
- * id of ours, Creem's answer never reached us: asking again is safe, since a second request can
- * only refund what is left. A failure is learnt only from refund.created.
+ * A refund Till asked for, read from its transaction: the API has no refund lookup, and its answer
+ * to POST /v1/refunds has no id (the SDK's RefundResponseEntity is `{status}`). Creem refunds the
+ * whole remaining amount, so ours is done once the transaction is `refunded`. Anything else is
+ * `pending`, never "not found": a refund Creem is still processing looks exactly like one it never
+ * received, and Creem has no idempotency key, so asking again could refund twice. The id and a
+ * failure are learnt from refund.created.
  */
-export function refundStateFromTransaction(t: Transaction, providerRefundRef: string | null): RefundState | 'not_found' {
-  if (t.status === 'refunded') return { status: 'succeeded', providerRefundRef: providerRefundRef ?? undefined }
-  if (providerRefundRef === null) return 'not_found'
-  return { status: 'pending', providerRefundRef }
+export function refundStateFromTransaction(t: Transaction, providerRefundRef: string | null): RefundState {
+  const ref = providerRefundRef ?? undefined
+  return t.status === 'refunded' ? { status: 'succeeded', providerRefundRef: ref } : { status: 'pending', providerRefundRef: ref }
 }
 
 export const messageOf = (body: ErrorBody | null) => (Array.isArray(body?.message) ? body.message.join('; ') : body?.message)

@@ -39,6 +39,8 @@ const CERT_REFRESH_MIN_MS = 60_000
 
 interface CertCache {
   certs: Map<string, KeyObject>
+  /** The certificate issued last (latest validFrom), which requests name in Wechatpay-Serial. */
+  newest?: string
   fetchedAt: number
 }
 
@@ -61,7 +63,7 @@ export class WechatClient {
 
   /** A signed call whose 2xx answer is verified. Non-2xx become ProviderError (errorFrom). */
   async call<T>(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Reply<T>> {
-    const res = await this.send(cfg, method, path, body)
+    const res = await this.send(cfg, method, path, body, await this.acceptSerial(cfg))
     if (res.status < 200 || res.status >= 300) throw errorFrom(res.status, parseJson<ErrorBody>(res.text))
     const check = await this.verify(cfg, res.headers, res.text)
     if (!check.ok) throw new ProviderError('unknown', 'invalid_response_signature', `WeChat Pay answer failed verification: ${check.reason}`)
@@ -81,6 +83,19 @@ export class WechatClient {
       result = verifySigned(headers, rawBody, this.keys(cfg), now)
     }
     return result
+  }
+
+  /**
+   * What Wechatpay-Serial names: the public key's id, or in certificate mode the newest platform
+   * certificate (fetched first if none is known yet), as the Go SDK's validator does.
+   */
+  private async acceptSerial(cfg: ProviderConfig): Promise<string> {
+    const c = credentialsOf(cfg)
+    if (c.platformPublicKeyId) return c.platformPublicKeyId
+    const cached = this.certCache.get(cacheKey(cfg))
+    if (cached?.newest && this.opts.now().getTime() - cached.fetchedAt < CERT_TTL_MS) return cached.newest
+    if (this.mayRefresh(cfg, this.opts.now())) await this.loadCertificates(cfg)
+    return this.certCache.get(cacheKey(cfg))?.newest ?? ''
   }
 
   private keys(cfg: ProviderConfig): VerifyKeys {
@@ -105,24 +120,28 @@ export class WechatClient {
    */
   async loadCertificates(cfg: ProviderConfig): Promise<Map<string, KeyObject>> {
     const now = this.opts.now()
-    this.certCache.set(cacheKey(cfg), { certs: this.certCache.get(cacheKey(cfg))?.certs ?? new Map(), fetchedAt: now.getTime() })
+    const before = this.certCache.get(cacheKey(cfg))
+    this.certCache.set(cacheKey(cfg), { certs: before?.certs ?? new Map(), newest: before?.newest, fetchedAt: now.getTime() })
     const res = await this.send(cfg, 'GET', PATHS.certificates)
     if (res.status !== 200) throw errorFrom(res.status, parseJson<ErrorBody>(res.text))
     const list = parseJson<{ data?: CertificateEntry[] }>(res.text)?.data ?? []
     const certs = new Map<string, KeyObject>()
+    let newest: { serial: string; validFrom: Date } | undefined
     for (const entry of list) {
       const cert = readCertificate(decryptResource(credentialsOf(cfg).apiV3Key, entry.encrypt_certificate))
-      if (cert.validTo.getTime() > now.getTime()) certs.set(cert.serial, cert.key)
+      if (cert.validTo.getTime() <= now.getTime()) continue
+      certs.set(cert.serial, cert.key)
+      if (!newest || cert.validFrom > newest.validFrom) newest = cert
     }
     const c = credentialsOf(cfg)
     const keys: VerifyKeys = { publicKeyId: c.platformPublicKeyId, publicKey: c.platformPublicKey ? publicKeyOf(c.platformPublicKey) : undefined, certificates: certs }
     const check = verifySigned(res.headers, res.text, keys, now)
     if (!check.ok) throw new ProviderError('unknown', 'invalid_response_signature', `certificate list failed verification: ${check.reason}`)
-    this.certCache.set(cacheKey(cfg), { certs, fetchedAt: now.getTime() })
+    this.certCache.set(cacheKey(cfg), { certs, newest: newest?.serial, fetchedAt: now.getTime() })
     return certs
   }
 
-  private async send(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown) {
+  private async send(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown, serial = '') {
     const c = credentialsOf(cfg)
     const base = new URL(apiBaseOf(cfg))
     // The signed target is the path and query exactly as sent, including any path prefix of the base.
@@ -135,8 +154,9 @@ export class WechatClient {
       Authorization: authorization({ mchId: c.mchId, serialNo: c.merchantSerialNo, privateKey: privateKeyOf(c.privateKey), method, target, body: text, timestamp, nonce: nonceStr() }),
     }
     if (body !== undefined) headers['Content-Type'] = 'application/json'
-    // Public-key mode must say so, or a merchant mid-migration gets answers signed with the certificate (P3).
-    if (c.platformPublicKeyId) headers['Wechatpay-Serial'] = c.platformPublicKeyId
+    // Which key Till can verify with. Public-key mode must say so, or a merchant mid-migration gets
+    // answers signed with the certificate (P3); the certificate list itself is asked for without one.
+    if (serial) headers['Wechatpay-Serial'] = serial
     try {
       const res = await request(base.origin + target, {
         method,

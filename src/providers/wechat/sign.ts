@@ -1,5 +1,5 @@
 /**
- * WeChat Pay v3 cryptography, no I/O (docs/providers.md#wechat-pay-wechat.2, §1.3, §1.5, §1.6): the signed messages,
+ * WeChat Pay v3 cryptography, no I/O (docs/providers.md#wechat-pay-wechat): the signed messages,
  * SHA256withRSA, the Authorization header, verification of responses and notifications with the
  * key chosen by Wechatpay-Serial, and AEAD_AES_256_GCM. Pinned by vectors.json (sign.test.ts).
  */
@@ -127,9 +127,9 @@ export function encryptResource(apiV3Key: string, nonce: string, associatedData:
 }
 
 /** A platform certificate's uppercase hex serial and public key. */
-export function readCertificate(pem: string): { serial: string; key: KeyObject; validTo: Date } {
+export function readCertificate(pem: string): { serial: string; key: KeyObject; validFrom: Date; validTo: Date } {
   const cert = new X509Certificate(pem)
-  return { serial: cert.serialNumber.toUpperCase(), key: cert.publicKey, validTo: new Date(cert.validTo) }
+  return { serial: cert.serialNumber.toUpperCase(), key: cert.publicKey, validFrom: new Date(cert.validFrom), validTo: new Date(cert.validTo) }
 }
 
 export interface JsapiParams {

@@ -128,12 +128,16 @@ export async function findRefundByProviderRef(tx: Executor, recordId: string, pr
   return r ?? null
 }
 
-/** A merchant's pending refund of this amount whose provider answer has not been stored yet (a call in flight, or lost). */
-export async function findUnanswered(tx: Executor, recordId: string, amount: number): Promise<RefundRow | null> {
+/**
+ * A merchant's refund of this amount that the provider has not named yet: pending (its answer in
+ * flight, lost, or without an id), or already settled by an id-less answer the same way the
+ * provider now reports it.
+ */
+export async function findUnanswered(tx: Executor, recordId: string, amount: number, status: RefundRow['status']): Promise<RefundRow | null> {
   const [r] = await tx
     .select()
     .from(refunds)
-    .where(and(eq(refunds.recordId, recordId), eq(refunds.status, 'pending'), isNull(refunds.providerRef), eq(refunds.initiatedBy, 'merchant'), eq(refunds.amount, amount)))
+    .where(and(eq(refunds.recordId, recordId), inArray(refunds.status, ['pending', status]), isNull(refunds.providerRef), eq(refunds.initiatedBy, 'merchant'), eq(refunds.amount, amount)))
     .orderBy(asc(refunds.createdAt))
     .limit(1)
   return r ?? null

@@ -59,7 +59,7 @@ export async function payCheckout(store: FakeStore, notifier: Notifier, baseUrl:
     customer = { id: creemId('cust'), apiKey: c.apiKey, email, name: input.name || 'Test Customer', country: 'NL', createdAtMs: now }
     store.customers.set(customer.id, customer)
   }
-  const subTotal = product.price * c.units
+  const subTotal = store.unitPrice(c) * c.units
   const rate = input.taxRate ?? store.knobs.taxRate
   // Exclusive: Creem adds tax on top; inclusive: the price already holds it.
   const taxAmount = product.taxMode === 'exclusive' ? Math.round(subTotal * rate) : Math.round((subTotal * rate) / (1 + rate))

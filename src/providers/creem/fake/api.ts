@@ -5,12 +5,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { withForcedError } from '../../fake-kit/forced-errors.js'
+import { loggedBody } from '../../fake-kit/request-log.js'
 import { PATHS, REFUND_TRANSACTION_FIELD } from '../constants.js'
 import { apiRefund, refundable } from './actions.js'
 import { authenticate, CHECKOUT_FIELDS, CreemError, PRODUCT_FIELDS, queryId, readBody, validateCheckout, validateProduct } from './checks.js'
 import type { Notifier } from './notify.js'
 import { creemId, type Account, type FakeStore } from './store.js'
-import { checkoutView, productView, refundView, transactionView } from './views.js'
+import { checkoutView, productView, transactionView } from './views.js'
 
 interface Ctx {
   account: Account
@@ -25,9 +26,9 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
   const handle = (route: string, allowed: readonly string[], fn: (c: Ctx) => unknown | Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
     let status = 200
     let out: unknown
+    const raw = (req.body as Buffer | undefined) ?? Buffer.alloc(0)
     try {
       const account = authenticate(store, req.headers)
-      const raw = (req.body as Buffer | undefined) ?? Buffer.alloc(0)
       const body = () => readBody(store, raw, allowed)
       out = await withForcedError(store.knobs.errors, route, (e) => new CreemError(e.status, [e.message]), () => fn({ account, req, body }))
     } catch (e) {
@@ -35,7 +36,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
       status = e.status
       out = e.body(store.nowMs())
     }
-    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, status, body: out, atMs: store.clock().getTime() })
+    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, request: loggedBody(raw), status, body: out, atMs: store.clock().getTime() })
     return reply.code(status).type('application/json').send(JSON.stringify(out))
   }
 
@@ -54,8 +55,9 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     return productView(p)
   }))
 
-  app.get(PATHS.products, handle('getProduct', [], ({ account, req }) => {
-    const p = store.owned(store.products, queryId(req.query, 'product_id'), account.apiKey)
+  // The SDK's products.get: GET /v1/products/{id}.
+  app.get<{ Params: { id: string } }>(`${PATHS.products}/:id`, handle('getProduct', [], ({ account, req }) => {
+    const p = store.owned(store.products, (req.params as { id: string }).id, account.apiKey)
     if (!p) throw notFound('Product')
     return productView(p)
   }))
@@ -66,8 +68,9 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     if (problems.length) throw new CreemError(400, problems)
     const product = store.owned(store.products, b.product_id, account.apiKey)
     if (!product) throw notFound('Product')
+    if (b.custom_price !== undefined && product.billingType !== 'onetime') throw new CreemError(400, ['custom_price is only supported for one-time payment products'])
     const c = {
-      id: creemId('ch'), apiKey: account.apiKey, productId: product.id, requestId: b.request_id ?? null, units: b.units ?? 1,
+      id: creemId('ch'), apiKey: account.apiKey, productId: product.id, requestId: b.request_id ?? null, units: b.units ?? 1, customPrice: b.custom_price ?? null,
       successUrl: b.success_url ?? null, metadata: b.metadata ?? null, customerEmail: b.customer?.email ?? null, status: 'pending' as const,
       orderId: null, customerId: null, failedTries: 0, createdAtMs: store.nowMs(),
     }
@@ -101,7 +104,10 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     }
   }))
 
-  /** Full refunds only: the answer names everything that was left (§2.6). */
+  /**
+   * Full refunds only: everything that was left (§2.6). The answer is the SDK's RefundResponseEntity,
+   * `{status}` and nothing else: no refund id, so the caller learns the refund's id from refund.created.
+   */
   app.post(PATHS.refunds, handle('refund', [REFUND_TRANSACTION_FIELD], async ({ account, body }) => {
     const b = body()
     if (typeof b[REFUND_TRANSACTION_FIELD] !== 'string' || !b[REFUND_TRANSACTION_FIELD]) throw new CreemError(400, [`${REFUND_TRANSACTION_FIELD} must be a string`])
@@ -109,6 +115,6 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     if (!t) throw notFound('Transaction')
     if (t.status === 'chargedBack') throw new CreemError(400, ['Transaction is disputed and cannot be refunded'])
     if (refundable(store, t) <= 0) throw new CreemError(400, ['Transaction has no refundable amount left'])
-    return refundView(store, await apiRefund(store, notifier, t))
+    return { status: (await apiRefund(store, notifier, t)).status }
   }))
 }

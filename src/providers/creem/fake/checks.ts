@@ -1,10 +1,10 @@
 /**
- * How the fake checks each /v1 request, as Creem does (docs/providers.md#creem-creem.1, §3.2): the API key
+ * How the fake checks each /v1 request, as Creem does (docs/providers.md#creem-creem): the API key
  * first (403, or 401 by knob), then the JSON body and its fields, every problem a message in the
  * 400 answer's `message` array. Unknown ids are 404.
  */
 import { randomUUID } from 'node:crypto'
-import { API_KEY_HEADER, CURRENCIES, MIN_PRICE } from '../constants.js'
+import { API_KEY_HEADER, CURRENCIES, MAX_CUSTOM_PRICE, MIN_PRICE } from '../constants.js'
 import type { Account, FakeStore } from './store.js'
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }
@@ -47,7 +47,12 @@ export function readBody(store: FakeStore, raw: Buffer, allowed: readonly string
 const isUrl = (v: unknown) => typeof v === 'string' && /^https?:\/\//.test(v) && URL.canParse(v)
 const isString = (v: unknown, max = 10_000) => typeof v === 'string' && v.length > 0 && v.length <= max
 
-export const PRODUCT_FIELDS = ['name', 'description', 'image_url', 'price', 'currency', 'billing_type', 'billing_period', 'tax_mode', 'tax_category', 'default_success_url', 'custom_field', 'custom_fields', 'abandoned_cart_recovery_enabled'] as const
+/** The fields of the SDK's CreateProductRequestEntity (creem 1.13.0): anything else is refused as Creem does. */
+export const PRODUCT_FIELDS = [
+  'name', 'description', 'image_url', 'image_urls', 'price', 'currency', 'billing_type', 'billing_period', 'recurring_interval', 'recurring_interval_count',
+  'tax_mode', 'business_net_pricing', 'tax_category', 'pay_what_you_want', 'suggested_price', 'trial_period_days', 'trial_price', 'default_success_url',
+  'custom_fields', 'custom_field', 'abandoned_cart_recovery_enabled', 'usage_prices', 'features',
+] as const
 const BILLING_PERIODS = ['every-month', 'every-three-months', 'every-six-months', 'every-year']
 
 export function validateProduct(b: Record<string, any>): string[] {
@@ -63,13 +68,17 @@ export function validateProduct(b: Record<string, any>): string[] {
   return m
 }
 
-export const CHECKOUT_FIELDS = ['request_id', 'product_id', 'units', 'discount_code', 'customer', 'custom_field', 'custom_fields', 'success_url', 'metadata'] as const
+/** The fields of the SDK's CreateCheckoutRequest (creem 1.13.0). */
+export const CHECKOUT_FIELDS = ['request_id', 'product_id', 'units', 'custom_price', 'discount_code', 'affiliate_code', 'customer', 'custom_field', 'custom_fields', 'success_url', 'metadata'] as const
 
 export function validateCheckout(b: Record<string, any>): string[] {
   const m: string[] = []
   if (!isString(b.product_id, 200)) m.push('product_id must be a string')
   if (b.request_id !== undefined && !isString(b.request_id, 500)) m.push('request_id must be a string')
   if (b.units !== undefined && (!Number.isInteger(b.units) || b.units < 1)) m.push('units must not be less than 1')
+  if (b.custom_price !== undefined && (!Number.isInteger(b.custom_price) || b.custom_price < MIN_PRICE || b.custom_price > MAX_CUSTOM_PRICE)) {
+    m.push(`custom_price must be an integer from ${MIN_PRICE} to ${MAX_CUSTOM_PRICE}`)
+  }
   if (b.discount_code !== undefined && typeof b.discount_code !== 'string') m.push('discount_code must be a string')
   if (b.customer !== undefined) {
     const c = b.customer

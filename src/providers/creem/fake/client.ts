@@ -30,7 +30,7 @@ export function creemFakeControl(baseUrl: string) {
     resend: (eventId: string, url?: string) => call('POST', '/resend', { event_id: eventId, url }),
     settings: (o: { authFailureStatus?: 401 | 403; rejectUnknownFields?: boolean; webhookBeforeRedirect?: boolean; taxRate?: number }) => call('POST', '/settings', o),
     deliveries: async () => (await call('GET', '/deliveries')).deliveries as FakeDelivery[],
-    requests: async () => (await call('GET', '/requests')).requests as Array<{ method: string; path: string; status: number; body: any; atMs: number }>,
+    requests: async () => (await call('GET', '/requests')).requests as Array<{ method: string; path: string; request?: any; status: number; body: any; atMs: number }>,
     events: async () => (await call('GET', '/events')).events as Array<{ id: string; eventType: string; createdAtMs: number; body: any }>,
     checkout: (id: string) => call('GET', `/checkouts/${encodeURIComponent(id)}`),
     transaction: (id: string) => call('GET', `/transactions/${encodeURIComponent(id)}`),

@@ -23,7 +23,7 @@ button{margin-top:1rem;width:100%;padding:.75rem;font:inherit;background:#111;co
 
 function checkoutPage(store: FakeStore, c: Checkout, error?: string) {
   const product = store.products.get(c.productId)!
-  const total = money(product.price * c.units, product.currency)
+  const total = money(store.unitPrice(c) * c.units, product.currency)
   if (c.status === 'expired') return page('Checkout expired', '<h1>This checkout has expired</h1>')
   if (c.status === 'completed') return page('Paid', `<h1>Payment received</h1><p>${esc(total)} was paid.</p>`)
   return page(`Pay ${total}`, `<p><span class="test">TEST MODE</span> Creem (local fake)</p>
@@ -69,7 +69,7 @@ export function registerPages(app: FastifyInstance, store: FakeStore, notifier: 
     const open = [...store.checkouts.values()].filter((c) => c.status === 'pending')
     const rows = open.map((c) => {
       const p = store.products.get(c.productId)!
-      return `<li><a href="/test/checkout/${esc(p.id)}/${esc(c.id)}">${esc(c.id)}</a> ${esc(money(p.price * c.units, p.currency))}${c.requestId ? ` (${esc(c.requestId)})` : ''}</li>`
+      return `<li><a href="/test/checkout/${esc(p.id)}/${esc(c.id)}">${esc(c.id)}</a> ${esc(money(store.unitPrice(c) * c.units, p.currency))}${c.requestId ? ` (${esc(c.requestId)})` : ''}</li>`
     })
     return reply.type('text/html; charset=utf-8').send(page('Fake Creem', `<h1>Fake Creem: open checkouts</h1>${rows.length ? `<ul>${rows.join('')}</ul>` : '<p>None.</p>'}`))
   })

@@ -37,6 +37,8 @@ export interface Checkout {
   productId: string
   requestId: string | null
   units: number
+  /** `custom_price`: the unit price for this checkout instead of the product's (one-time products only). */
+  customPrice: number | null
   successUrl: string | null
   metadata: Record<string, unknown> | null
   customerEmail: string | null
@@ -156,7 +158,7 @@ export class FakeStore {
   readonly events = new Map<string, StoredEvent>()
   readonly deliveries: Delivery[] = []
   /** Every /v1 call and its answer, for tests to see what the adapter asked. */
-  readonly requests: Array<{ method: string; path: string; status: number; body: unknown; atMs: number }> = []
+  readonly requests: Array<{ method: string; path: string; request?: unknown; status: number; body: unknown; atMs: number }> = []
   readonly knobs = {
     clockSkewSec: 0,
     /** 403 as the error page documents, or 401 as the OpenAPI file does (§2.1). */
@@ -197,6 +199,11 @@ export class FakeStore {
   owned<T extends { apiKey: string }>(map: Map<string, T>, id: unknown, apiKey: string): T | undefined {
     const x = typeof id === 'string' ? map.get(id) : undefined
     return x && x.apiKey === apiKey ? x : undefined
+  }
+
+  /** What one unit of a checkout costs: its custom_price, or the product's price. */
+  unitPrice(c: Checkout): number {
+    return c.customPrice ?? this.products.get(c.productId)!.price
   }
 
   refundsOf(transactionId: string) {

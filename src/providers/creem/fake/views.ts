@@ -1,5 +1,5 @@
 /**
- * The fake's objects as Creem's API and webhooks show them (docs/providers.md#creem-creem.2–§2.6): snake_case,
+ * The fake's objects as Creem's API and webhooks show them (docs/providers.md#creem-creem): snake_case,
  * cents, ISO strings for products, customers and orders, epoch milliseconds for transactions,
  * refunds and events, ids or expanded objects where Creem uses each.
  */
@@ -10,9 +10,10 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 export function productView(p: Product) {
   return {
-    id: p.id, object: 'product', name: p.name, description: p.description, image_url: null, price: p.price, currency: p.currency,
+    // No image_url or product_url: the SDK's ProductEntity allows a string or absence, never null.
+    id: p.id, object: 'product', name: p.name, description: p.description ?? '', price: p.price, currency: p.currency,
     billing_type: p.billingType, billing_period: p.billingPeriod ?? 'once', status: 'active', tax_mode: p.taxMode,
-    tax_category: p.taxCategory ?? 'saas', default_success_url: p.defaultSuccessUrl, product_url: null,
+    tax_category: p.taxCategory ?? 'saas', default_success_url: p.defaultSuccessUrl,
     created_at: iso(p.createdAtMs), updated_at: iso(p.createdAtMs), mode: MODE,
   }
 }
@@ -44,13 +45,21 @@ export function checkoutView(store: FakeStore, c: Checkout, baseUrl: string, exp
   const customer = c.customerId ? store.customers.get(c.customerId) : undefined
   const view: Record<string, unknown> = {
     id: c.id, object: 'checkout', mode: MODE, status: c.status, request_id: c.requestId ?? undefined,
-    product: expand ? productView(product) : product.id, units: c.units, custom_fields: [],
+    product: expand ? productView(product) : product.id, units: c.units, ...(c.customPrice === null ? {} : { custom_price: c.customPrice }), custom_fields: [],
     checkout_url: `${baseUrl}/test/checkout/${product.id}/${c.id}`, success_url: c.successUrl ?? undefined,
     metadata: c.metadata ?? undefined,
   }
   if (order) view.order = orderView(order)
   if (customer) view.customer = expand ? customerView(customer) : customer.id
   return view
+}
+
+/** The checkout inside refund.created and dispute.created: its product as an id, as CheckoutEntity requires one. */
+function embeddedCheckout(c: Checkout) {
+  return {
+    id: c.id, object: 'checkout', request_id: c.requestId ?? undefined, product: c.productId, units: c.units,
+    ...(c.customPrice === null ? {} : { custom_price: c.customPrice }), custom_fields: [], status: c.status, metadata: c.metadata ?? undefined, mode: MODE,
+  }
 }
 
 /** refund.created's object and POST /v1/refunds' answer: the refund with its transaction, checkout, order and customer. */
@@ -62,7 +71,7 @@ export function refundView(store: FakeStore, r: Refund) {
   return {
     id: r.id, object: 'refund', status: r.status, refund_amount: r.amount, refund_currency: r.currency, reason: r.reason,
     transaction: transactionView(t),
-    checkout: { id: checkout.id, object: 'checkout', request_id: checkout.requestId ?? undefined, custom_fields: [], status: checkout.status, metadata: checkout.metadata ?? undefined, mode: MODE },
+    checkout: embeddedCheckout(checkout),
     order: orderView(order), customer: customerView(customer), created_at: r.createdAtMs, mode: MODE,
   }
 }
@@ -71,7 +80,7 @@ export function disputeView(store: FakeStore, id: string, t: Transaction, create
   const checkout = store.checkouts.get(t.checkoutId)!
   return {
     id, object: 'dispute', amount: t.amountPaid, currency: t.currency, transaction: transactionView(t),
-    checkout: { id: checkout.id, object: 'checkout', request_id: checkout.requestId ?? undefined, status: checkout.status, mode: MODE },
+    checkout: embeddedCheckout(checkout),
     order: orderView(store.orders.get(t.orderId)!), customer: customerView(store.customers.get(t.customerId)!), created_at: createdAtMs, mode: MODE,
   }
 }

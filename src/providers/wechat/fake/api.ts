@@ -1,9 +1,10 @@
 /**
- * The fake's /v3 API (docs/providers.md#wechat-pay-wechat.4): every request checked as checks.ts describes, every
+ * The fake's /v3 API (docs/providers.md#wechat-pay-wechat): every request checked as checks.ts describes, every
  * answer signed (errors and the empty 204 too). Orders and refunds follow §3.1's state machines.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { withForcedError } from '../../fake-kit/forced-errors.js'
+import { loggedBody } from '../../fake-kit/request-log.js'
 import { SIGN_SCHEME } from '../constants.js'
 import { payOrder, settleRefund } from './actions.js'
 import { authenticate, CLOSE_FIELDS, ORDER_FIELDS, readBody, REFUND_FIELDS, validateOrder, validateRefund, WxError } from './checks.js'
@@ -37,7 +38,10 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     const ts = String(Math.floor(store.nowMs() / 1000))
     const nonce = randomAlnum(32)
     const who = signer(store, { serial: req.headers['wechatpay-serial'] as string | undefined })
-    store.requests.push({ method: req.method, path: req.raw.url ?? req.url, status: reply.statusCode, atMs: store.clock().getTime() })
+    store.requests.push({
+      method: req.method, path: req.raw.url ?? req.url, request: loggedBody(req.body), wechatpaySerial: req.headers['wechatpay-serial'] as string | undefined,
+      status: reply.statusCode, atMs: store.clock().getTime(),
+    })
     reply.headers({
       'Wechatpay-Timestamp': ts,
       'Wechatpay-Nonce': nonce,

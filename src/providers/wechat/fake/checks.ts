@@ -57,7 +57,8 @@ export function readBody(store: FakeStore, req: RawRequest, allowed: readonly st
   return body as Record<string, any>
 }
 
-export const ORDER_FIELDS = ['appid', 'mchid', 'description', 'out_trade_no', 'time_expire', 'attach', 'notify_url', 'goods_tag', 'support_fapiao', 'amount', 'payer', 'detail', 'scene_info', 'settle_info'] as const
+/** The fields of the Go SDK's PrepayRequest (wechatpay-go v0.2.21, native/jsapi/h5; payer is JSAPI's). */
+export const ORDER_FIELDS = ['appid', 'mchid', 'description', 'out_trade_no', 'time_expire', 'attach', 'notify_url', 'goods_tag', 'limit_pay', 'support_fapiao', 'amount', 'payer', 'detail', 'scene_info', 'settle_info'] as const
 export const REFUND_FIELDS = ['transaction_id', 'out_trade_no', 'out_refund_no', 'reason', 'notify_url', 'funds_account', 'amount', 'goods_detail'] as const
 export const CLOSE_FIELDS = ['mchid'] as const
 
@@ -97,6 +98,7 @@ export function validateOrder(store: FakeStore, m: FakeMerchant, type: TradeType
     expiresAtMs = Math.min(t, expiresAtMs)
   }
   if (b.attach !== undefined && (typeof b.attach !== 'string' || chars(b.attach) > 128)) throw param('attach长度不能超过128')
+  if (b.limit_pay !== undefined && !(Array.isArray(b.limit_pay) && b.limit_pay.every((x: unknown) => typeof x === 'string'))) throw param('limit_pay格式不正确')
   checkNotifyUrl(b.notify_url, true)
   const a = b.amount
   if (typeof a !== 'object' || a === null) throw param('缺少参数amount')

@@ -31,7 +31,7 @@ export function wechatFakeControl(baseUrl: string) {
     refundResolve: (o: { out_refund_no: string; status: 'SUCCESS' | 'CLOSED' }) => call('POST', '/refund-resolve', o),
     resend: (ref: OrderRef | { out_refund_no: string }, url?: string) => call('POST', '/resend', { ...ref, url }),
     deliveries: async () => (await call('GET', '/deliveries')).deliveries as FakeDelivery[],
-    requests: async () => (await call('GET', '/requests')).requests as Array<{ method: string; path: string; status: number; atMs: number }>,
+    requests: async () => (await call('GET', '/requests')).requests as Array<{ method: string; path: string; request?: any; wechatpaySerial?: string; status: number; atMs: number }>,
     order: (outTradeNo: string) => call('GET', `/orders/${encodeURIComponent(outTradeNo)}`),
     refund: (outRefundNo: string) => call('GET', `/refunds/${encodeURIComponent(outRefundNo)}`),
     jsapiCheck: (params: Record<string, string>, pay = false) => call('POST', '/jsapi/check', { ...params, pay }) as Promise<{ ok: boolean; reason?: string; err_msg: string }>,

@@ -111,7 +111,8 @@ export class FakeStore {
   readonly refunds = new Map<string, RefundRecord>()
   readonly deliveries: Delivery[] = []
   /** Every /v3 call and its answer, for tests to see what the adapter asked. */
-  readonly requests: Array<{ method: string; path: string; status: number; atMs: number }> = []
+  /** Every API call: what was sent (body, the Wechatpay-Serial it named) and the answer's status. */
+  readonly requests: Array<{ method: string; path: string; request?: unknown; wechatpaySerial?: string; status: number; atMs: number }> = []
   readonly platform: Platform
   readonly knobs = {
     clockSkewSec: 0,

@@ -1,0 +1,3 @@
+module github.com/till-payments/till/clients/go
+
+go 1.21

@@ -1,0 +1,289 @@
+package till
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// These types are written once, by hand, and types_test.go checks each against the service's
+// OpenAPI document (clients/openapi.json): every property present with its JSON name, a compatible
+// Go type, and every enum's values. A generator would have to invent names for the document's
+// inline schemas and could not choose between string and *string, time.Time and *time.Time.
+
+// Currency is an ISO 4217 code. Amounts are integers in the currency's minor unit.
+type Currency string
+
+// The currencies Till accepts.
+const (
+	CNY Currency = "CNY" // 9900 is ¥99.00
+	USD Currency = "USD" // 1999 is $19.99
+	EUR Currency = "EUR"
+	HKD Currency = "HKD"
+	JPY Currency = "JPY" // no minor unit: 1500 is ¥1,500
+)
+
+// Mode is test or live; the API key used decides it.
+type Mode string
+
+// The two modes.
+const (
+	ModeTest Mode = "test"
+	ModeLive Mode = "live"
+)
+
+// SessionStatus is where a payment session stands.
+type SessionStatus string
+
+// Session states. Paid, Refunded, Failed, Canceled and Expired are final for payment: a session is
+// single-use, so to collect again, create a new one.
+const (
+	SessionPending    SessionStatus = "pending"
+	SessionProcessing SessionStatus = "processing"
+	SessionPaid       SessionStatus = "paid"
+	SessionRefunded   SessionStatus = "refunded"
+	SessionFailed     SessionStatus = "failed"
+	SessionCanceled   SessionStatus = "canceled"
+	SessionExpired    SessionStatus = "expired"
+)
+
+// RecordStatus is where a payment record stands.
+type RecordStatus string
+
+// Payment record states.
+const (
+	RecordPaid              RecordStatus = "paid"
+	RecordPartiallyRefunded RecordStatus = "partially_refunded"
+	RecordRefunded          RecordStatus = "refunded"
+	// RecordRefunding: a refund is pending at the provider; a refund.succeeded or refund.failed
+	// webhook follows.
+	RecordRefunding RecordStatus = "refunding"
+)
+
+// RefundStatus is a refund's outcome.
+type RefundStatus string
+
+// Refund outcomes. A failed refund is an answer, not an error: the record is unchanged.
+const (
+	RefundSucceeded RefundStatus = "succeeded"
+	RefundPending   RefundStatus = "pending"
+	RefundFailed    RefundStatus = "failed"
+)
+
+// RefundBehavior chooses, in test mode, how the refunds of a session paid with the test helper behave.
+type RefundBehavior string
+
+// Refund behaviours of the mock provider.
+const (
+	RefundBehaviorSucceed RefundBehavior = "succeed"
+	RefundBehaviorPending RefundBehavior = "pending"
+	RefundBehaviorFail    RefundBehavior = "fail"
+)
+
+// EventType names a webhook event.
+type EventType string
+
+// The event types.
+const (
+	EventPaymentSucceeded EventType = "payment.succeeded"
+	EventPaymentFailed    EventType = "payment.failed"
+	EventSessionCanceled  EventType = "session.canceled"
+	EventSessionExpired   EventType = "session.expired"
+	EventRefundPending    EventType = "refund.pending"
+	EventRefundSucceeded  EventType = "refund.succeeded"
+	EventRefundFailed     EventType = "refund.failed"
+)
+
+// DeliveryStatus is where one event's delivery to one endpoint stands.
+type DeliveryStatus string
+
+// Delivery states.
+const (
+	DeliveryPending   DeliveryStatus = "pending"
+	DeliveryDelivered DeliveryStatus = "delivered"
+	DeliveryFailed    DeliveryStatus = "failed"
+	DeliveryCanceled  DeliveryStatus = "canceled"
+)
+
+// Session is a payment session. CreateCheckout answers it without ChosenProvider and Record;
+// GetSession adds ChosenProvider, and Record once paid.
+type Session struct {
+	ID        string        `json:"id"` // sess_…
+	Status    SessionStatus `json:"status"`
+	URL       string        `json:"url"` // Till's hosted checkout page: redirect the customer here
+	Amount    int64         `json:"amount"`
+	Currency  Currency      `json:"currency"`
+	ExpiresAt time.Time     `json:"expiresAt"`
+	CreatedAt time.Time     `json:"createdAt"`
+	Mode      Mode          `json:"mode"`
+	// Description and Metadata are as given at creation (Metadata is empty when none was).
+	Description string            `json:"description,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+	// ChosenProvider is the provider id ("mock" in test mode); empty until one is chosen.
+	ChosenProvider string `json:"chosenProvider,omitempty"`
+	// Record is the payment, present once the session is paid (and after a refund).
+	Record *RecordSummary `json:"record,omitempty"`
+}
+
+// RecordSummary is the payment record as a session shows it; Records.Get reads it whole.
+type RecordSummary struct {
+	ID             string       `json:"id"` // rec_…: what Refund takes
+	Provider       string       `json:"provider"`
+	ProviderRef    string       `json:"providerRef"`
+	Amount         int64        `json:"amount"`
+	RefundedAmount int64        `json:"refundedAmount"` // the total of succeeded refunds
+	Status         RecordStatus `json:"status"`
+	PaidAt         time.Time    `json:"paidAt"`
+}
+
+// PaymentRecord is a payment: Refund answers it with the refund just made (in Refund), Records.Get
+// and Records.List with all its refunds (in Refunds).
+type PaymentRecord struct {
+	ID             string       `json:"id"` // rec_…
+	SessionID      string       `json:"sessionId"`
+	Provider       string       `json:"provider"`
+	ProviderRef    string       `json:"providerRef"`
+	Amount         int64        `json:"amount"`
+	RefundedAmount int64        `json:"refundedAmount"` // the total of succeeded refunds
+	Currency       Currency     `json:"currency"`
+	Status         RecordStatus `json:"status"`
+	Mode           Mode         `json:"mode"`
+	PaidAt         time.Time    `json:"paidAt"`
+	CreatedAt      time.Time    `json:"createdAt"`
+	// Refund is the refund the call made (Refund, and the refund test helpers).
+	Refund *Refund `json:"refund,omitempty"`
+	// Refunds are every refund of the record, newest first (Records.Get and Records.List).
+	Refunds []Refund `json:"refunds,omitempty"`
+}
+
+// Refund is one refund of a payment record.
+type Refund struct {
+	ID          string       `json:"id"` // ref_…
+	Amount      int64        `json:"amount"`
+	Status      RefundStatus `json:"status"`
+	ProviderRef string       `json:"providerRef"` // empty when the provider gave none
+	Reason      string       `json:"reason"`
+	CreatedAt   time.Time    `json:"createdAt"`
+	// RecordID is the refunded record's (Refunds.Get, Refunds.List and Records.Get).
+	RecordID string `json:"recordId,omitempty"`
+}
+
+// WebhookEndpoint is where Till sends signed webhooks, for one mode.
+type WebhookEndpoint struct {
+	ID   string `json:"id"` // we_…
+	URL  string `json:"url"`
+	Mode Mode   `json:"mode"`
+	// Events are the event types it takes; nil means every type.
+	Events  []EventType `json:"events"`
+	Enabled bool        `json:"enabled"`
+	// PreviousSecretExpiresAt is when the secret replaced by the last rotation stops signing.
+	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
+	CreatedAt               time.Time  `json:"createdAt"`
+	UpdatedAt               time.Time  `json:"updatedAt"`
+	// Secret (whsec_…) is in the answers of Create and RotateSecret only: store it then.
+	Secret string `json:"secret,omitempty"`
+}
+
+// DeletedWebhookEndpoint answers WebhookEndpoints.Delete.
+type DeletedWebhookEndpoint struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
+
+// Event is a webhook event, exactly as a delivery carries it. Dedupe on ID: delivery is at least
+// once, in no guaranteed order.
+type Event struct {
+	ID        string    `json:"id"` // evt_…
+	Type      EventType `json:"type"`
+	CreatedAt time.Time `json:"createdAt"`
+	Mode      Mode      `json:"mode"`
+	// Data is the event's object: decode it with SessionData or RefundData, by Type.
+	Data json.RawMessage `json:"data"`
+}
+
+// SessionEventData is the data of payment.* and session.* events.
+type SessionEventData struct {
+	SessionID string        `json:"sessionId"`
+	Status    SessionStatus `json:"status"`
+	Amount    int64         `json:"amount"`
+	Currency  Currency      `json:"currency"`
+	// Metadata is what was given when the session was created.
+	Metadata map[string]string `json:"metadata"`
+	// RecordID, Provider, ProviderRef and PaidAt are set once paid.
+	RecordID    string     `json:"recordId,omitempty"`
+	Provider    string     `json:"provider,omitempty"`
+	ProviderRef string     `json:"providerRef,omitempty"`
+	PaidAt      *time.Time `json:"paidAt,omitempty"`
+}
+
+// RefundEventData is the data of refund.* events.
+type RefundEventData struct {
+	RefundID  string `json:"refundId"`
+	RecordID  string `json:"recordId"`
+	SessionID string `json:"sessionId"`
+	// Amount is this refund's; RefundedAmount is the record's total of succeeded refunds.
+	Amount         int64             `json:"amount"`
+	RefundedAmount int64             `json:"refundedAmount"`
+	RecordStatus   RecordStatus      `json:"recordStatus"`
+	Currency       Currency          `json:"currency"`
+	Status         RefundStatus      `json:"status"`
+	Reason         string            `json:"reason"`
+	Metadata       map[string]string `json:"metadata"`
+}
+
+// SessionData decodes Data of a payment.* or session.* event.
+func (e *Event) SessionData() (*SessionEventData, error) {
+	var d SessionEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// RefundData decodes Data of a refund.* event.
+func (e *Event) RefundData() (*RefundEventData, error) {
+	var d RefundEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// EventWithDeliveries is an event with its delivery to each endpoint, as Events.Get answers it.
+type EventWithDeliveries struct {
+	Event
+	Deliveries []Delivery `json:"deliveries"`
+}
+
+// Delivery is one event's delivery to one endpoint, with every attempt.
+type Delivery struct {
+	EndpointID    string            `json:"endpointId"`
+	URL           string            `json:"url"`
+	Status        DeliveryStatus    `json:"status"`
+	NextAttemptAt *time.Time        `json:"nextAttemptAt"`
+	DeliveredAt   *time.Time        `json:"deliveredAt"`
+	Attempts      []DeliveryAttempt `json:"attempts"`
+}
+
+// DeliveryAttempt is one try at a delivery.
+type DeliveryAttempt struct {
+	AttemptedAt time.Time `json:"attemptedAt"`
+	// StatusCode is nil when no answer came (refused, timed out, reset).
+	StatusCode *int `json:"statusCode"`
+	LatencyMs  int  `json:"latencyMs"`
+	// ResponseBody is the first KiB of the answer.
+	ResponseBody *string `json:"responseBody"`
+	Error        *string `json:"error"`
+}
+
+// Redelivery answers Events.Redeliver: the deliveries scheduled now.
+type Redelivery struct {
+	ID        string              `json:"id"`
+	Scheduled []ScheduledDelivery `json:"scheduled"`
+}
+
+// ScheduledDelivery is one endpoint an event will be sent to again.
+type ScheduledDelivery struct {
+	EndpointID    string    `json:"endpointId"`
+	URL           string    `json:"url"`
+	NextAttemptAt time.Time `json:"nextAttemptAt"`
+}

@@ -1,0 +1,66 @@
+/**
+ * A provider report that does not match what Till asked for changes no money state: it is stored for
+ * an operator, logged at warn (facts carry no secrets) and counted (provider_discrepancies_total).
+ */
+import { newId } from '../domain/ids.js'
+import type { Tx } from '../store/db.js'
+import * as repo from '../store/repos/discrepancies.js'
+import type { Deps } from './deps.js'
+
+/**
+ * unknown_refund: named with Till's refund id, but Till never issued it (or under another configuration).
+ * refund_amount: an amount that differs from our refund's, or exceeds what is refundable.
+ * unmatched_refund: started outside Till, naming no payment of this configuration, or no amount.
+ * payment_amount: a payment confirmed without an amount or currency, or with ones that differ from the session's.
+ * paid_twice: a second payment for a session already paid through another attempt.
+ */
+export const DISCREPANCY_KINDS = ['unknown_refund', 'refund_amount', 'unmatched_refund', 'payment_amount', 'paid_twice'] as const
+export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number]
+
+export interface Discrepancy {
+  provider: string
+  providerConfigId: string | null
+  merchantId?: string | null
+  kind: DiscrepancyKind
+  report: object
+  expected: object
+}
+
+/** JSON-safe copy (dates as ISO strings, undefined dropped) of what the provider reported. */
+const plain = (o: object) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>
+
+export async function recordDiscrepancy(tx: Tx, deps: Deps, d: Discrepancy) {
+  const row = await repo.insertDiscrepancy(tx, {
+    id: newId('dsc'),
+    provider: d.provider,
+    providerConfigId: d.providerConfigId,
+    merchantId: d.merchantId ?? null,
+    kind: d.kind,
+    report: plain(d.report),
+    expected: plain(d.expected),
+    createdAt: deps.clock(),
+  })
+  deps.log.warn({ discrepancyId: row.id, provider: d.provider, configId: d.providerConfigId, kind: d.kind, report: row.report, expected: row.expected },
+    'provider report does not match what Till asked for: no money state changed, recorded for an operator')
+  deps.metrics.discrepancies.inc({ provider: d.provider, kind: d.kind })
+  return row
+}
+
+export function discrepancyView(r: repo.DiscrepancyRow) {
+  return {
+    id: r.id,
+    provider: r.provider,
+    providerConfigId: r.providerConfigId,
+    merchantId: r.merchantId,
+    kind: r.kind,
+    report: r.report,
+    expected: r.expected,
+    createdAt: r.createdAt.toISOString(),
+  }
+}
+
+export async function listDiscrepancies(deps: Deps, o: { limit: number; startingAfter?: string; merchantId?: string }) {
+  const before = o.startingAfter ? await repo.getDiscrepancy(deps.db, o.startingAfter) : undefined
+  const rows = await repo.listDiscrepancies(deps.db, { limit: o.limit + 1, before: before ?? undefined, merchantId: o.merchantId })
+  return { data: rows.slice(0, o.limit).map(discrepancyView), hasMore: rows.length > o.limit }
+}

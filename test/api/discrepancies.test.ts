@@ -1,0 +1,115 @@
+/**
+ * Provider reports that do not match what Till asked for change no money state: they are stored as
+ * discrepancies (GET /admin/v1/discrepancies), logged at warn and counted in provider_discrepancies_total.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { newId } from '../../src/domain/ids.js'
+import { buildMockNotification } from '../../src/providers/mock/index.js'
+import type { Fact } from '../../src/providers/types.js'
+import { startAttempt } from '../../src/services/payments.js'
+import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { eventsWhere, recordRow, refundRows, sessionRow } from '../helpers/store-queries.js'
+import { liveWechat } from '../helpers/wechat.js'
+
+async function notify(ta: TestApp, facts: Fact[]) {
+  const { body, headers } = buildMockNotification(ta.deps.mockConfig, { facts })
+  const res = await fetch(`${ta.baseUrl}/hooks/mock`, { method: 'POST', headers, body })
+  await res.arrayBuffer()
+  assert.equal(res.status, 200)
+}
+
+async function metric(ta: TestApp, provider: string, kind: string) {
+  const text = await ta.deps.metrics.registry.metrics()
+  const line = text.split('\n').find((l) => l.startsWith(`provider_discrepancies_total{provider="${provider}",kind="${kind}"}`))
+  return Number(line?.split(' ').at(-1) ?? NaN)
+}
+
+const discrepancies = async (ta: TestApp) => (await ta.admin('GET', '/discrepancies')).body
+
+test('WeChat: a signed REFUND.SUCCESS for a refund Till never issued, 50,000 on a payment of 9,900, refunds nothing', async (t) => {
+  const w = await liveWechat(t)
+  const s = await w.session()
+  const { attempt } = await startAttempt(w.ta.deps, s.id, { provider: 'wechat', providerConfigId: w.configId, channel: 'native' })
+  await w.ctl.pay({ out_trade_no: attempt.id })
+  const record = (await w.ta.request('GET', `/api/v1/sessions/${s.id}`, { key: w.ta.merchant.liveKey })).body.record
+  assert.equal(record.status, 'paid')
+  const order = await w.ctl.order(attempt.id)
+
+  const forged = { mchId: w.creds.mchId, outTradeNo: attempt.id, transactionId: order.transaction_id, total: 9900, notifyUrl: `${w.ta.baseUrl}/hooks/wechat/${w.configId}`, createTimeMs: Date.now(), successTimeMs: Date.now() }
+  // One named with an id of Till's own form that Till never issued, one started "outside Till" for more than was paid.
+  await w.fake.notifier.refundSettled({ ...forged, outRefundNo: newId('ref'), refundId: '50300000000000000001', refund: 50_000, status: 'SUCCESS', outcome: 'SUCCESS' })
+  await w.fake.notifier.refundSettled({ ...forged, outRefundNo: 'dashboard-1', refundId: '50300000000000000002', refund: 50_000, status: 'SUCCESS', outcome: 'SUCCESS' })
+
+  const after = await recordRow(w.ta, record.id)
+  assert.deepEqual([after.status, after.refunded_amount], ['paid', 0])
+  assert.equal((await refundRows(w.ta, record.id)).length, 0)
+  assert.equal((await sessionRow(w.ta, s.id)).status, 'paid')
+  const list = await discrepancies(w.ta)
+  assert.deepEqual(list.data.map((d: any) => d.kind).sort(), ['refund_amount', 'unknown_refund'])
+  const over = list.data.find((d: any) => d.kind === 'refund_amount')
+  assert.equal(over.provider, 'wechat')
+  assert.equal(over.providerConfigId, w.configId)
+  assert.equal(over.merchantId, w.ta.merchant.id)
+  assert.equal(over.report.amount, 50_000)
+  assert.deepEqual(over.expected, { recordId: record.id, refundable: 9900, currency: 'CNY' })
+  assert.equal(await metric(w.ta, 'wechat', 'refund_amount'), 1)
+  assert.equal(await metric(w.ta, 'wechat', 'unknown_refund'), 1)
+})
+
+test('a report of our refund with another amount settles nothing', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY' }, 'pending')
+  const res = await ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body: { recordId: paid.record.id, amount: 300 } })
+  const refundId = res.body.refund.id
+  await notify(ta, [{ kind: 'refund', refundId, status: 'succeeded', amount: 900, providerRefundRef: 'x' }])
+  assert.equal((await refundRows(ta, paid.record.id))[0].status, 'pending')
+  assert.equal((await recordRow(ta, paid.record.id)).refunded_amount, 0)
+  assert.deepEqual((await eventsWhere(ta, 'refundId', refundId)).map((e) => e.type), ['refund.pending'])
+  const [d] = (await discrepancies(ta)).data
+  assert.deepEqual([d.kind, d.expected], ['refund_amount', { refundId, amount: 300 }])
+  // The right amount (or none: settled by our id) still settles it.
+  await notify(ta, [{ kind: 'refund', refundId, status: 'succeeded', amount: 300, providerRefundRef: 'x' }])
+  assert.equal((await recordRow(ta, paid.record.id)).refunded_amount, 300)
+})
+
+test('a refund started outside Till without an amount, or for an unknown payment, is recorded, not applied', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY' })
+  await notify(ta, [{ kind: 'refund', attemptId: paid.record.attemptId ?? 'x', providerRefundRef: 'dash-1', status: 'succeeded' }])
+  await notify(ta, [{ kind: 'refund', attemptId: newId('att'), providerRefundRef: 'dash-2', status: 'succeeded', amount: 100 }])
+  assert.equal((await refundRows(ta, paid.record.id)).length, 0)
+  assert.deepEqual((await discrepancies(ta)).data.map((d: any) => d.kind), ['unmatched_refund', 'unmatched_refund'])
+  // Within what is refundable, a dashboard refund is still recorded as before.
+  const attemptId = (await ta.database.pool.query('select attempt_id from records where id = $1', [paid.record.id])).rows[0].attempt_id
+  await notify(ta, [{ kind: 'refund', attemptId, providerRefundRef: 'dash-3', status: 'succeeded', amount: 400 }])
+  assert.equal((await recordRow(ta, paid.record.id)).refunded_amount, 400)
+})
+
+test('a payment reported without an amount or currency, or with other ones, is not recorded as paid', async (t) => {
+  const ta = await startTestApp(t)
+  const attemptFor = async () => {
+    const created = await ta.request('POST', '/api/v1/checkout', { key: ta.merchant.testKey, body: { amount: 1000, currency: 'CNY' } })
+    const { attempt } = await startAttempt(ta.deps, created.body.id, { provider: 'mock', providerConfigId: null, channel: 'mock' })
+    return { sessionId: created.body.id as string, attemptId: attempt.id }
+  }
+  const cases: Array<Partial<Fact>> = [{ currency: 'CNY' }, { amount: 1000 }, { amount: 999, currency: 'CNY' }, { amount: 1000, currency: 'EUR' }]
+  for (const c of cases) {
+    const a = await attemptFor()
+    await notify(ta, [{ kind: 'payment', attemptId: a.attemptId, status: 'succeeded', ...c } as Fact])
+    assert.equal((await sessionRow(ta, a.sessionId)).status, 'processing', JSON.stringify(c))
+    assert.deepEqual(await eventsWhere(ta, 'sessionId', a.sessionId), [])
+  }
+  const list = (await discrepancies(ta)).data
+  assert.equal(list.length, 4)
+  assert.ok(list.every((d: any) => d.kind === 'payment_amount' && d.expected.amount === 1000 && d.expected.currency === 'CNY'))
+  assert.equal(await metric(ta, 'mock', 'payment_amount'), 4)
+  // Paged, newest first.
+  const first = await ta.admin('GET', '/discrepancies?limit=3')
+  assert.equal(first.body.data.length, 3)
+  assert.equal(first.body.hasMore, true)
+  const rest = await ta.admin('GET', `/discrepancies?limit=3&starting_after=${first.body.data[2].id}`)
+  assert.deepEqual([rest.body.data.length, rest.body.hasMore], [1, false])
+  assert.equal((await ta.admin('GET', `/discrepancies?merchant_id=${ta.merchant.id}`)).body.data.length, 4)
+  assert.equal((await ta.admin('GET', '/discrepancies?merchant_id=mer_none')).body.data.length, 0)
+})
