@@ -3,8 +3,12 @@
  * stripe-node's resources) over one RequestSender; argument and result types are looked up in the
  * OpenAPI types by that same path, so a method cannot drift from the endpoint it calls.
  */
+import { listMethod, type ListMethod } from './pagination.js'
 import { RequestSender, type HttpMethod, type RequestOptions } from './request.js'
-import type { BodyOf, Path, QueryOf, ResultOf, Verb } from './types.js'
+import type {
+  BodyOf, EventEnvelope, EventListParams, Path, QueryOf, RecordListParams, RecordWithRefunds, RefundListParams, RefundObject, ResultOf,
+  Session, SessionListParams, Verb,
+} from './types.js'
 import { constructEvent, verifyWebhookSignature } from './webhooks.js'
 
 export interface TillConfig {
@@ -71,10 +75,28 @@ export class Till {
 
   /** POST /api/v1/checkout: create a session, then redirect the customer to its `url`. */
   readonly createCheckout: Method<'/api/v1/checkout', 'post'>
-  /** GET /api/v1/sessions/{id}: the session, with `record` once paid. */
-  readonly getSession: Method<'/api/v1/sessions/{id}', 'get'>
+  /** GET /api/v1/sessions/{id}: the session, with `record` once paid (checking `status` narrows it). */
+  readonly getSession: (id: string, options?: RequestOptions) => Promise<Session>
   /** POST /api/v1/refunds: refund a record, fully (no amount) or partially. */
   readonly refund: Method<'/api/v1/refunds', 'post'>
+
+  /** Sessions, newest first: filter by status, creation time or metadata (`{ metadata: { order: 'A-1' } }`). */
+  readonly sessions: {
+    /** One page when awaited; every session when iterated with `for await`. */
+    list: ListMethod<SessionListParams, Session>
+    retrieve: (id: string, options?: RequestOptions) => Promise<Session>
+  }
+  /** Payment records, each with its refunds, newest first. */
+  readonly records: {
+    list: ListMethod<RecordListParams, RecordWithRefunds>
+    retrieve: Method<'/api/v1/records/{id}', 'get'>
+  }
+  /** Refunds, newest first; `create` is `refund`. */
+  readonly refunds: {
+    create: Method<'/api/v1/refunds', 'post'>
+    list: ListMethod<RefundListParams, RefundObject>
+    retrieve: Method<'/api/v1/refunds/{id}', 'get'>
+  }
 
   /** Test mode only (a live key gets 404): drive sessions and refunds without a customer. */
   readonly testHelpers: {
@@ -106,7 +128,8 @@ export class Till {
 
   /** Events, newest first, with their deliveries; redeliver sends one again now. */
   readonly events: {
-    list: Method<'/api/v1/events', 'get'>
+    /** One page when awaited; every event when iterated with `for await`. */
+    list: ListMethod<EventListParams, EventEnvelope>
     retrieve: Method<'/api/v1/events/{id}', 'get'>
     redeliver: Method<'/api/v1/events/{id}/redeliver', 'post'>
   }
@@ -133,8 +156,22 @@ export class Till {
     const op = operations(sender)
 
     this.createCheckout = op('post', '/api/v1/checkout', 'body')
-    this.getSession = op('get', '/api/v1/sessions/{id}', 'none')
+    // The served session type, narrowed: `record` is there exactly when status is paid or refunded.
+    this.getSession = op('get', '/api/v1/sessions/{id}', 'none') as (id: string, options?: RequestOptions) => Promise<Session>
     this.refund = op('post', '/api/v1/refunds', 'body')
+    this.sessions = {
+      list: listMethod(op('get', '/api/v1/sessions', 'query') as (p?: SessionListParams, o?: RequestOptions) => Promise<{ data: Session[]; hasMore: boolean }>),
+      retrieve: this.getSession,
+    }
+    this.records = {
+      list: listMethod(op('get', '/api/v1/records', 'query')),
+      retrieve: op('get', '/api/v1/records/{id}', 'none'),
+    }
+    this.refunds = {
+      create: this.refund,
+      list: listMethod(op('get', '/api/v1/refunds', 'query')),
+      retrieve: op('get', '/api/v1/refunds/{id}', 'none'),
+    }
     this.webhookEndpoints = {
       create: op('post', '/api/v1/webhook_endpoints', 'body'),
       list: op('get', '/api/v1/webhook_endpoints', 'none'),
@@ -144,7 +181,7 @@ export class Till {
       rotateSecret: op('post', '/api/v1/webhook_endpoints/{id}/rotate_secret', 'none'),
     }
     this.events = {
-      list: op('get', '/api/v1/events', 'query'),
+      list: listMethod(op('get', '/api/v1/events', 'query')),
       retrieve: op('get', '/api/v1/events/{id}', 'none'),
       redeliver: op('post', '/api/v1/events/{id}/redeliver', 'body'),
     }

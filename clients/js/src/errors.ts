@@ -2,6 +2,7 @@
  * Errors, after stripe-node's Error.ts: one TillError carrying what the service answered, thin
  * subclasses per status so callers can `instanceof`, and a connection error for "no answer at all".
  */
+import type { ErrorBody, ErrorCode } from './types.js'
 
 export interface TillErrorInit {
   status: number
@@ -15,8 +16,15 @@ export interface TillErrorInit {
 export class TillError extends Error {
   /** The HTTP status; 0 when no answer arrived (TillConnectionError). */
   readonly status: number
-  /** The parsed JSON body, e.g. `{ error: 'amount exceeds refundable', refundable: 500 }`; the text when not JSON. */
-  readonly body: unknown
+  /**
+   * The parsed JSON body, e.g. `{ error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 500 }`;
+   * the text when not JSON (a proxy's page), null when no answer came.
+   */
+  readonly body: ErrorBody | string | null
+  /** What to branch on (docs/errors.md lists every code); null when the answer carried none (not from Till). */
+  readonly code: ErrorCode | null
+  /** For invalid_field and unknown_field: the field, as a path (`metadata.order`). */
+  readonly param: string | null
   /** The `Request-Id` header of the answer: quote it when asking for help. */
   readonly requestId: string | null
   readonly headers: Headers | null
@@ -25,7 +33,10 @@ export class TillError extends Error {
     super(init.message ?? messageOf(init.status, init.body), init.cause === undefined ? undefined : { cause: init.cause })
     this.name = new.target.name
     this.status = init.status
-    this.body = init.body
+    this.body = (init.body ?? null) as ErrorBody | string | null
+    const fields = typeof this.body === 'object' && this.body !== null ? (this.body as Partial<ErrorBody>) : {}
+    this.code = typeof fields.code === 'string' ? fields.code : null
+    this.param = typeof fields.param === 'string' ? fields.param : null
     this.headers = init.headers ?? null
     this.requestId = this.headers?.get('request-id') ?? null
   }

@@ -9,6 +9,7 @@ export {
   TillConnectionError,
   TillError,
 } from './errors.js'
+export type { ListMethod, Page, PagePromise } from './pagination.js'
 export { VERSION, type RequestOptions } from './request.js'
 export type * from './types.js'
 export {

@@ -104,7 +104,12 @@ function parseBody(text: string): unknown {
 function queryString(query: object | undefined): string {
   if (!query) return ''
   const q = new URLSearchParams()
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null) q.append(k, String(v))
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue
+    // An object (metadata) goes as OpenAPI's deepObject: metadata[order]=A-1.
+    if (typeof v === 'object' && !(v instanceof Date)) for (const [sub, x] of Object.entries(v)) q.append(`${k}[${sub}]`, String(x))
+    else q.append(k, v instanceof Date ? v.toISOString() : String(v))
+  }
   const s = q.toString()
   return s ? `?${s}` : ''
 }

@@ -3,7 +3,7 @@
  * method, so a field exists here exactly when the service has it. Every amount is an integer in
  * the currency's minor unit: 9900 CNY is ¥99.00, 1500 JPY is ¥1,500 (never multiplied by 100).
  */
-import type { paths } from './generated/openapi.js'
+import type { components, paths } from './generated/openapi.js'
 
 export type { paths }
 export type Path = keyof paths
@@ -29,10 +29,17 @@ export type ResultOf<P extends Path, M extends Verb> = Operation<P, M> extends {
 export type CheckoutParams = BodyOf<'/api/v1/checkout', 'post'>
 /** The session as created: no chosenProvider, no record yet. */
 export type CreatedSession = ResultOf<'/api/v1/checkout', 'post'>
-/** The session as read: chosenProvider, and `record` once paid. */
-export type Session = ResultOf<'/api/v1/sessions/{id}', 'get'>
-export type SessionStatus = Session['status']
-export type RecordSummary = NonNullable<Session['record']>
+type SessionAsServed = ResultOf<'/api/v1/sessions/{id}', 'get'>
+export type SessionStatus = SessionAsServed['status']
+export type RecordSummary = NonNullable<SessionAsServed['record']>
+/** The statuses of a session that was paid: it then always carries its `record`. */
+export type PaidSessionStatus = Extract<SessionStatus, 'paid' | 'refunded'>
+/** A session that was paid (`paid`, or `refunded` since): `record` is always there. */
+export type PaidSession = Omit<SessionAsServed, 'status' | 'record'> & { status: PaidSessionStatus; record: RecordSummary }
+/** A session that was not paid: no `record`. */
+export type UnpaidSession = Omit<SessionAsServed, 'status' | 'record'> & { status: Exclude<SessionStatus, PaidSessionStatus>; record?: undefined }
+/** The session as read: chosenProvider, and `record` once paid; checking `status` narrows it. */
+export type Session = PaidSession | UnpaidSession
 export type Currency = CheckoutParams['currency']
 
 /** POST /api/v1/refunds body: omit `amount` to refund everything still refundable. */
@@ -41,12 +48,24 @@ export type RefundParams = BodyOf<'/api/v1/refunds', 'post'>
 export type RecordWithRefund = ResultOf<'/api/v1/refunds', 'post'>
 export type PaymentRecord = Omit<RecordWithRefund, 'refund'>
 export type Refund = RecordWithRefund['refund']
+/** A record read back (GET /api/v1/records/{id}, lists): with every refund made on it, newest first. */
+export type RecordWithRefunds = ResultOf<'/api/v1/records/{id}', 'get'>
+/** A refund read on its own or in a list: it names its record. */
+export type RefundObject = ResultOf<'/api/v1/refunds/{id}', 'get'>
+export type SessionListParams = QueryOf<'/api/v1/sessions', 'get'>
+export type RecordListParams = QueryOf<'/api/v1/records', 'get'>
+export type RefundListParams = QueryOf<'/api/v1/refunds', 'get'>
 
 export type PayParams = BodyOf<'/api/v1/test_helpers/sessions/{id}/pay', 'post'>
 export type RefundBehavior = NonNullable<PayParams['refundBehavior']>
 
-/** Every error body: `{ error }`, with extra fields on some (`refundable` on amount exceeds refundable). */
-export type ErrorBody = { error: string; [extra: string]: unknown }
+/**
+ * Every error body: `error` in words, `code` to branch on, `param` for a field error, and extra
+ * fields on some (`refundable` on amount_exceeds_refundable and already_refunded).
+ */
+export type ErrorBody = components['schemas']['Error']
+/** Every error code the service has (docs/errors.md says what each means and what to do). */
+export type ErrorCode = ErrorBody['code']
 
 /** POST /api/v1/webhook_endpoints body: the URL, and optionally the event types it takes. */
 export type WebhookEndpointParams = BodyOf<'/api/v1/webhook_endpoints', 'post'>
@@ -66,21 +85,29 @@ export type WebhookEventType = EventEnvelope['type']
 export type SessionEventType = Extract<WebhookEventType, `payment.${string}` | `session.${string}`>
 export type RefundEventType = Extract<WebhookEventType, `refund.${string}`>
 
-export interface SessionEventData {
+interface SessionEventBase {
   sessionId: string
-  status: SessionStatus
   amount: number
   currency: Currency
   /** The metadata given when the session was created. */
   metadata: Record<string, string>
-  /** Present once paid. */
-  recordId?: string
-  provider?: string
-  providerRef?: string
-  paidAt?: string
 }
 
-export interface RefundEventData {
+/** payment.succeeded: the session is paid, and its record is named. */
+export interface PaymentSucceededData extends SessionEventBase {
+  status: 'paid'
+  recordId: string
+  provider: string
+  providerRef: string
+  paidAt: string
+}
+/** payment.failed, session.canceled, session.expired: nothing was paid, there is no record. */
+export interface SessionEndedData<S extends SessionStatus> extends SessionEventBase {
+  status: S
+}
+
+/** refund.pending, refund.succeeded, refund.failed: `status` is the refund's, as the type says. */
+export interface RefundEventData<S extends Refund['status'] = Refund['status']> {
   refundId: string
   recordId: string
   sessionId: string
@@ -90,12 +117,28 @@ export interface RefundEventData {
   refundedAmount: number
   recordStatus: PaymentRecord['status']
   currency: Currency
-  status: Refund['status']
+  status: S
   reason: string | null
   metadata: Record<string, string>
 }
 
-type Typed<T extends WebhookEventType, D> = Omit<EventEnvelope, 'type' | 'data'> & { type: T; data: D }
+/** The `data` of each event type. */
+export interface EventDataByType {
+  'payment.succeeded': PaymentSucceededData
+  'payment.failed': SessionEndedData<'failed'>
+  'session.canceled': SessionEndedData<'canceled'>
+  'session.expired': SessionEndedData<'expired'>
+  'refund.pending': RefundEventData<'pending'>
+  'refund.succeeded': RefundEventData<'succeeded'>
+  'refund.failed': RefundEventData<'failed'>
+}
+
+/** The data of any session or payment event (narrow on the event's `type` for the exact one). */
+export type SessionEventData = EventDataByType[SessionEventType]
+
+type Typed<T extends WebhookEventType> = Omit<EventEnvelope, 'type' | 'data'> & { type: T; data: EventDataByType[T] }
 
 /** A verified webhook event (`id` evt_…: dedupe on it, delivery is at-least-once); `switch (event.type)` narrows `data`. */
-export type WebhookEvent = Typed<SessionEventType, SessionEventData> | Typed<RefundEventType, RefundEventData>
+export type WebhookEvent = { [T in WebhookEventType]: Typed<T> }[WebhookEventType]
+/** The event of one type. */
+export type WebhookEventOf<T extends WebhookEventType> = Typed<T>

@@ -249,3 +249,55 @@ test('a webhook is received and verified with constructEvent, before and after a
   assert.deepEqual(await till.webhookEndpoints.delete(endpoint.id), { id: endpoint.id, deleted: true })
   await assert.rejects(till.webhookEndpoints.retrieve(endpoint.id), NotFoundError)
 })
+
+test('lists: a page when awaited, every item across pages with for await; records, refunds and error codes', async (t) => {
+  const { ta, till } = await setup(t)
+  const ids: string[] = []
+  for (let i = 0; i < 5; i++) ids.push((await till.createCheckout({ amount: 100 + i, currency: 'CNY', metadata: { order: `o-${i}`, shop: 'north' } })).id)
+  // Several sessions in one millisecond, and pages of two: no gap, no repeat.
+  const page = await till.sessions.list({ limit: 2 })
+  assert.equal(page.data.length, 2)
+  assert.equal(page.hasMore, true)
+  const all: string[] = []
+  for await (const s of till.sessions.list({ limit: 2 })) all.push(s.id)
+  assert.deepEqual([...all].sort(), [...ids].sort())
+  assert.equal(new Set(all).size, 5)
+  // metadata is sent as metadata[key]=value.
+  assert.deepEqual((await till.sessions.list({ metadata: { order: 'o-3' } })).data.map((s) => s.id), [ids[3]])
+  assert.equal((await till.sessions.list({ metadata: { shop: 'north' }, limit: 100 })).data.length, 5)
+
+  await till.testHelpers.sessions.pay(ids[1])
+  const paid = await till.sessions.retrieve(ids[1])
+  assert.ok(paid.status === 'paid')
+  assert.equal(paid.record.refundedAmount, 0)
+  const refunded = await till.refunds.create({ recordId: paid.record.id, amount: 40 })
+  const record = await till.records.retrieve(paid.record.id)
+  assert.equal(record.refundedAmount, 40)
+  assert.deepEqual(record.refunds.map((f) => f.id), [refunded.refund.id])
+  assert.deepEqual(await till.refunds.retrieve(refunded.refund.id), record.refunds[0])
+  const records: string[] = []
+  for await (const r of till.records.list({ session_id: ids[1] })) records.push(r.id)
+  assert.deepEqual(records, [paid.record.id])
+  const refunds: string[] = []
+  for await (const f of till.refunds.list({ record_id: paid.record.id })) refunds.push(f.id)
+  assert.deepEqual(refunds, [refunded.refund.id])
+  assert.deepEqual((await till.sessions.list({ status: 'paid' })).data.map((s) => s.id), [ids[1]])
+
+  // Errors carry their code (and param for a field).
+  const bad = await till.sessions.list({ limit: 0 }).catch((e: unknown) => e)
+  assert.ok(bad instanceof InvalidRequestError)
+  assert.equal(bad.code, 'invalid_field')
+  assert.equal(bad.param, 'limit')
+  await till.refunds.create({ recordId: paid.record.id })
+  const again = await till.refunds.create({ recordId: paid.record.id }).catch((e: unknown) => e)
+  assert.ok(again instanceof InvalidRequestError)
+  assert.equal(again.code, 'already_refunded')
+  const missing = await till.records.retrieve('rec_nope').catch((e: unknown) => e)
+  assert.ok(missing instanceof NotFoundError)
+  assert.equal(missing.code, 'not_found')
+  // An iteration that meets an error throws it.
+  await assert.rejects(async () => {
+    for await (const s of till.sessions.list({ starting_after: 'sess_nope' })) void s
+  }, (e: unknown) => e instanceof TillError && e.code === 'invalid_field' && e.param === 'starting_after')
+  void ta
+})
