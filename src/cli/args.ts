@@ -28,7 +28,7 @@ export interface Command {
   /** The full `--help` text: synopsis, options, examples. */
   help: string
   options: Options
-  /** Names of the positional arguments, all required, e.g. ['key_id']. */
+  /** Names of the positional arguments, e.g. ['key_id']; a name ending in `?` is optional (only last ones). */
   positionals?: string[]
   run(args: Parsed): Promise<void>
 }
@@ -71,7 +71,8 @@ export function parseCommand(cmd: Command, argv: string[]): Parsed {
   }
   const names = cmd.positionals ?? []
   const given = parsed.positionals
-  if (given.length < names.length) throw usageError(`missing ${names.slice(given.length).join(' ')}`)
+  const needed = names.filter((n) => !n.endsWith('?')).length
+  if (given.length < needed) throw usageError(`missing ${names.slice(given.length, needed).join(' ')}`)
   if (given.length > names.length) throw usageError(`unexpected argument ${JSON.stringify(given[names.length])}`)
   return { values: parsed.values as Values, positionals: given }
 }

@@ -9,9 +9,12 @@ import { events } from './events.js'
 import { keys } from './keys.js'
 import { merchants } from './merchants.js'
 import { providers } from './providers.js'
+import { refunds } from './refunds.js'
+import { sessions } from './sessions.js'
+import { triggers } from './trigger.js'
 import { webhooks } from './webhooks-listen.js'
 
-const GROUPS: Group[] = [merchants, keys, providers, webhooks, events]
+const GROUPS: Group[] = [merchants, keys, providers, sessions, refunds, webhooks, events, triggers]
 
 const START_HELP = `usage: till start
 
@@ -31,18 +34,19 @@ ${GROUPS.map((g) => `  ${g.name.padEnd(11)}  ${g.summary}\n  ${''.padEnd(11)}  $
 Every command talks to a running Till over HTTP, so it works with any database:
   TILL_URL      Till's address (default http://localhost:8080), or --url
   ADMIN_TOKEN   for merchants, keys and providers (the admin API), or --admin-token
-  TILL_API_KEY  a merchant's secret key for events and webhooks, or --api-key
+  TILL_API_KEY  a merchant's secret key for sessions, refunds, events, webhooks and trigger, or --api-key
 
 Run \`till <command> --help\` for a command's options and examples.
 
 examples:
   till merchants create --name Acme --json
   till keys list --merchant mer_2b8Zk…
-  TILL_API_KEY=sk_test_… till webhooks listen --forward-to http://localhost:3000/hook`
+  TILL_API_KEY=sk_test_… till webhooks listen --forward-to localhost:3000/hook
+  TILL_API_KEY=sk_test_… till trigger payment.succeeded`
 
 const groupHelp = (g: Group) => `usage: till ${g.name} <${Object.keys(g.commands).join('|')}> [options]
 
-${Object.entries(g.commands).map(([name, c]) => `  ${name.padEnd(9)}${c.summary}`).join('\n')}
+${Object.entries(g.commands).map(([name, c]) => `  ${name.padEnd(Math.max(9, ...Object.keys(g.commands).map((n) => n.length + 2)))}${c.summary}`).join('\n')}
 
 Run \`till ${g.name} <subcommand> --help\` for its options and examples.`
 

@@ -19,6 +19,7 @@ import { connectionHelp, API_OPTIONS, CliError, integer, optionalString, require
 import { TYPES_HELP } from './events.js'
 import { merchantApi, type MerchantApi } from './http.js'
 import { print, time } from './output.js'
+import { eventFilter, webhookEndpoints } from './webhook-endpoints.js'
 
 const PATH_PREFIX = '/till-listen/'
 /** Below Till's 10 s delivery timeout, so Till hears our 502 rather than timing out itself. */
@@ -26,22 +27,16 @@ const FORWARD_TIMEOUT_MS = 9_000
 const MAX_BODY = 1024 * 1024
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
 
-function httpUrl(value: string, flag: string): URL {
+/** An absolute http(s) URL; `localhost:3000/hook`, without a scheme, means http (as `stripe listen` takes it). */
+export function httpUrl(value: string, flag: string): URL {
   let url: URL | null = null
   try {
-    url = new URL(value)
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`)
   } catch {}
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usageError(`${flag} must be an absolute http(s) URL, not ${JSON.stringify(value)}`)
   return url
 }
 
-function eventFilter(text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined
-  const types = text.split(',').map((s) => s.trim()).filter(Boolean)
-  const bad = types.find((t) => !(EVENT_TYPES as readonly string[]).includes(t))
-  if (bad !== undefined || types.length === 0) throw usageError(`--events takes a comma-separated list of ${EVENT_TYPES.join(', ')}${bad ? `; not ${JSON.stringify(bad)}` : ''}`)
-  return [...new Set(types)]
-}
 
 const describeError = (e: unknown): string => {
   const err = e as Error & { cause?: { code?: string; message?: string } }
@@ -89,8 +84,9 @@ async function removeStale(api: MerchantApi) {
 
 export const webhooks: Group = {
   name: 'webhooks',
-  summary: 'test-mode webhooks forwarded to a local URL as they happen',
+  summary: 'webhook endpoints, and test-mode webhooks forwarded to a local URL as they happen',
   commands: {
+    endpoints: webhookEndpoints,
     listen: {
       summary: 'receive test-mode events as they happen and forward them to a local URL',
       help: `usage: till webhooks listen --forward-to URL [--events TYPE,…] [--secret SECRET]
@@ -105,7 +101,7 @@ How: it opens a listener on 127.0.0.1 and registers it with Till as a temporary 
 does not answer with a 2xx is answered 502 to Till, which retries it on its usual schedule
 (1 min, 5 min, …); \`till events resend EVENT_ID\` sends one again at once.
 
-  --forward-to URL     your local webhook receiver, e.g. http://localhost:3000/hook
+  --forward-to URL     your local webhook receiver, e.g. http://localhost:3000/hook (no scheme: http)
   --events TYPE,…      only these types, comma-separated (see below)
   --secret SECRET      sign with this whsec_… secret instead of a fresh one, so your receiver's
                        setting survives restarts (a local test secret, not a Till credential)

@@ -70,7 +70,8 @@ test('usage errors exit 2, name the problem and point to the help', async () => 
     [['events', 'list', '--type', 'payment.done'], 'till events list: --type must be one of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed, not "payment.done"\nRun `till events list --help` for usage.\n'],
     [['events', 'resend', 'we_1'], 'till events resend: EVENT_ID must be an id starting with evt_, not "we_1"\nRun `till events resend --help` for usage.\n'],
     [['webhooks', 'listen'], 'till webhooks listen: --forward-to is required (your local receiver, e.g. http://localhost:3000/hook)\nRun `till webhooks listen --help` for usage.\n'],
-    [['webhooks', 'listen', '--forward-to', 'localhost:3000'], 'till webhooks listen: --forward-to must be an absolute http(s) URL, not "localhost:3000"\nRun `till webhooks listen --help` for usage.\n'],
+    // Without a scheme a URL means http (localhost:3000/hook); another scheme is refused.
+    [['webhooks', 'listen', '--forward-to', 'ftp://localhost:3000'], 'till webhooks listen: --forward-to must be an absolute http(s) URL, not "ftp://localhost:3000"\nRun `till webhooks listen --help` for usage.\n'],
     [['webhooks', 'listen', '--forward-to', 'http://localhost:3000/hook', '--events', 'payment.succeeded,paid'], 'till webhooks listen: --events takes a comma-separated list of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed; not "paid"\nRun `till webhooks listen --help` for usage.\n'],
     [['start', '--port', '1'], 'till start: takes no arguments, got "--port"\nRun `till start --help` for usage.\n'],
   ]

@@ -1,0 +1,69 @@
+/**
+ * `till trigger <event-type>`, like `stripe trigger`: a test-mode session goes through the states that
+ * emit that event, through the public API and its test helpers, so a merchant's webhook handler
+ * gets a real event without anyone clicking through a checkout.
+ */
+import type { Till } from '../../clients/js/src/client.js'
+import type { RefundBehavior } from '../../clients/js/src/types.js'
+import { EVENT_TYPES, type EventType } from '../domain/events.js'
+import { connectionHelp, API_OPTIONS, JSON_OPTION, usageError, type Command, type Group } from './args.js'
+import { merchantApi } from './http.js'
+import { print, printJson } from './output.js'
+
+/** What each event takes: the session's end, or a payment (with the mock's refund behaviour) and a refund. */
+const STEPS: Record<EventType, { end: 'pay' | 'fail' | 'cancel' | 'expire'; refund?: RefundBehavior; says: string }> = {
+  'payment.succeeded': { end: 'pay', says: 'creates a session and pays it' },
+  'payment.failed': { end: 'fail', says: 'creates a session and fails its payment' },
+  'session.canceled': { end: 'cancel', says: 'creates a session and cancels it as the customer would' },
+  'session.expired': { end: 'expire', says: 'creates a session and expires it' },
+  'refund.succeeded': { end: 'pay', refund: 'succeed', says: 'pays a session, then refunds it in full' },
+  'refund.pending': { end: 'pay', refund: 'pending', says: 'pays a session whose refunds stay pending, then refunds it' },
+  'refund.failed': { end: 'pay', refund: 'fail', says: 'pays a session whose refunds fail, then refunds it' },
+}
+
+async function trigger(till: Till, type: EventType) {
+  const step = STEPS[type]
+  const created = await till.createCheckout({ amount: 1000, currency: 'CNY', description: `till trigger ${type}`, metadata: { till_trigger: type } })
+  const h = till.testHelpers.sessions
+  const session = step.end === 'pay' ? await h.pay(created.id, step.refund ? { refundBehavior: step.refund } : {}) : await h[step.end](created.id)
+  const recordId = (session as { record?: { id: string } }).record?.id
+  const refund = step.refund && recordId ? await till.refund({ recordId, reason: `till trigger ${type}` }) : null
+  // The events the steps emitted: those about this session, among the ones made since it was.
+  const events: { id: string; type: string }[] = []
+  for await (const e of till.events.list({ limit: 100 })) {
+    if (e.createdAt < created.createdAt) break
+    if ((e.data as { sessionId?: string }).sessionId === created.id) events.unshift(e)
+  }
+  return { session: await till.getSession(created.id), refund: refund?.refund ?? null, events: events.map((e) => ({ id: e.id, type: e.type })) }
+}
+
+const command = (type: EventType): Command => ({
+  summary: STEPS[type].says,
+  help: `usage: till trigger ${type} [--json]
+
+${STEPS[type].says[0].toUpperCase()}${STEPS[type].says.slice(1)} (1000 CNY, test mode), through the API
+and its test helpers, so that Till emits ${type} to your webhook endpoints (or to
+\`till webhooks listen\`). Needs a test key.
+
+  --json               print {"session","refund","events"} as JSON
+${connectionHelp('api')}
+
+example:
+  TILL_API_KEY=sk_test_… till trigger ${type}`,
+  options: { ...API_OPTIONS, ...JSON_OPTION },
+  async run({ values }) {
+    const api = merchantApi(values)
+    // Nothing is made in live mode: the test helpers would refuse, after a live session was created.
+    if (api.mode !== 'test') throw usageError('till trigger needs a test key (sk_test_…): it drives a test-mode session through test helpers')
+    const r = await api.call((till) => trigger(till, type))
+    if (values.json) return printJson(r)
+    print(`Triggered ${type}: session ${r.session.id} is ${r.session.status}${r.refund ? `, refund ${r.refund.id} is ${r.refund.status}` : ''}.`)
+    for (const e of r.events) print(`  ${e.id}  ${e.type}`)
+  },
+})
+
+export const triggers: Group = {
+  name: 'trigger',
+  summary: 'make a test-mode session emit an event type, for your webhook handler',
+  commands: Object.fromEntries(EVENT_TYPES.map((t) => [t, command(t)])),
+}
