@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the browser tests need when it is missing: Debian's Chromium (STACK.md: never
+# Installs what the browser tests need when it is missing: Debian's Chromium (never
 # `npx playwright install`, which downloads its own browser and fails here) and a small CJK font,
 # without which the Chinese pages' screenshots show empty boxes instead of characters.
 set -euo pipefail

@@ -3,7 +3,7 @@
  * Python and Go clients. The JSON is the contract: tests read it, never this script. Run
  * `npx tsx scripts/gen-webhook-vectors.ts` to reproduce it; the output is deterministic.
  *
- * Signing (DESIGN.md §6): X-Service-Signature = lowercase hex HMAC-SHA256 of the raw body bytes,
+ * Signing (docs/integrate.md#webhooks): X-Service-Signature = lowercase hex HMAC-SHA256 of the raw body bytes,
  * keyed with the UTF-8 bytes of the whole endpoint secret (`whsec_…` included). The signing is
  * written here with node:crypto directly, not with any client, so a client bug cannot agree with itself.
  */

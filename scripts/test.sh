@@ -2,7 +2,9 @@
 # Runs every test: type check, unit tests, and the HTTP tests against a private embedded PostgreSQL,
 # then the Go client's (scripts/go-client.sh, on the same database).
 # With CI=true the storage and API tests run again on Debian's PostgreSQL 15 (locally: TEST_PG15=1)
-# and the API is fuzzed from its OpenAPI document by scripts/fuzz.sh (locally: TEST_FUZZ=1).
+# and the API is fuzzed from its OpenAPI document by scripts/fuzz.sh (locally: TEST_FUZZ=1); the type
+# check, unit tests and a smoke test also run on the newest LTS of Node by scripts/node-lts.sh
+# (locally: TEST_NODE_LTS=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +13,10 @@ mkdir -p "$TEST_DATA"
 
 echo "== type check"
 npx tsc --noEmit -p .
+
+if [ "${CI:-}" = "true" ] || [ "${TEST_NODE_LTS:-}" = "1" ]; then
+  TEST_DATA="$TEST_DATA" bash scripts/node-lts.sh
+fi
 
 cleanup() {
   npx tsx scripts/test-db.ts stop "$TEST_DATA/embedded" >/dev/null 2>&1 || true

@@ -1,6 +1,6 @@
 /** buildApp(deps): every scope registered explicitly; tests build the very same app. */
 import { sql } from 'drizzle-orm'
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import { adminRoutes } from './api/admin/route.js'
 import { checkoutRoutes } from './api/checkout/route.js'
 import { eventRoutes } from './api/events/route.js'
@@ -13,6 +13,7 @@ import { registerJsonParser } from './api/plugins/json-depth.js'
 import { registerMethodCheck } from './api/plugins/methods.js'
 import { validatorCompiler } from './api/plugins/validation.js'
 import { recordRoutes } from './api/records/route.js'
+import { apiReferenceRoutes } from './api/reference/route.js'
 import { refundRoutes } from './api/refunds/route.js'
 import { sessionRoutes } from './api/sessions/route.js'
 import { testHelperRoutes } from './api/test-helpers/route.js'
@@ -27,12 +28,14 @@ export const BODY_LIMIT = 64 * 1024
 
 export interface AppOptions {
   logger?: boolean | object
+  /** The process's own logger (src/logging.ts), so requests log in the same format as everything else. */
+  loggerInstance?: FastifyBaseLogger
 }
 
 export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<FastifyInstance> {
   const trust = deps.config.trustProxy
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomBase62(20)}`,
     // The client address (WeChat H5 orders must carry the payer's) behind a reverse proxy: TRUST_PROXY.
@@ -80,7 +83,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
 
   await registerOpenApi(app, deps.config.baseUrl)
   await app.register(async (api) => {
-    // Bodies are JSON only (spec §4): anything else is 415, not a string to validate.
+    // Bodies are JSON only (docs/integrate.md#create-a-session): anything else is 415, not a string to validate.
     api.removeContentTypeParser('text/plain')
     await api.register(openApiRoute)
     await api.register(async (authed) => {
@@ -97,6 +100,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   }, { prefix: '/api/v1' })
 
   if (deps.config.adminToken) await app.register(adminRoutes(deps, deps.config.adminToken), { prefix: '/admin/v1' })
+  await app.register(apiReferenceRoutes, { prefix: '/docs' })
   await app.register(hookRoutes(deps))
   await app.register(pageRoutes(deps))
   await app.register(consoleRoutes(deps), { prefix: '/console' })

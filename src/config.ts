@@ -1,4 +1,4 @@
-/** Environment → typed configuration, read once (DESIGN.md §11). */
+/** Environment → typed configuration, read once (docs/operate.md). */
 export interface Config {
   port: number
   host: string

@@ -1,9 +1,9 @@
 /** Process entry: config, database, HTTP server, jobs, signals. */
-import pino from 'pino'
 import { buildApp } from './app.js'
 import { loadConfig } from './config.js'
 import { createDeps } from './deps.js'
 import { startJobs } from './jobs/runner.js'
+import { chooseLogFormat, createLogger } from './logging.js'
 import { loadSecretsKey } from './security/secret-box.js'
 import { bootstrapDemo } from './services/merchants.js'
 import { openPool, runMigrations } from './store/db.js'
@@ -14,7 +14,7 @@ let undoStart: (() => Promise<void>) | null = null
 
 export async function main() {
   const config = loadConfig()
-  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.credentials'] })
+  const log = createLogger(config.logLevel, chooseLogFormat(process.env, process.stdout.isTTY))
 
   let embedded: EmbeddedPostgres | null = null
   if (!config.databaseUrl) {
@@ -32,15 +32,9 @@ export async function main() {
   const deps = createDeps(config, database.db, secrets.key, log)
 
   const demo = await bootstrapDemo(deps)
-  if (demo) {
-    // Printed once, on the first start against an empty database; only hashes are stored.
-    process.stdout.write(
-      `\nCreated merchant "Demo" (${demo.id}).\n  test key: ${demo.keys.test}\n  console login: ${demo.email} / ${demo.password}\nThese are shown once. Try:\n` +
-      `  curl -s ${config.baseUrl}/api/v1/checkout -H 'Authorization: Bearer ${demo.keys.test}' -H 'Content-Type: application/json' -d '{"amount":9900,"currency":"CNY"}'\n\n`,
-    )
-  }
+  if (demo) process.stdout.write(demoBlock(demo, config.baseUrl))
 
-  const app = await buildApp(deps, { logger: { level: config.logLevel } })
+  const app = await buildApp(deps, { loggerInstance: log })
   await app.listen({ port: config.port, host: config.host })
   undoStart = null
   const jobs = config.jobsEnabled ? startJobs(deps) : null
@@ -58,6 +52,31 @@ export async function main() {
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+/**
+ * The Demo merchant's key and console login, printed once on the first start against an empty
+ * database (only hashes are stored): a block of its own between rules, not a log line, so it is
+ * seen among the log lines and no log collector keeps it.
+ */
+function demoBlock(demo: { id: string; email: string | null; password: string; keys: { test: string } }, baseUrl: string): string {
+  const rule = '─'.repeat(72)
+  return [
+    '', rule,
+    `  Created merchant "Demo" (${demo.id}). Shown this once only:`,
+    '',
+    `    test key: ${demo.keys.test}`,
+    `    console login: ${demo.email} / ${demo.password}`,
+    '',
+    '  Try it:',
+    `    curl -s ${baseUrl}/api/v1/checkout -H 'Authorization: Bearer ${demo.keys.test}' \\`,
+    `      -H 'Content-Type: application/json' -d '{"amount":9900,"currency":"CNY"}'`,
+    '',
+    '  Lost the key? Start Till with ADMIN_TOKEN set, then make another:',
+    `    ADMIN_TOKEN=… npx till keys create --merchant ${demo.id} --mode test`,
+    `  Docs: ${baseUrl}/docs`,
+    rule, '', '',
+  ].join('\n')
 }
 
 main().catch(async (err) => {

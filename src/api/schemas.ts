@@ -1,11 +1,11 @@
-/** Resource schemas shared by routes, response serialisation and OpenAPI (spec §2). */
+/** Resource schemas shared by routes, response serialisation and OpenAPI (docs/integrate.md#read-sessions-records-and-refunds). */
 import { Type, type Static } from 'typebox'
 import { ERROR_CODES, type ErrorCode } from '../domain/errors.js'
 import { CURRENCY_CODES, MAX_AMOUNT, MIN_AMOUNT } from '../domain/money.js'
 import { SESSION_STATUSES } from '../domain/session-machine.js'
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' })
-export const Amount = Type.Integer({ minimum: MIN_AMOUNT, maximum: MAX_AMOUNT, description: 'minor units (spec 2.1): 9900 CNY is 99.00; 100 JPY is 100 yen' })
+export const Amount = Type.Integer({ minimum: MIN_AMOUNT, maximum: MAX_AMOUNT, description: 'minor units: 9900 CNY is 99.00 yuan; 1500 JPY is 1,500 yen (JPY has no minor unit)' })
 export const CurrencyCode = Type.Enum(CURRENCY_CODES)
 export const Mode = Type.Enum(['test', 'live'])
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])

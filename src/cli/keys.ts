@@ -1,4 +1,4 @@
-/** `till keys create|list|revoke`: a merchant's secret keys through the admin API (DESIGN.md §5, §12). */
+/** `till keys create|list|revoke`: a merchant's secret keys through the admin API (docs/integrate.md#keys-modes-and-authentication, docs/operate.md#admin-api). */
 import { connectionHelp, ADMIN_OPTIONS, JSON_OPTION, id, oneOf, required, type Group, type Values } from './args.js'
 import { adminApi } from './http.js'
 import { maskedKey, print, printJson, table, time } from './output.js'

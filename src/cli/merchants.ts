@@ -1,4 +1,4 @@
-/** `till merchants create|show`: the admin API's merchants (DESIGN.md §12). */
+/** `till merchants create|show`: the admin API's merchants (docs/operate.md#admin-api). */
 import { connectionHelp, ADMIN_OPTIONS, JSON_OPTION, id, optionalString, readSecretInput, required, type Group } from './args.js'
 import { adminApi } from './http.js'
 import { print, printJson, time } from './output.js'

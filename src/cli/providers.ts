@@ -1,6 +1,6 @@
 /**
  * `till providers add|list|update|enable|disable|default`: a merchant's live provider
- * configurations through the admin API (DESIGN.md §9, §12). Credentials are read from a file or
+ * configurations through the admin API (docs/providers.md, docs/operate.md#admin-api). Credentials are read from a file or
  * stdin, never taken as a flag value, and never printed: Till does not return them either.
  */
 import { connectionHelp, ADMIN_OPTIONS, JSON_OPTION, id, optionalString, readSecretInput, required, usageError, type Command, type Group, type Values } from './args.js'

@@ -11,7 +11,7 @@ export const SUCCESS_URL_MAX_LENGTH = 2048
 /** Length in characters (code points), as the request schema counts description: an emoji is one character. */
 const chars = (s: string) => [...s].length
 
-/** metadata: at most 50 keys, keys ≤ 40 characters, values strings ≤ 500 characters (DESIGN.md §10). */
+/** metadata: at most 50 keys, keys ≤ 40 characters, values strings ≤ 500 characters (docs/integrate.md#create-a-session). */
 export function checkMetadata(metadata: unknown): Record<string, string> {
   if (metadata === undefined) return {}
   if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {

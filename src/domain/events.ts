@@ -1,4 +1,4 @@
-/** Event types and payloads sent to merchants (DESIGN.md §6). Amounts are integers in minor units. */
+/** Event types and payloads sent to merchants (docs/integrate.md#webhooks). Amounts are integers in minor units. */
 export const EVENT_TYPES = [
   'payment.succeeded',
   'payment.failed',

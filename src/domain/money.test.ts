@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CURRENCIES, CURRENCY_CODES, formatAmount, isCurrency, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
+import { CURRENCIES, CURRENCY_CODES, displayAmount, formatAmount, isCurrency, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
 
 test('formatAmount renders minor units through the currency table', () => {
   const cases: [number, Currency, string][] = [
@@ -16,6 +16,24 @@ test('formatAmount renders minor units through the currency table', () => {
   for (const [amount, currency, expected] of cases) {
     assert.equal(formatAmount(amount, currency), expected, `${amount} ${currency}`)
   }
+})
+
+test('displayAmount tells yuan from yen, and US from Hong Kong dollars, in both page languages', () => {
+  const cases: [number, Currency, string, string][] = [
+    [9900, 'CNY', 'en', '¥99.00 CNY'],
+    [9900, 'CNY', 'zh-CN', '¥99.00 CNY'],
+    [1500, 'JPY', 'en', '¥1,500 JPY'],
+    [1500, 'JPY', 'zh-CN', '¥1,500 JPY'],
+    [123456, 'USD', 'en', '$1,234.56 USD'],
+    [10, 'HKD', 'en', '$0.10 HKD'],
+    [1, 'EUR', 'en', '€0.01 EUR'],
+    [MAX_AMOUNT, 'JPY', 'en', '¥99,999,999 JPY'],
+    [MAX_AMOUNT, 'HKD', 'zh-CN', '$999,999.99 HKD'],
+  ]
+  for (const [amount, currency, locale, expected] of cases) {
+    assert.equal(displayAmount(amount, currency, locale).replace('\u00a0', ' '), expected, `${amount} ${currency} ${locale}`)
+  }
+  assert.notEqual(displayAmount(100, 'CNY'), displayAmount(1, 'JPY'))
 })
 
 test('the currency table holds each currency\'s minor-unit factor', () => {

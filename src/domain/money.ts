@@ -15,14 +15,33 @@ export const MAX_AMOUNT = 99_999_999
 
 export const isCurrency = (v: unknown): v is Currency => typeof v === 'string' && Object.hasOwn(CURRENCIES, v)
 
-/** Minor units to a display string, e.g. 9900 CNY → "¥99.00", 1500 JPY → "¥1,500". */
+const fractionDigits = (currency: Currency) => Math.round(Math.log10(CURRENCIES[currency].factor))
+
+/** Minor units to a short display string, e.g. 9900 CNY → "¥99.00", 1500 JPY → "¥1,500" (provider product names). */
 export function formatAmount(amount: number, currency: Currency, locale = 'en'): string {
   const { factor, symbol } = CURRENCIES[currency]
-  const digits = factor === 1 ? 0 : Math.log10(factor)
+  const digits = fractionDigits(currency)
   const major = digits === 0 ? amount : amount / factor
   const number = major.toLocaleString(locale === 'zh-CN' ? 'zh-CN' : 'en-US', {
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
   })
   return `${symbol}${number}`
+}
+
+/**
+ * What a customer reads: the locale's own way of writing the amount (Intl, its narrow symbol) and
+ * the ISO code beside it, because "¥" alone is both yuan and yen (and "$" both US and Hong Kong
+ * dollars): 9900 CNY → "¥99.00 CNY", 1500 JPY → "¥1,500 JPY". A no-break space keeps them together.
+ */
+export function displayAmount(amount: number, currency: Currency, locale = 'en'): string {
+  const digits = fractionDigits(currency)
+  const number = new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency,
+    currencyDisplay: 'narrowSymbol',
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(amount / CURRENCIES[currency].factor)
+  return `${number}\u00a0${currency}`
 }

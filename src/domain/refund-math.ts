@@ -3,7 +3,7 @@ import { AlreadyRefunded, AmountExceedsRefundable } from './errors.js'
 export type RecordStatus = 'paid' | 'partially_refunded' | 'refunded' | 'refunding'
 export type RefundStatus = 'pending' | 'succeeded' | 'failed'
 
-/** refundable = amount − succeeded refunds − pending refunds (DESIGN.md §4). */
+/** refundable = amount − succeeded refunds − pending refunds (docs/architecture.md#the-state-machines). */
 export function refundable(amount: number, refundedAmount: number, pendingSum: number): number {
   return Math.max(0, amount - refundedAmount - pendingSum)
 }

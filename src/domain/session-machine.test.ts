@@ -13,7 +13,7 @@ import {
 
 const TRIGGERS: SessionTrigger[] = ['start_attempt', 'confirm_paid', 'confirm_failed', 'cancel', 'expire', 'refund_full']
 
-/** DESIGN.md §3, every (status, trigger) pair: null means the trigger does not apply. */
+/** docs/architecture.md#the-state-machines, every (status, trigger) pair: null means the trigger does not apply. */
 const TABLE: Record<SessionStatus, Record<SessionTrigger, SessionStatus | null>> = {
   pending: {
     start_attempt: 'processing', confirm_paid: 'paid', confirm_failed: 'failed',

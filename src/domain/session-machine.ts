@@ -1,4 +1,4 @@
-/** Session state machine (spec 3.1, DESIGN.md §3). Pure: callers persist what it decides. */
+/** Session state machine (docs/architecture.md#the-state-machines). Pure: callers persist what it decides. */
 export const SESSION_STATUSES = ['pending', 'processing', 'paid', 'refunded', 'failed', 'canceled', 'expired'] as const
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 

@@ -1,4 +1,4 @@
-/** Webhooks to merchants (DESIGN.md §6): the body, its signature and the retry schedule. Pure, no I/O. */
+/** Webhooks to merchants (docs/integrate.md#webhooks): the body, its signature and the retry schedule. Pure, no I/O. */
 import { createHmac } from 'node:crypto'
 import type { Mode } from './checkout-rules.js'
 import type { EventType } from './events.js'

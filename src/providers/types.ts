@@ -1,4 +1,4 @@
-/** The one interface every payment provider implements (STYLE.md §2.3). Adapters do no DB work. */
+/** The one interface every payment provider implements (docs/architecture.md). Adapters do no DB work. */
 import type { Currency } from '../domain/money.js'
 import type { Mode } from '../domain/checkout-rules.js'
 

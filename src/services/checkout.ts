@@ -1,4 +1,4 @@
-/** Creating and reading payment sessions (spec 4.1, 4.2). */
+/** Creating and reading payment sessions (docs/integrate.md#create-a-session, docs/integrate.md#read-sessions-records-and-refunds). */
 import { checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkout-rules.js'
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
@@ -24,7 +24,7 @@ export interface CheckoutInput {
 
 const noProvider = (currency: string) => new BadRequest(`no provider available for ${currency} in live mode`, 'provider_unavailable')
 
-/** Live mode: the first hint binds the session to one configuration (spec 4.1.2). */
+/** Live mode: the first hint binds the session to one configuration (docs/integrate.md#providerhints-choosing-a-provider-configuration-live-mode). */
 async function bindProvider(tx: Executor, merchantId: string, currency: Currency, amount: number, hints: Record<string, string> | undefined) {
   const first = hints ? Object.entries(hints)[0] : undefined
   if (first) {

@@ -54,7 +54,7 @@ export async function loadSession(deps: Deps, sessionId: string): Promise<Custom
 }
 
 /**
- * Live mode (DESIGN.md §9): a bound session (hinted at creation, or picked by the customer)
+ * Live mode (docs/providers.md): a bound session (hinted at creation, or picked by the customer)
  * offers only its configuration; otherwise every enabled default that takes the currency and the amount.
  */
 export async function liveOffers(deps: Deps, session: SessionRow): Promise<Offer[]> {
@@ -127,7 +127,7 @@ export async function pickProvider(deps: Deps, session: SessionRow, provider: st
 }
 
 /**
- * The relay (spec 4.1.1): while a payment is in flight (`processing`), wait up to `waitMs` for it
+ * The relay (docs/integrate.md#coming-back-successurl-the-relay-and-paid_confirmed): while a payment is in flight (`processing`), wait up to `waitMs` for it
  * to be confirmed. Woken by the commit that finishes the session, on this instance or another;
  * the timer is only the deadline. A session with nothing in flight answers at once.
  */

@@ -1,4 +1,4 @@
-/** Merchants and their secret keys (DESIGN.md §5, §12). Keys are shown once and stored hashed. */
+/** Merchants and their secret keys (docs/integrate.md#keys-modes-and-authentication, docs/operate.md#admin-api). Keys are shown once and stored hashed. */
 import { sql } from 'drizzle-orm'
 import type { Mode } from '../domain/checkout-rules.js'
 import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'

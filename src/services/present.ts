@@ -1,4 +1,4 @@
-/** Database rows → the API's shapes (spec §2). One place, used by the API, test helpers and pages. */
+/** Database rows → the API's shapes (docs/integrate.md#read-sessions-records-and-refunds). One place, used by the API, test helpers and pages. */
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RecordRow, RefundRow } from '../store/repos/records.js'
 import type { SessionRow } from '../store/repos/sessions.js'

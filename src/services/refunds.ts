@@ -1,5 +1,5 @@
 /**
- * Refunds (spec 4.3, DESIGN.md §4): reserve under a row lock and commit, call the provider outside
+ * Refunds (docs/integrate.md#refunds, docs/architecture.md#the-state-machines): reserve under a row lock and commit, call the provider outside
  * any transaction, then store its answer. A crash in between leaves a pending refund that
  * reconciliation settles by asking the provider with the same refund id.
  */

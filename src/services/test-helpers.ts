@@ -1,4 +1,4 @@
-/** Test-mode helpers (DESIGN.md §8): the mock provider's side, driven over the API. */
+/** Test-mode helpers (docs/integrate.md#test-mode): the mock provider's side, driven over the API. */
 import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints (DESIGN.md §6): per merchant and mode, an https URL in live mode, an optional
+ * Webhook endpoints (docs/integrate.md#webhooks): per merchant and mode, an https URL in live mode, an optional
  * event-type filter, and a `whsec_` secret shown once, sealed at rest and rotated with a 24 h overlap.
  */
 import type { Mode } from '../domain/checkout-rules.js'
@@ -95,7 +95,7 @@ export async function createEndpoint(deps: Deps, scope: Scope, input: EndpointIn
   })
 }
 
-/** The admin route (DESIGN.md §12): the same endpoint, for a merchant named by id. */
+/** The admin route (docs/operate.md#admin-api): the same endpoint, for a merchant named by id. */
 export async function createEndpointForMerchant(deps: Deps, merchantId: string, input: EndpointInput & { mode: Mode }) {
   const scope = { merchantId, mode: input.mode }
   checkEndpointUrl(input.url, scope.mode)

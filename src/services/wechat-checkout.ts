@@ -1,5 +1,5 @@
 /**
- * What the hosted checkout does for WeChat Pay beyond a plain pick (DESIGN.md §9): showing the
+ * What the hosted checkout does for WeChat Pay beyond a plain pick (docs/providers.md): showing the
  * same Native QR code again instead of placing a new order, and the JSAPI path inside WeChat,
  * where the payer's openid comes from the official account's silent snsapi_base OAuth first.
  */
@@ -11,7 +11,7 @@ import { getAttempt, latestAttemptId, type SessionRow } from '../store/repos/ses
 import type { Deps } from './deps.js'
 import { configFor, startAttempt } from './payments.js'
 
-/** A code_url stays valid for 2 hours (PROTOCOLS.md §1.5). */
+/** A code_url stays valid for 2 hours (docs/providers.md#wechat-pay-wechat). */
 const CODE_URL_VALID_MS = 2 * 3600_000
 
 /**

@@ -206,7 +206,7 @@ export const events = pgTable('events', {
   index('events_session_idx').on(t.merchantId, t.mode, sql`(${t.data}->>'sessionId')`),
 ])
 
-/** Where a merchant wants its events (DESIGN.md §6). Deleted endpoints stay, so attempt history stays readable. */
+/** Where a merchant wants its events (docs/integrate.md#webhooks). Deleted endpoints stay, so attempt history stays readable. */
 export const webhookEndpoints = pgTable('webhook_endpoints', {
   id: text('id').primaryKey(),
   merchantId: text('merchant_id').notNull().references(() => merchants.id),

@@ -1,5 +1,5 @@
 /**
- * Admin API (DESIGN.md §5, §9, §12): merchants and their keys, provider configurations whose
+ * Admin API (docs/integrate.md#keys-modes-and-authentication, docs/providers.md, docs/operate.md#admin-api): merchants and their keys, provider configurations whose
  * secrets never come back out, the ADMIN_TOKEN gate, and no admin API at all without a token.
  */
 import assert from 'node:assert/strict'

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/checkout (spec 4.1, DESIGN.md §2, §3, §10): the session a merchant gets back, and
+ * POST /api/v1/checkout (docs/integrate.md#create-a-session, docs/integrate.md#amounts, docs/architecture.md#the-state-machines, docs/integrate.md#errors-idempotency-and-rate-limits): the session a merchant gets back, and
  * every way a request is refused, with the exact body and without leaving a session behind.
  */
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-/** Requests, errors and limits as a merchant's HTTP client sees them (DESIGN.md §10, §11). */
+/** Requests, errors and limits as a merchant's HTTP client sees them (docs/integrate.md#errors-idempotency-and-rate-limits, docs/operate.md). */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startTestApp, type Api } from '../helpers/app.js'

@@ -1,4 +1,4 @@
-/** Idempotency-Key on POST (DESIGN.md §10): replays, mismatches, in-flight requests, scope, refunds. */
+/** Idempotency-Key on POST (docs/integrate.md#errors-idempotency-and-rate-limits): replays, mismatches, in-flight requests, scope, refunds. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'

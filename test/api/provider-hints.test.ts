@@ -1,5 +1,5 @@
 /**
- * Live mode and providerHints (spec 4.1.2, DESIGN.md §3, §9): which provider configuration a live
+ * Live mode and providerHints (docs/integrate.md#providerhints-choosing-a-provider-configuration-live-mode, docs/architecture.md#the-state-machines, docs/providers.md): which provider configuration a live
  * session binds to, the exact hint errors, and "no provider available" when nothing is usable.
  */
 import assert from 'node:assert/strict'

@@ -1,5 +1,5 @@
 /**
- * Rate limit per API key (DESIGN.md §10), counted in PostgreSQL so it holds across instances.
+ * Rate limit per API key (docs/integrate.md#errors-idempotency-and-rate-limits), counted in PostgreSQL so it holds across instances.
  * Windows are one second on the app's clock, which the tests move by hand.
  */
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-/** POST /api/v1/refunds (spec 4.3, DESIGN.md §4), driven over HTTP like a merchant's server. */
+/** POST /api/v1/refunds (docs/integrate.md#refunds, docs/architecture.md#the-state-machines), driven over HTTP like a merchant's server. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'

@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/sessions/{id} (spec 4.2, DESIGN.md §3, §5): what a merchant reads back, before and
+ * GET /api/v1/sessions/{id} (docs/integrate.md#read-sessions-records-and-refunds, docs/architecture.md#the-state-machines, docs/integrate.md#keys-modes-and-authentication): what a merchant reads back, before and
  * after payment, who may read it, and expiry seen before the sweep has run.
  */
 import assert from 'node:assert/strict'
@@ -51,7 +51,7 @@ test('a paid session shows its payment record', async (t) => {
   assert.equal(res.body.record.status, 'paid')
   assert.match(res.body.record.paidAt, ISO_MS)
   assert.equal(res.body.record.paidAt, ta.clock().toISOString())
-  // The pay helper answers the session exactly as GET shows it after payment (DESIGN.md §8).
+  // The pay helper answers the session exactly as GET shows it after payment (docs/integrate.md#test-mode).
   assert.deepEqual(paid.body, res.body)
 })
 

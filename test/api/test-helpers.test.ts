@@ -1,4 +1,4 @@
-/** Test mode helpers and the mock provider's notification path (DESIGN.md §3, §7, §8). */
+/** Test mode helpers and the mock provider's notification path (docs/architecture.md#the-state-machines, docs/architecture.md#provider-notifications-in, docs/integrate.md#test-mode). */
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { test } from 'node:test'

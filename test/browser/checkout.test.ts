@@ -26,7 +26,7 @@ test('Pay on the test page arrives at successUrl with session_id, record_id and 
   const { page, problems } = await openPage(t, browser, DESKTOP)
   await page.goto(s.url)
   assert.equal(await page.locator('h1').textContent(), 'Pay Acme')
-  assert.equal(await page.locator('.amount-value').textContent(), '¥99.00')
+  assert.equal(await page.locator('.amount-value').textContent(), '¥99.00\u00a0CNY')
   assert.ok(await page.locator('.test-banner').isVisible())
   await page.getByRole('radio', { name: 'Stay pending, then settle' }).check()
   await screenshot(page, 'browser-pay-before-desktop-en')
@@ -59,7 +59,7 @@ test('Pay without successUrl lands on the receipt', async (t) => {
   const { page, problems } = await openPage(t, browser, DESKTOP)
   await page.goto(s.url)
   await Promise.all([page.waitForURL('**/r/rec_*'), page.getByRole('button', { name: 'Pay ¥1,500' }).click()])
-  assert.equal(await page.locator('.amount-big').textContent(), '¥1,500')
+  assert.equal(await page.locator('.amount-big').textContent(), '¥1,500\u00a0JPY')
   assert.equal(await page.locator('.status').textContent(), 'Paid')
   assert.equal((await lookup(ta, s.id)).status, 'paid')
   await screenshot(page, 'browser-receipt-desktop-en')
@@ -117,13 +117,13 @@ test('on a 375 px phone nothing overflows sideways, the controls are thumb-sized
   await page.goto(s.url)
   const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
   assert.ok(widths.scroll <= widths.client, `page is ${widths.scroll}px wide in a ${widths.client}px viewport`)
-  for (const name of ['Pay HK$999,999.99', 'Simulate a failed payment', 'Cancel and return']) {
+  for (const name of ['Pay $999,999.99 HKD', 'Simulate a failed payment', 'Cancel and return']) {
     const box = (await page.getByRole('button', { name }).boundingBox())!
     assert.ok(box.height >= 44, `${name} is ${box.height}px tall`)
     assert.ok(box.x >= 0 && box.x + box.width <= 375, `${name} fits the screen`)
   }
   await screenshot(page, 'browser-checkout-phone-en')
-  await Promise.all([page.waitForURL('**/r/rec_*'), page.getByRole('button', { name: 'Pay HK$999,999.99' }).click()])
+  await Promise.all([page.waitForURL('**/r/rec_*'), page.getByRole('button', { name: 'Pay $999,999.99 HKD' }).click()])
   await screenshot(page, 'browser-receipt-phone-en')
   assert.deepEqual(problems, [])
 })
@@ -167,7 +167,7 @@ test('the keyboard reaches everything in order, and every control has a name', a
     outlines.push(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle))
   }
   // Radios are one tab stop; arrow keys move within the group.
-  assert.deepEqual(order, ['a:English', 'a:简体中文', 'radio:succeed', 'button:Pay ¥99.00', 'button:Simulate a failed payment', 'button:Cancel and return'])
+  assert.deepEqual(order, ['a:English', 'a:简体中文', 'radio:succeed', 'button:Pay ¥99.00\u00a0CNY', 'button:Simulate a failed payment', 'button:Cancel and return'])
   assert.deepEqual(outlines, Array(6).fill('solid'), 'a visible focus ring on each')
   const unnamed = await page.evaluate(() => [...document.querySelectorAll('input:not([type=hidden]), button')].filter((el) => !(el.closest('label')?.textContent || el.textContent)?.trim()).length)
   assert.equal(unnamed, 0)

@@ -44,7 +44,7 @@ async function scenario(t: TestContext, opts: { dropWebhook: boolean; viewport: 
   const id = await c.session({ successUrl: `${shop.origin}/thanks?order=42` })
   const { page, problems } = await openPage(t, browser, { ...opts.viewport, ignoreHTTPSErrors: true })
   await page.goto(`${c.ta.baseUrl}/c/${id}`)
-  assert.equal(await page.locator('.amount-value').textContent(), '€12.34')
+  assert.equal(await page.locator('.amount-value').textContent(), '€12.34\u00a0EUR')
   await screenshot(page, `creem-${opts.shots}-checkout`)
   await Promise.all([page.waitForURL(`${c.fake.url}/test/checkout/**`), page.getByRole('button', { name: 'Pay with Creem' }).click()])
   assert.equal(await page.locator('.amount').textContent(), '€12.34')

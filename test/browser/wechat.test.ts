@@ -29,7 +29,7 @@ test('desktop: the QR code, paid from a phone, and the page moves on by itself t
   await page.goto(s.url)
   await Promise.all([page.waitForURL(`**/c/${s.id}/choose`), page.getByRole('button', { name: 'Pay with WeChat Pay' }).click()])
   assert.equal(await page.locator('h1').textContent(), 'Scan this code with WeChat Pay to pay')
-  assert.equal(await page.locator('.amount-value').textContent(), '¥99.00')
+  assert.equal(await page.locator('.amount-value').textContent(), '¥99.00\u00a0CNY')
   const box = (await page.locator('.qr svg').boundingBox())!
   assert.deepEqual([box.width, box.height], [240, 240])
   await noSideScroll(page)

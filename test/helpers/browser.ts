@@ -1,5 +1,5 @@
 /**
- * Debian's Chromium driven by playwright-core (STACK.md): one browser per test file, a fresh
+ * Debian's Chromium driven by playwright-core: one browser per test file, a fresh
  * context per test, screenshots saved to test-artifacts/ for people to look at.
  */
 import { mkdirSync } from 'node:fs'

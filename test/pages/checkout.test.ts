@@ -1,5 +1,5 @@
 /**
- * /c/<session_id> in test mode (issue #3 §1, §2; spec 3.1): what the customer sees in every state,
+ * /c/<session_id> in test mode (issue #3 §1, §2; docs/integrate.md#session-and-record-states): what the customer sees in every state,
  * and what each button does, driven as a browser without scripts would.
  */
 import assert from 'node:assert/strict'
@@ -25,7 +25,7 @@ test('an open test session shows merchant, description, amount, time left, the T
   assert.match(page.html, /^<!doctype html><html lang="en">/)
   assert.ok(page.html.includes('<h1 class="merchant">Pay Acme</h1>'))
   assert.ok(page.html.includes('<p class="description">Blue mug, large</p>'))
-  assert.ok(page.html.includes('<span class="amount-value">¥99.00</span>'))
+  assert.ok(page.html.includes('<span class="amount-value">¥99.00\u00a0CNY</span>'))
   assert.ok(page.html.includes('data-seconds-left="600"'))
   assert.ok(page.html.includes('>10:00</span>'))
   assert.ok(page.html.includes('<strong>TEST MODE</strong>'))
@@ -37,18 +37,27 @@ test('an open test session shows merchant, description, amount, time left, the T
   assert.ok(page.html.includes(`action="/c/${s.id}/cancel"`))
   for (const b of ['succeed', 'pending', 'fail']) assert.ok(page.html.includes(`name="refundBehavior" value="${b}"`), b)
   assert.ok(page.html.includes('value="succeed" checked=""'))
-  assert.ok(page.html.includes('>Pay ¥99.00</button>'))
+  assert.ok(page.html.includes('>Pay ¥99.00\u00a0CNY</button>'))
+  // The banner explains the buttons this page has.
+  assert.ok(page.html.includes('<span>No real money moves. The buttons below act as the customer and the mock provider.</span>'))
+  // The expiry is a <time> the script shows in the customer's zone; UTC without it.
+  assert.match(page.html, /expires at <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">[^<]+ UTC<\/time>\./)
   assert.ok(page.html.includes('>Simulate a failed payment</button>'))
   assert.ok(page.html.includes('>Cancel and return</button>'))
 })
 
 test('JPY is shown in whole yen, never divided by 100; other currencies through the same table', async (t) => {
   const ta = await startTestApp(t)
-  const cases: [number, string, string][] = [[1500, 'JPY', '¥1,500'], [123456, 'USD', '$1,234.56'], [1, 'EUR', '€0.01'], [1999, 'HKD', 'HK$19.99']]
+  const cases: [number, string, string][] = [
+    [1500, 'JPY', '¥1,500 JPY'], [1500, 'CNY', '¥15.00 CNY'], [123456, 'USD', '$1,234.56 USD'], [1, 'EUR', '€0.01 EUR'], [1999, 'HKD', '$19.99 HKD'],
+  ]
   for (const [amount, currency, shown] of cases) {
     const s = await createSession(ta, { amount, currency })
-    const page = await getPage(ta, `/c/${s.id}`)
-    assert.ok(page.html.includes(`<span class="amount-value">${shown}</span>`), `${amount} ${currency}`)
+    for (const lang of ['en', 'zh-CN']) {
+      const page = await getPage(ta, `/c/${s.id}?lang=${lang}`)
+      // The code beside the amount: yuan and yen are both "¥", US and Hong Kong dollars both "$".
+      assert.ok(page.html.includes(`<span class="amount-value">${shown.replace(' ', '\u00a0')}</span>`), `${amount} ${currency} ${lang}`)
+    }
   }
 })
 
@@ -133,7 +142,7 @@ test('Cancel and return: canceled, back to the checkout page without successUrl,
   assert.equal((await lookup(ta, withUrl.id)).status, 'canceled')
 })
 
-/** Single use (spec 3.1): a finished session's page has no form at all, and says what happened. */
+/** Single use (docs/integrate.md#session-and-record-states): a finished session's page has no form at all, and says what happened. */
 async function assertResultOnly(ta: TestApp, id: string, title: string) {
   const page = await getPage(ta, `/c/${id}`)
   assert.equal(page.status, 200)
@@ -149,7 +158,10 @@ test('a paid session shows only its result and links to its receipt', async (t) 
   const html = await assertResultOnly(ta, paid.id, 'Payment received')
   assert.ok(html.includes('Thank you. Acme has received your payment.'))
   assert.ok(html.includes(`<a class="button primary" href="/r/${paid.record.id}">View receipt</a>`))
-  assert.ok(html.includes('¥99.00'))
+  assert.ok(html.includes('<span class="amount-value">¥99.00\u00a0CNY</span>'))
+  // The result has links, not buttons: the test-mode banner speaks of none.
+  assert.ok(html.includes('<span>No real money moves.</span>'))
+  assert.ok(!html.includes('The buttons below'))
   // No way back to a merchant that gave no successUrl.
   assert.ok(!html.includes('/done'))
 })

@@ -1,5 +1,5 @@
 /**
- * /c/<session_id> in live mode (issue #3 §1, DESIGN.md §9): the providers a session offers, what a
+ * /c/<session_id> in live mode (issue #3 §1, docs/providers.md): the providers a session offers, what a
  * pick does, and a clear "not available yet" while a provider's adapter does not exist. WeChat Pay's
  * own channels against its fake are in wechat.test.ts.
  */
@@ -45,7 +45,7 @@ test('a live session offers the enabled default provider for its currency, with 
   assert.ok(page.html.includes('<h2>Choose how to pay</h2>'))
   assert.ok(page.html.includes('name="provider" value="wechat"'))
   assert.ok(page.html.includes('<span class="mark mark-wechat" aria-hidden="true">W</span><span>Pay with WeChat Pay</span>'))
-  assert.ok(page.html.includes('<span class="amount-value">¥99.00</span>'))
+  assert.ok(page.html.includes('<span class="amount-value">¥99.00\u00a0CNY</span>'))
   assert.equal(formCount(page.html), 2, 'the pick and Cancel and return')
   assert.ok(!page.html.includes('/pay"') && !page.html.includes('/fail"'))
   assert.ok(!page.html.includes(cfg.id), 'no internal configuration id on the page')
@@ -124,7 +124,7 @@ test('a hinted session offers only its bound provider; another pick is refused',
   const page = await getPage(ta, `/c/${s.id}`)
   assert.equal((page.html.match(/name="provider"/g) ?? []).length, 1)
   assert.ok(page.html.includes('Pay with Creem'))
-  assert.ok(page.html.includes('<span class="amount-value">€19.99</span>'))
+  assert.ok(page.html.includes('<span class="amount-value">€19.99\u00a0EUR</span>'))
   const res = await pressButton(ta, s.id, 'choose', { provider: 'wechat' })
   assert.equal(res.status, 404)
   assert.equal((await sessionRow(ta, s.id)).provider_config_id, eu.id)

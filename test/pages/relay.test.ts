@@ -1,5 +1,5 @@
 /**
- * /c/<session_id>/done, the relay (spec 4.1.1, issue #3 §3): where it sends the customer in every
+ * /c/<session_id>/done, the relay (docs/integrate.md#coming-back-successurl-the-relay-and-paid_confirmed, issue #3 §3): where it sends the customer in every
  * state, that it waits for a payment in flight and is woken by the commit (not a poll), and its
  * 5-second limit.
  */

@@ -48,7 +48,7 @@ test('on a desktop the page shows the order\'s code_url as a QR code, and a relo
   assert.equal(qrSvg(page.html), await expectedSvg(codeUrl), 'the SVG encodes the fake\'s code_url')
   assert.ok(page.html.includes('<h1>Scan this code with WeChat Pay to pay</h1>'))
   assert.ok(page.html.includes('<p class="description">Pay Acme · Blue mug</p>'))
-  assert.ok(page.html.includes('<span class="amount-value">¥99.00</span>'))
+  assert.ok(page.html.includes('<span class="amount-value">¥99.00\u00a0CNY</span>'))
   assert.ok(page.html.includes('<p class="qr-help">Open WeChat on your phone, tap + and then Scan, and point the camera at this code.</p>'))
   assert.ok(page.html.includes(`<p class="notice" role="status" data-await-payment="/c/${s.id}/status?wait=1" data-done-url="/c/${s.id}/done">This page moves on by itself as soon as your payment is confirmed.</p>`))
   assert.ok(page.html.includes(`<a class="button primary" href="/c/${s.id}/done">I have paid</a>`))

@@ -1,5 +1,5 @@
 /**
- * The fake itself checks requests as Creem does (PROTOCOLS.md §3.2): key, field rules with the
+ * The fake itself checks requests as Creem does (docs/providers.md#testing-offline-till-fake-creem): key, field rules with the
  * message array, unknown ids, accounts kept apart, and a hosted page that follows the test cards.
  * Merchants testing their own integration offline rely on this as much as Till's adapter does.
  */

@@ -1,5 +1,5 @@
 /**
- * The Creem adapter against its fake over real HTTP on loopback (PROTOCOLS.md §3.3): products per
+ * The Creem adapter against its fake over real HTTP on loopback (docs/providers.md#creem-creem): products per
  * amount, checkouts, webhook verification (tampered bodies, bad signatures, a missing secret,
  * duplicates, retries), queries, closing, and the signed success redirect.
  */

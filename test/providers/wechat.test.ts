@@ -1,5 +1,5 @@
 /**
- * Contract tests: the WeChat Pay adapter against its fake over real HTTP on loopback (STYLE.md §2.5).
+ * Contract tests: the WeChat Pay adapter against its fake over real HTTP on loopback (docs/architecture.md).
  * Payments and notifications here; refunds, errors, key modes and the fake's own request checks in
  * wechat-refunds.test.ts; the whole path through Till in wechat-till.test.ts.
  */

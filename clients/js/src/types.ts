@@ -80,7 +80,7 @@ export type EventWithDeliveries = ResultOf<'/api/v1/events/{id}', 'get'>
 export type EventEnvelope = ResultOf<'/api/v1/events', 'get'>['data'][number]
 export type WebhookEventType = EventEnvelope['type']
 
-// The shapes of `data` per event type (DESIGN.md §6). They are written here because the OpenAPI
+// The shapes of `data` per event type (docs/integrate.md#webhooks). They are written here because the OpenAPI
 // document describes `data` only as an object; once its schema types `data`, take them from there.
 export type SessionEventType = Extract<WebhookEventType, `payment.${string}` | `session.${string}`>
 export type RefundEventType = Extract<WebhookEventType, `refund.${string}`>

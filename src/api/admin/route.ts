@@ -1,4 +1,4 @@
-/** Admin API (DESIGN.md §12), behind ADMIN_TOKEN; absent when it is unset. */
+/** Admin API (docs/operate.md#admin-api), behind ADMIN_TOKEN; absent when it is unset. */
 import type { FastifyPluginAsync } from 'fastify'
 import { NotFound } from '../../domain/errors.js'
 import type { Deps } from '../../services/deps.js'

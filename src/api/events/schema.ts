@@ -10,7 +10,7 @@ export const Event = Type.Object({
   type: Type.Enum(EVENT_TYPES),
   createdAt: Timestamp,
   mode: Mode,
-  data: Type.Object({}, { additionalProperties: true, description: 'DESIGN.md §6; every amount in minor units; the session\'s metadata' }),
+  data: Type.Object({}, { additionalProperties: true, description: 'what happened, by event type; every amount in minor units; the session\'s metadata as given' }),
 })
 
 export const Attempt = Type.Object({

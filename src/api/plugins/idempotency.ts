@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on every POST (DESIGN.md §10): kept 24 h per (merchant, mode, key) with a
+ * Idempotency-Key on every POST (docs/integrate.md#errors-idempotency-and-rate-limits): kept 24 h per (merchant, mode, key) with a
  * fingerprint of the request. Replays answer the stored status and body; 5xx answers are not
  * stored, so a retry runs again (refunds also remember their key, so a retry never refunds twice).
  */

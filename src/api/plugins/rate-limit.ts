@@ -1,5 +1,5 @@
 /**
- * Rate limit per API key (DESIGN.md §10), shared by every instance, without a database round trip
+ * Rate limit per API key (docs/integrate.md#errors-idempotency-and-rate-limits), shared by every instance, without a database round trip
  * per request. Each instance takes a key's requests out of a local bucket of tokens; a bucket is
  * filled by one statement (store/repos/rate-limits.ts) that looks the key up again and claims a
  * block of tokens from the key's counter for the current one-second window. The counter in

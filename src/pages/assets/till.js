@@ -4,6 +4,7 @@
 // 3. A page waiting for a payment (a QR code shown) asks the server, which answers as soon as the
 //    session is no longer processing, then goes to the relay.
 // 4. Inside WeChat, the JSAPI page hands its parameters to WeixinJSBridge.
+// 5. Times (<time datetime>), written in UTC by the server, are shown in the customer's own time zone.
 (function () {
   'use strict'
 
@@ -35,6 +36,19 @@
         window.location.reload()
       }, 1500)
     }, 1000)
+  }
+
+  // The zone's name is part of the text (GMT+9, EST), so a UTC fallback is never mistaken for it.
+  var TIME_FIELDS = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }
+
+  function localTime(el) {
+    var when = new Date(el.getAttribute('datetime'))
+    if (isNaN(when.getTime())) return
+    try {
+      el.textContent = new Intl.DateTimeFormat(document.documentElement.lang || undefined, TIME_FIELDS).format(when)
+    } catch (e) {
+      // An old browser without these options: the server's UTC text stays.
+    }
   }
 
   function sendOnce(form) {
@@ -88,6 +102,8 @@
   }
 
   document.addEventListener('DOMContentLoaded', function () {
+    var times = document.querySelectorAll('time[datetime]')
+    for (var n = 0; n < times.length; n++) localTime(times[n])
     var timers = document.querySelectorAll('[data-seconds-left]')
     for (var i = 0; i < timers.length; i++) startTimer(timers[i])
     var forms = document.querySelectorAll('form[method="post"]')

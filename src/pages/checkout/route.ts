@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import { SessionTerminal } from '../../domain/errors.js'
-import { formatAmount, type Currency } from '../../domain/money.js'
+import { displayAmount, type Currency } from '../../domain/money.js'
 import { REFUND_BEHAVIORS, type RefundBehavior } from '../../providers/mock/index.js'
 import { isLiveProvider, type LiveProvider } from '../../providers/registry.js'
 import type { Deps } from '../../services/deps.js'
@@ -54,9 +54,10 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       merchantName: cs.merchantName,
       brand: cs.branding,
       description: session.description,
-      amount: formatAmount(session.amount, session.currency as Currency, locale),
+      amount: displayAmount(session.amount, session.currency as Currency, locale),
       secondsLeft: Math.max(0, (session.expiresAt.getTime() - deps.clock().getTime()) / 1000),
       expiresAt: formatTime(session.expiresAt, locale),
+      expiresAtIso: session.expiresAt.toISOString(),
       formToken: formToken(tokenKey, session.id),
       canReturn: session.successUrl !== null,
       recordId: cs.record?.id ?? null,
@@ -136,7 +137,7 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     }
     if (result.kind === 'started' && result.action.kind === 'qr') {
       const svg = (await QRCode.toString(result.action.content, { type: 'svg', width: 240, margin: 1, errorCorrectionLevel: 'M' })).trim()
-      const amount = formatAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
+      const amount = displayAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
       const help = result.provider === 'wechat' ? ctx.t('wechat.scanSteps') : undefined
       return sendPage(reply, 200, QrPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, amount, svg, help, merchantName: cs.merchantName, description: cs.session.description } }))
     }

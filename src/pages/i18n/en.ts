@@ -6,7 +6,8 @@ export const en = {
   'footer.secure': 'Secure checkout by Till',
 
   'test.banner': 'TEST MODE',
-  'test.note': 'No real money moves. The buttons below act as the customer and the mock provider.',
+  'test.note': 'No real money moves.',
+  'test.noteButtons': 'No real money moves. The buttons below act as the customer and the mock provider.',
   'test.refundLegend': 'Refunds of this payment will',
   'test.refund.succeed': 'Succeed at once',
   'test.refund.pending': 'Stay pending, then settle',
@@ -68,6 +69,8 @@ export const en = {
   'receipt.currency': 'Currency',
   'receipt.charged': 'You paid',
   'receipt.refundedAmount': 'Refunded',
+  'receipt.headPaid': '{amount} paid',
+  'receipt.headRefunded': '{amount} refunded',
   'receipt.status': 'Status',
   'receipt.paidAt': 'Paid at',
   'receipt.number': 'Receipt number',

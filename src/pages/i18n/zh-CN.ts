@@ -8,7 +8,8 @@ export const zhCN: Catalogue = {
   'footer.secure': '由 Till 提供安全支付',
 
   'test.banner': '测试模式',
-  'test.note': '不会产生真实扣款。下面的按钮模拟顾客和模拟支付渠道的操作。',
+  'test.note': '不会产生真实扣款。',
+  'test.noteButtons': '不会产生真实扣款。下面的按钮模拟顾客和模拟支付渠道的操作。',
   'test.refundLegend': '这笔付款之后的退款将',
   'test.refund.succeed': '立即成功',
   'test.refund.pending': '先处理中，稍后完成',
@@ -70,6 +71,8 @@ export const zhCN: Catalogue = {
   'receipt.currency': '币种',
   'receipt.charged': '实付',
   'receipt.refundedAmount': '已退款金额',
+  'receipt.headPaid': '已付 {amount}',
+  'receipt.headRefunded': '已退 {amount}',
   'receipt.status': '状态',
   'receipt.paidAt': '付款时间',
   'receipt.number': '收据编号',

@@ -1,6 +1,6 @@
 /** /r/<record_id>: the receipt. Unknown ids get the 404 page. */
 import type { FastifyPluginAsync } from 'fastify'
-import { formatAmount, type Currency } from '../../domain/money.js'
+import { displayAmount, type Currency } from '../../domain/money.js'
 import type { Deps } from '../../services/deps.js'
 import { loadReceipt } from '../../services/hosted-checkout.js'
 import { chargedText } from '../charged.js'
@@ -19,10 +19,10 @@ export const receiptRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       merchantName,
       brand: branding,
       description,
-      amount: formatAmount(record.amount, currency, ctx.locale),
+      amount: displayAmount(record.amount, currency, ctx.locale),
       currency,
       charged: chargedText(record, ctx.locale),
-      refunded: record.refundedAmount > 0 ? formatAmount(record.refundedAmount, currency, ctx.locale) : null,
+      refunded: record.refundedAmount > 0 ? displayAmount(record.refundedAmount, currency, ctx.locale) : null,
       status: record.status as ReceiptView['status'],
       paidAt: formatTime(record.paidAt, ctx.locale),
       paidAtIso: record.paidAt.toISOString(),

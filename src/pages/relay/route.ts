@@ -1,5 +1,5 @@
 /**
- * /c/<session_id>/done, the relay (spec 4.1.1): waits on the server, up to 5 s, for a payment in
+ * /c/<session_id>/done, the relay (docs/integrate.md#coming-back-successurl-the-relay-and-paid_confirmed): waits on the server, up to 5 s, for a payment in
  * flight to be confirmed, then sends the customer on with a 303.
  */
 import type { FastifyPluginAsync } from 'fastify'

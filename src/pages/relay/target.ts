@@ -1,4 +1,4 @@
-/** Where the relay sends the customer (spec 4.1.1). Pure, so every case is a table row in its test. */
+/** Where the relay sends the customer (docs/integrate.md#coming-back-successurl-the-relay-and-paid_confirmed). Pure, so every case is a table row in its test. */
 import type { SessionStatus } from '../../domain/session-machine.js'
 
 export interface RelayOutcome {

@@ -3,7 +3,7 @@ import type { Branding } from '../../services/merchant-settings.js'
 import type { SessionStatus } from '../../domain/session-machine.js'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
 import { Layout, type PageContext } from './layout.js'
-import { Amount, AwaitPayment, ProviderMark, Reference, ResultIcon } from './parts.js'
+import { Amount, AwaitPayment, LocalTime, ProviderMark, Reference, ResultIcon, Sentence } from './parts.js'
 
 export interface OfferView {
   provider: string
@@ -20,6 +20,7 @@ export interface CheckoutView {
   amount: string
   secondsLeft: number
   expiresAt: string
+  expiresAtIso: string
   formToken: string
   /** The merchant gave a successUrl: finished sessions offer the way back, through the relay. */
   canReturn: boolean
@@ -67,7 +68,9 @@ function Timer({ t, v }: PageContext & { v: CheckoutView }) {
           {clockText(v.secondsLeft)}
         </span>
       </p>
-      <p class="hint">{t('checkout.expiresAt', { time: v.expiresAt })}</p>
+      <p class="hint">
+        <Sentence template={t('checkout.expiresAt')} name="time" node={<LocalTime iso={v.expiresAtIso} text={v.expiresAt} />} />
+      </p>
     </div>
   )
 }
@@ -147,7 +150,7 @@ const RESULT = {
   expired: ['result.expired.title', 'result.expired.body', 'clock', 'neutral'],
 } as const
 
-/** Single use (spec 3.1): a finished session shows its result and nothing that could start a payment. */
+/** Single use (docs/integrate.md#session-and-record-states): a finished session shows its result and nothing that could start a payment. */
 function Result(p: PageContext & { v: CheckoutView }) {
   const { t, v } = p
   const [title, body, icon, tone] = RESULT[v.status as keyof typeof RESULT]
@@ -178,7 +181,7 @@ export function CheckoutPage(p: PageContext & { v: CheckoutView }) {
   const { t, v } = p
   const open = v.status === 'pending' || v.status === 'processing'
   return (
-    <Layout {...p} title={t('checkout.pageTitle', { merchant: v.merchantName })} testMode={v.testMode} brand={v.brand}>
+    <Layout {...p} title={t('checkout.pageTitle', { merchant: v.merchantName })} testMode={v.testMode} brand={v.brand} testButtons={open}>
       {open ? <OpenCheckout {...p} /> : <Result {...p} />}
     </Layout>
   )

@@ -14,6 +14,8 @@ export interface LayoutProps extends PageContext {
   title: string
   /** Test-mode pages carry an unmistakable banner. */
   testMode?: boolean
+  /** The page shows the mock provider's buttons, which the banner then explains. */
+  testButtons?: boolean
   /** Sends the browser on without a script (a provider's hosted page). */
   refreshTo?: string
   /**
@@ -26,7 +28,7 @@ export interface LayoutProps extends PageContext {
   children?: Child
 }
 
-export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', brand, children }: LayoutProps) {
+export function Layout({ locale, t, title, testMode, testButtons, refreshTo, langPath = '', brand, children }: LayoutProps) {
   const brandCss = brandStylesheet(brand?.brandColor ?? null)
   return (
     <html lang={locale}>
@@ -47,7 +49,7 @@ export function Layout({ locale, t, title, testMode, refreshTo, langPath = '', b
         {testMode && (
           <div class="test-banner" role="note">
             <strong>{t('test.banner')}</strong>
-            <span>{t('test.note')}</span>
+            <span>{t(testButtons ? 'test.noteButtons' : 'test.note')}</span>
           </div>
         )}
         {langPath !== null && (

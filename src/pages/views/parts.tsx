@@ -1,4 +1,5 @@
 /** Small pieces shared by the pages. */
+import type { Child } from 'hono/jsx'
 
 export function Amount({ label, value }: { label: string; value: string }) {
   return (
@@ -7,6 +8,20 @@ export function Amount({ label, value }: { label: string; value: string }) {
       <span class="amount-value">{value}</span>
     </p>
   )
+}
+
+/**
+ * A moment as `<time datetime>`: the server writes it in UTC (it cannot know the customer's time
+ * zone) and till.js rewrites the text in the browser's own zone.
+ */
+export function LocalTime({ iso, text }: { iso: string; text: string }) {
+  return <time datetime={iso}>{text}</time>
+}
+
+/** A translated sentence with one placeholder filled by markup rather than text. */
+export function Sentence({ template, name, node }: { template: string; name: string; node: Child }) {
+  const [before, ...after] = template.split(`{${name}}`)
+  return <>{before}{node}{after.join(`{${name}}`)}</>
 }
 
 /** The id a customer may quote to the merchant: the session's or the record's, nothing internal. */

@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx'
 import type { Branding } from '../../services/merchant-settings.js'
 import { Layout, type PageContext } from './layout.js'
+import { LocalTime } from './parts.js'
 
 export interface ReceiptView {
   recordId: string
@@ -29,13 +30,21 @@ export function ReceiptPage(p: PageContext & { v: ReceiptView }) {
     ...(v.charged ? [[t('receipt.charged'), <span class="charged">{v.charged}</span>] as [string, Child]] : []),
     ...(v.refunded ? [[t('receipt.refundedAmount'), v.refunded] as [string, string]] : []),
     [t('receipt.status'), <span class={`status status-${v.status}`}>{t(`record.${v.status}`)}</span>],
-    [t('receipt.paidAt'), <time datetime={v.paidAtIso}>{v.paidAt}</time>],
+    [t('receipt.paidAt'), <LocalTime iso={v.paidAtIso} text={v.paidAt} />],
     [t('receipt.number'), <code>{v.recordId}</code>],
   ]
   return (
     <Layout {...p} title={t('receipt.pageTitle', { merchant: v.merchantName })} testMode={v.testMode} brand={v.brand}>
       <h1>{t('receipt.title')}</h1>
-      <p class="amount-big">{v.amount}</p>
+      {v.refunded ? (
+        // After a refund the headline says both what was paid and what came back.
+        <p class="amount-big">
+          <span class="amount-paid">{t('receipt.headPaid', { amount: v.amount })}</span>
+          <span class="amount-refunded">{t('receipt.headRefunded', { amount: v.refunded })}</span>
+        </p>
+      ) : (
+        <p class="amount-big">{v.amount}</p>
+      )}
       <dl class="facts">
         {rows.map(([label, value]) => (
           <div class="fact">

@@ -9,7 +9,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFound, SessionTerminal } from '../../domain/errors.js'
-import { formatAmount, type Currency } from '../../domain/money.js'
+import { displayAmount, type Currency } from '../../domain/money.js'
 import type { Deps } from '../../services/deps.js'
 import * as hosted from '../../services/hosted-checkout.js'
 import { payInsideWechat, wechatAuthorizeUrl } from '../../services/wechat-checkout.js'
@@ -65,7 +65,7 @@ export const wechatRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     }
     if (result.kind === 'failed' || result.action.kind !== 'jsapi') return seeOther(reply, `/c/${id}?failed=wechat`)
     const ctx = pageContext(req, reply)
-    const amount = formatAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
+    const amount = displayAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
     return sendPage(reply, 200, JsapiPage({ ...ctx, v: { sessionId: id, amount, params: result.action.params, merchantName: cs.merchantName, description: cs.session.description } }))
   })
 }

@@ -1,5 +1,5 @@
 /**
- * Protocol constants shared by the Creem adapter and its fake (PROTOCOLS.md §2). Only names and
+ * Protocol constants shared by the Creem adapter and its fake (docs/providers.md#creem-creem). Only names and
  * numbers live here: each side builds and checks messages with its own code, so a shared bug
  * cannot pass.
  */
@@ -23,7 +23,7 @@ export const PATHS = {
 } as const
 
 /**
- * The body field naming the transaction in `POST /v1/refunds`. PROTOCOLS.md §2.6 marks it [U]:
+ * The body field naming the transaction in `POST /v1/refunds`. docs/providers.md#creem-creem marks it [U]:
  * Creem's reference describes "the unique identifier of the transaction to refund in full" without
  * showing its name in the snapshot we have. The adapter sends it and the fake requires it.
  */

@@ -1,5 +1,5 @@
 /**
- * Creem's two signatures (PROTOCOLS.md §2.4, §2.5), pure functions:
+ * Creem's two signatures (docs/providers.md#creem-creem), pure functions:
  * - webhooks: `creem-signature` = lowercase hex HMAC-SHA256(webhook secret, raw body bytes);
  * - the success redirect: hex SHA-256 of `k=v|…|salt=<API key>` over the parameters in URL order,
  *   `signature` and empty values left out. A salted hash, not an HMAC (creemPR72).

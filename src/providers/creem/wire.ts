@@ -1,6 +1,6 @@
 /**
- * Creem wire shapes and their pure conversions into Till's normalized facts (STYLE.md §2.3). No I/O.
- * Field names follow PROTOCOLS.md §2.2–§2.6; every response field is optional on read, and ids may
+ * Creem wire shapes and their pure conversions into Till's normalized facts (docs/architecture.md). No I/O.
+ * Field names follow docs/providers.md#creem-creem; every response field is optional on read, and ids may
  * come as strings or as expanded objects (§2.8 C4).
  */
 import type { Currency } from '../../domain/money.js'

@@ -1,5 +1,5 @@
 /**
- * Protocol constants shared by the adapter and its fake (PROTOCOLS.md §1). Only names and numbers
+ * Protocol constants shared by the adapter and its fake (docs/providers.md#wechat-pay-wechat). Only names and numbers
  * live here: each side builds and checks messages with its own code, so a shared bug cannot pass.
  */
 import type { Capabilities } from '../types.js'

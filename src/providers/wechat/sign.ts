@@ -1,5 +1,5 @@
 /**
- * WeChat Pay v3 cryptography, no I/O (PROTOCOLS.md §1.2, §1.3, §1.5, §1.6): the signed messages,
+ * WeChat Pay v3 cryptography, no I/O (docs/providers.md#wechat-pay-wechat): the signed messages,
  * SHA256withRSA, the Authorization header, verification of responses and notifications with the
  * key chosen by Wechatpay-Serial, and AEAD_AES_256_GCM. Pinned by vectors.json (sign.test.ts).
  */

@@ -1,6 +1,6 @@
 /**
- * WeChat Pay v3 wire shapes and their pure conversions into Till's normalized facts (STYLE.md §2.3).
- * No I/O. Field names follow PROTOCOLS.md §1.5–§1.10; every response field is optional on read.
+ * WeChat Pay v3 wire shapes and their pure conversions into Till's normalized facts (docs/architecture.md).
+ * No I/O. Field names follow docs/providers.md#wechat-pay-wechat; every response field is optional on read.
  */
 import type { AttemptInput, PaymentFact, PaymentState, RefundFact, RefundState } from '../types.js'
 import { ProviderError } from '../types.js'

@@ -24,7 +24,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description minor units (spec 2.1): 9900 CNY is 99.00; 100 JPY is 100 yen */
+                        /** @description minor units: 9900 CNY is 99.00 yuan; 1500 JPY is 1,500 yen (JPY has no minor unit) */
                         amount: number;
                         /** @enum {unknown} */
                         currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
@@ -953,7 +953,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         recordId: string;
-                        /** @description minor units (spec 2.1): 9900 CNY is 99.00; 100 JPY is 100 yen */
+                        /** @description minor units: 9900 CNY is 99.00 yuan; 1500 JPY is 1,500 yen (JPY has no minor unit) */
                         amount?: number;
                         reason?: string;
                     };
@@ -5211,7 +5211,7 @@ export interface paths {
                                 createdAt: string;
                                 /** @enum {unknown} */
                                 mode: "test" | "live";
-                                /** @description DESIGN.md §6; every amount in minor units; the session's metadata */
+                                /** @description what happened, by event type; every amount in minor units; the session's metadata as given */
                                 data: {
                                     [key: string]: unknown;
                                 };
@@ -5401,7 +5401,7 @@ export interface paths {
                             createdAt: string;
                             /** @enum {unknown} */
                             mode: "test" | "live";
-                            /** @description DESIGN.md §6; every amount in minor units; the session's metadata */
+                            /** @description what happened, by event type; every amount in minor units; the session's metadata as given */
                             data: {
                                 [key: string]: unknown;
                             };

@@ -1,5 +1,5 @@
 /**
- * The fake's /v1 API (PROTOCOLS.md §3.2): products, checkouts, transactions and refunds, each
+ * The fake's /v1 API (docs/providers.md#testing-offline-till-fake-creem): products, checkouts, transactions and refunds, each
  * request checked as checks.ts describes and scoped to the account its API key names. Forced errors
  * (the `errors` knob) answer before or after acting, or late.
  */

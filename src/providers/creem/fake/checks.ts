@@ -1,5 +1,5 @@
 /**
- * How the fake checks each /v1 request, as Creem does (PROTOCOLS.md §2.1, §3.2): the API key
+ * How the fake checks each /v1 request, as Creem does (docs/providers.md#creem-creem): the API key
  * first (403, or 401 by knob), then the JSON body and its fields, every problem a message in the
  * 400 answer's `message` array. Unknown ids are 404.
  */

@@ -1,5 +1,5 @@
 /**
- * Test knobs under /__fake/creem/… (PROTOCOLS.md §3.2), a prefix the real Creem never has, so
+ * Test knobs under /__fake/creem/… (docs/providers.md#testing-offline-till-fake-creem), a prefix the real Creem never has, so
  * adapter code cannot come to depend on them; the ones every fake has are in fake-kit/knobs.ts.
  * JSON in, JSON out. Where a knob needs an account and the fake has only one, it may be left out.
  */

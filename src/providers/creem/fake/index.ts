@@ -1,5 +1,5 @@
 /**
- * A local Creem that speaks the real protocol (PROTOCOLS.md §3.2), bound to loopback. Tests and
+ * A local Creem that speaks the real protocol (docs/providers.md#testing-offline-till-fake-creem), bound to loopback. Tests and
  * `till fake creem` start it, add an account, point a provider configuration's settings.apiBase at
  * `url`, and register Till's /hooks/creem/{configId} as the account's webhook URL (Creem's dashboard
  * step). The adapter needs nothing else changed.

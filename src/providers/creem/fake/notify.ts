@@ -1,5 +1,5 @@
 /**
- * Webhooks as Creem sends them (PROTOCOLS.md §2.5): `{id, eventType, created_at, object}`, signed
+ * Webhooks as Creem sends them (docs/providers.md#creem-creem): `{id, eventType, created_at, object}`, signed
  * with `creem-signature` over the exact body, POSTed to every URL the account registered, any 2xx
  * acknowledging, retried after 30 s, 1 min, 5 min and 1 h (scaled by the time factor), then failed.
  * The delivery knobs (delay, drop, duplicate, reorder, a bad signature) act here.

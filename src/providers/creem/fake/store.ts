@@ -1,5 +1,5 @@
 /**
- * The fake Creem's in-memory world (PROTOCOLS.md §3.2): accounts (API key, webhook secret and the
+ * The fake Creem's in-memory world (docs/providers.md#testing-offline-till-fake-creem): accounts (API key, webhook secret and the
  * webhook URLs registered "in the dashboard"), products, checkouts, customers, orders,
  * transactions, refunds and events, the test knobs, and its timed jobs (fake-kit/jobs.ts).
  */

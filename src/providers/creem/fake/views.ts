@@ -1,5 +1,5 @@
 /**
- * The fake's objects as Creem's API and webhooks show them (PROTOCOLS.md §2.2–§2.6): snake_case,
+ * The fake's objects as Creem's API and webhooks show them (docs/providers.md#creem-creem): snake_case,
  * cents, ISO strings for products, customers and orders, epoch milliseconds for transactions,
  * refunds and events, ids or expanded objects where Creem uses each.
  */

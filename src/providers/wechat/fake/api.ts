@@ -1,5 +1,5 @@
 /**
- * The fake's /v3 API (PROTOCOLS.md §1.4): every request checked as checks.ts describes, every
+ * The fake's /v3 API (docs/providers.md#wechat-pay-wechat): every request checked as checks.ts describes, every
  * answer signed (errors and the empty 204 too). Orders and refunds follow §3.1's state machines.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'

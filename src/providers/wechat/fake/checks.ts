@@ -1,5 +1,5 @@
 /**
- * Request checks in the order PROTOCOLS.md §3.1 gives: authentication over the raw method, target
+ * Request checks in the order docs/providers.md#testing-offline-till-fake-wechat gives: authentication over the raw method, target
  * and body bytes; Accept; JSON and unknown fields; then each field's rules (§1.5, §1.8).
  * Written from the protocol text alone: nothing here comes from the adapter.
  */

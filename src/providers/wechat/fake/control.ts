@@ -1,5 +1,5 @@
 /**
- * Test knobs under /__fake/wechat/… (PROTOCOLS.md §3.1), a prefix the real WeChat never has, so
+ * Test knobs under /__fake/wechat/… (docs/providers.md#testing-offline-till-fake-wechat), a prefix the real WeChat never has, so
  * adapter code cannot come to depend on them; the ones every fake has are in fake-kit/knobs.ts.
  * JSON in, JSON out.
  */

@@ -1,5 +1,5 @@
 /**
- * The fake's own cryptography, written from PROTOCOLS.md §1.2–§1.6 without importing the adapter's
+ * The fake's own cryptography, written from docs/providers.md#wechat-pay-wechat without importing the adapter's
  * sign.ts or wire.ts: a bug shared by both sides would otherwise pass every contract test. The
  * known-answer vectors check this file too (sign.test.ts).
  */

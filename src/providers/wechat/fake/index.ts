@@ -1,5 +1,5 @@
 /**
- * A local WeChat Pay v3 that speaks the real protocol (PROTOCOLS.md §3.1), bound to loopback.
+ * A local WeChat Pay v3 that speaks the real protocol (docs/providers.md#testing-offline-till-fake-wechat), bound to loopback.
  * Tests and `till fake wechat` start it, register a merchant, and point a provider configuration's
  * settings.apiBase at `url`: the adapter needs nothing else changed.
  */

@@ -1,5 +1,5 @@
 /**
- * Notifications as WeChat sends them (PROTOCOLS.md §1.10): an envelope whose resource is the
+ * Notifications as WeChat sends them (docs/providers.md#wechat-pay-wechat): an envelope whose resource is the
  * plaintext sealed with the merchant's APIv3 key, signed over `ts\nnonce\nbody\n`, POSTed to
  * notify_url, and retried on the real schedule (scaled by the time factor) until a 200 or 204.
  * The delivery knobs (delay, drop, duplicate, reorder, probe) act here.

@@ -1,6 +1,6 @@
 /**
  * The fake's in-memory world: merchants it knows, its own signing identity, orders and refunds with
- * their state machines (PROTOCOLS.md §3.1), the test knobs, and its timed jobs (fake-kit/jobs.ts).
+ * their state machines (docs/providers.md#testing-offline-till-fake-wechat), the test knobs, and its timed jobs (fake-kit/jobs.ts).
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
