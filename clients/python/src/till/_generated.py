@@ -679,6 +679,7 @@ class Event(TillObject):
 
     @property
     def data(self) -> EventData:
+        "what happened, by event type; every amount in minor units; the session's metadata as given"
         return event_data(self._data["type"], self._data["data"])
 
 
@@ -705,6 +706,7 @@ class EventWithDeliveries(TillObject):
 
     @property
     def data(self) -> EventData:
+        "what happened, by event type; every amount in minor units; the session's metadata as given"
         return event_data(self._data["type"], self._data["data"])
 
     @property
