@@ -65,7 +65,7 @@ check() {
   (
     cd "$PKG"
     "$venv/bin/python" -m mypy --strict --cache-dir "$venv/.mypy_cache" --python-executable "$venv/bin/python"
-    "$venv/bin/pyright" --pythonpath "$venv/bin/python" --pythonversion "${version%.*}"
+    "$venv/bin/pyright" --project . --pythonpath "$venv/bin/python" --pythonversion "${version%.*}"
   ) > "$venv/typecheck.log" 2>&1 &
   typecheck=$!
   (cd "$PKG" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "${PYTEST_ARGS[@]}") || status=$?
