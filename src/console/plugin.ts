@@ -1,5 +1,5 @@
 /**
- * The merchant console under /console (STYLE.md §3.3): server-rendered like the hosted pages, one
+ * The merchant console under /console (docs/console.md): server-rendered like the hosted pages, one
  * folder per screen, every action through the services the API uses. This scope owns the form
  * parsers, the security headers, the sign-in session and its CSRF check, and the HTML error pages.
  */

@@ -1,5 +1,5 @@
 /**
- * Console sign-in (DESIGN.md §5): email and password (scrypt, security/api-keys.ts), an opaque
+ * Console sign-in (docs/console.md): email and password (scrypt, security/api-keys.ts), an opaque
  * random session token whose SHA-256 is stored, idle and absolute expiry, revocation, and failed
  * sign-ins counted per account and per address so that guessing is slow from anywhere.
  */

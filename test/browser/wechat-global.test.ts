@@ -15,14 +15,14 @@ before(async () => {
 })
 after(() => browser?.close())
 
-test('desktop, HKD: the QR lists HK$99.00, a phone pays it in CNY, and the page moves on to a receipt with the CNY paid and the rate', async (t) => {
+test('desktop, HKD: the QR lists $99.00 HKD, a phone pays it in CNY, and the page moves on to a receipt with the CNY paid and the rate', async (t) => {
   const w = await liveWechat(t, { crossBorder: 'HKD' })
   const s = await w.session({ amount: 9900, currency: 'HKD' })
   const { page, problems } = await openPage(t, browser, { ...DESKTOP, userAgent: UA.desktop })
   await page.goto(s.url)
   await Promise.all([page.waitForURL(`**/c/${s.id}/choose`), page.getByRole('button', { name: 'Pay with WeChat Pay' }).click()])
   assert.equal(await page.locator('h1').textContent(), 'Scan this code with WeChat Pay to pay')
-  assert.equal(await page.locator('.amount-value').textContent(), 'HK$99.00')
+  assert.equal(await page.locator('.amount-value').textContent(), '$99.00\u00a0HKD')
   assert.equal(await page.locator('.qr svg').count(), 1)
 
   const [attempt] = await w.attempts(s.id)
@@ -30,7 +30,7 @@ test('desktop, HKD: the QR lists HK$99.00, a phone pays it in CNY, and the page 
   await phone.page.goto(`${w.fake.url}/__fake/wechat/scan?code_url=${encodeURIComponent(w.order(attempt.id).codeUrl!)}`)
   assert.equal(await phone.page.locator('#amount').textContent(), 'HKD 99.00')
   await Promise.all([page.waitForURL('**/r/rec_*'), phone.page.locator('#pay').click()])
-  assert.equal(await page.locator('.amount-big').textContent(), 'HK$99.00')
+  assert.equal(await page.locator('.amount-big').textContent(), '$99.00\u00a0HKD')
   assert.equal(await page.locator('.charged').textContent(), '¥91.08 CNY · 1 HKD = 0.92 CNY')
   await screenshot(page, 'wechat-global-receipt-hkd-desktop')
   assert.equal(w.order(attempt.id).currency, 'HKD')
@@ -43,12 +43,12 @@ test('phone, JPY: ¥1,500 through the H5 cashier back to the receipt; a ¥500 re
   const s = await w.session({ amount: 1500, currency: 'JPY' })
   const { page, problems } = await openPage(t, browser, { ...PHONE, userAgent: UA.phone })
   await page.goto(s.url)
-  assert.equal(await page.locator('.amount-value').first().textContent(), '¥1,500')
+  assert.equal(await page.locator('.amount-value').first().textContent(), '¥1,500\u00a0JPY')
   await Promise.all([page.waitForURL(`${w.fake.url}/__fake/h5/checkmweb?**`), page.getByRole('button', { name: 'Pay with WeChat Pay' }).click()])
   assert.equal(new URL(page.url()).searchParams.get('redirect_url'), `${w.ta.baseUrl}/c/${s.id}/done`)
   assert.equal(await page.locator('#amount').textContent(), 'JPY 1500')
   await Promise.all([page.waitForURL('**/r/rec_*'), page.locator('#pay').click()])
-  assert.equal(await page.locator('.amount-big').textContent(), '¥1,500')
+  assert.equal(await page.locator('.amount-big').textContent(), '¥1,500\u00a0JPY')
   // 1500 × 0.0481 = 72.15 CNY.
   assert.equal(await page.locator('.charged').textContent(), '¥72.15 CNY · 1 JPY = 0.0481 CNY')
   await screenshot(page, 'wechat-global-receipt-jpy-phone')
@@ -62,6 +62,6 @@ test('phone, JPY: ¥1,500 through the H5 cashier back to the receipt; a ¥500 re
   await page.reload()
   assert.match((await page.locator('dl.facts').textContent())!, /Refunded\s*¥500/)
   const over = await w.ta.request('POST', '/api/v1/refunds', { ...live, body: { recordId: session.record.id, amount: 1001 } })
-  assert.deepEqual([over.status, over.body], [400, { error: 'amount exceeds refundable', refundable: 1000 }])
+  assert.deepEqual([over.status, over.body], [400, { error: 'amount exceeds refundable', code: 'amount_exceeds_refundable', refundable: 1000 }])
   assert.deepEqual(problems, [])
 })
