@@ -36,7 +36,7 @@ async function merchant(t: TestContext) {
   return { ta, wx, cr, configs, checkout, read, refund, live }
 }
 
-const LISTED: Record<string, string> = { HKD: 'HK$99.00', JPY: '¥1,500', EUR: '€12.34' }
+const LISTED: Record<string, string> = { HKD: '$99.00\u00a0HKD', JPY: '¥1,500\u00a0JPY', EUR: '€12.34\u00a0EUR' }
 
 test('CNY, HKD, JPY, EUR and USD sessions are created, paid and refunded in live mode through their configurations', async (t) => {
   const m = await merchant(t)
@@ -94,12 +94,12 @@ test('CNY, HKD, JPY, EUR and USD sessions are created, paid and refunded in live
 test('routing: a hinted cross-border configuration refuses a currency it cannot list, with the message of a provider that has none', async (t) => {
   const m = await merchant(t)
   const res = await m.checkout({ amount: 1500, currency: 'JPY', providerHints: { wechat: 'hkd' } })
-  assert.deepEqual([res.status, res.body], [400, { error: 'no provider available for JPY in live mode' }])
+  assert.deepEqual([res.status, res.body], [400, { error: 'no provider available for JPY in live mode', code: 'provider_unavailable' }])
   const cny = await m.checkout({ amount: 1500, currency: 'CNY', providerHints: { wechat: 'jpy' } })
-  assert.deepEqual([cny.status, cny.body], [400, { error: 'no provider available for CNY in live mode' }])
+  assert.deepEqual([cny.status, cny.body], [400, { error: 'no provider available for CNY in live mode', code: 'provider_unavailable' }])
   // Unhinted: the default WeChat configuration is the first one made (CNY): JPY has no default that lists it.
   const unhinted = await m.checkout({ amount: 1500, currency: 'JPY' })
-  assert.deepEqual([unhinted.status, unhinted.body], [400, { error: 'no provider available for JPY in live mode' }])
+  assert.deepEqual([unhinted.status, unhinted.body], [400, { error: 'no provider available for JPY in live mode', code: 'provider_unavailable' }])
   // Make the JPY one the default: now an unhinted JPY session is accepted, and its page offers it.
   const patched = await m.ta.admin('PATCH', `/merchants/${m.ta.merchant.id}/provider_configs/${m.configs.jpy}`, { isDefault: true })
   assert.equal(patched.status, 200, JSON.stringify(patched.body))
@@ -114,16 +114,16 @@ test('a configuration states its service: cross-border settings are validated on
   const m = await merchant(t)
   const creds = m.wx.fake.addMerchant()
   const post = (settings: object) => m.ta.admin('POST', `/merchants/${m.ta.merchant.id}/provider_configs`, { provider: 'wechat', label: `x${Math.random().toString(36).slice(2, 8)}`, credentials: creds, settings })
-  assert.deepEqual((await post({ service: 'cross_border', settlementCurrency: 'HKD' })).body, { error: 'settings.merchantCategoryCode: must be the 4-digit merchant category code WeChat Pay assigned' })
-  assert.deepEqual((await post({ service: 'cross_border', settlementCurrency: 'GBP', merchantCategoryCode: '5999' })).body, { error: 'settings.settlementCurrency: must be one of HKD, JPY, USD, EUR' })
-  assert.deepEqual((await post({ service: 'overseas' })).body, { error: 'settings.service: must be one of mainland, cross_border' })
+  assert.deepEqual((await post({ service: 'cross_border', settlementCurrency: 'HKD' })).body, { error: 'settings.merchantCategoryCode: must be the 4-digit merchant category code WeChat Pay assigned', code: 'invalid_field', param: 'settings.merchantCategoryCode' })
+  assert.deepEqual((await post({ service: 'cross_border', settlementCurrency: 'GBP', merchantCategoryCode: '5999' })).body, { error: 'settings.settlementCurrency: must be one of HKD, JPY, USD, EUR', code: 'invalid_field', param: 'settings.settlementCurrency' })
+  assert.deepEqual((await post({ service: 'overseas' })).body, { error: 'settings.service: must be one of mainland, cross_border', code: 'invalid_field', param: 'settings.service' })
   const made = await post({ service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5999' })
   assert.equal(made.status, 201)
   assert.deepEqual(made.body.settings, { service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5999' })
   // Its records were paid through that service in that currency: neither changes afterwards (the MCC may).
   const patch = (settings: object) => m.ta.admin('PATCH', `/merchants/${m.ta.merchant.id}/provider_configs/${made.body.id}`, { settings })
-  assert.deepEqual((await patch({ service: 'mainland' })).body, { error: 'settings.service: cannot change once saved: make a new configuration for the other service' })
-  assert.deepEqual((await patch({ service: 'cross_border', settlementCurrency: 'EUR', merchantCategoryCode: '5999' })).body, { error: 'settings.settlementCurrency: cannot change once saved: make a new configuration for the other currency' })
+  assert.deepEqual((await patch({ service: 'mainland' })).body, { error: 'settings.service: cannot change once saved: make a new configuration for the other service', code: 'invalid_field', param: 'settings.service' })
+  assert.deepEqual((await patch({ service: 'cross_border', settlementCurrency: 'EUR', merchantCategoryCode: '5999' })).body, { error: 'settings.settlementCurrency: cannot change once saved: make a new configuration for the other currency', code: 'invalid_field', param: 'settings.settlementCurrency' })
   const mcc = await patch({ service: 'cross_border', settlementCurrency: 'USD', merchantCategoryCode: '5411' })
   assert.equal(mcc.status, 200, JSON.stringify(mcc.body))
   assert.equal(mcc.body.settings.merchantCategoryCode, '5411')
