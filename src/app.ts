@@ -7,7 +7,7 @@ import { eventRoutes } from './api/events/route.js'
 import { hookRoutes } from './api/hooks/route.js'
 import { openApiRoute, registerOpenApi } from './api/openapi.js'
 import { registerKeyAuth } from './api/plugins/auth.js'
-import { registerJsonErrors } from './api/plugins/errors.js'
+import { clientErrorHandler, registerJsonErrors } from './api/plugins/errors.js'
 import { registerIdempotency } from './api/plugins/idempotency.js'
 import { registerJsonParser } from './api/plugins/json-depth.js'
 import { registerMethodCheck } from './api/plugins/methods.js'
@@ -37,6 +37,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   const app = Fastify({
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit: BODY_LIMIT,
+    clientErrorHandler,
     genReqId: () => `req_${randomBase62(20)}`,
     // The client address (WeChat H5 orders must carry the payer's) behind a reverse proxy: TRUST_PROXY.
     // A hop count is written as proxy-addr's own rule for numbers (Fastify's types take no number).

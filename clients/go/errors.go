@@ -63,6 +63,7 @@ const (
 	CodeIdempotencyInFlight        ErrorCode = "idempotency_in_flight"        // 409: the same Idempotency-Key is still being processed (retried)
 	CodeConflict                   ErrorCode = "conflict"                     // 409
 	CodeBodyTooLarge               ErrorCode = "body_too_large"               // 413
+	CodeHeadersTooLarge            ErrorCode = "headers_too_large"            // 431: the request line and headers are over 16 KiB
 	CodeUnsupportedMediaType       ErrorCode = "unsupported_media_type"       // 415
 	CodeRateLimited                ErrorCode = "rate_limited"                 // 429
 	CodeInternalError              ErrorCode = "internal_error"               // 500: retry with the same Idempotency-Key

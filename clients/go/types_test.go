@@ -112,7 +112,7 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeOf(RefundBehavior("")): strs(RefundBehaviorSucceed, RefundBehaviorPending, RefundBehaviorFail),
 	reflect.TypeOf(EventType("")): strs(EventPaymentSucceeded, EventPaymentFailed, EventSessionCanceled, EventSessionExpired,
 		EventRefundPending, EventRefundSucceeded, EventRefundFailed),
-	reflect.TypeOf(ErrorCode("")):      strs(CodeInvalidField, CodeUnknownField, CodeInvalidJSON, CodeBodyTooDeep, CodeAmountExceedsRefundable, CodeAlreadyRefunded, CodePartialRefundUnsupported, CodeSessionTerminal, CodeRefundNotPending, CodeProviderUnavailable, CodeIdempotencyMismatch, CodeAlreadyExists, CodeLimitReached, CodeWebhookEndpointUnavailable, CodeInvalidRequest, CodeMissingAPIKey, CodeInvalidAPIKey, CodeTestModeOnly, CodeNotFound, CodeMethodNotAllowed, CodeIdempotencyInFlight, CodeConflict, CodeBodyTooLarge, CodeUnsupportedMediaType, CodeRateLimited, CodeInternalError, CodeServiceUnavailable),
+	reflect.TypeOf(ErrorCode("")):      strs(CodeInvalidField, CodeUnknownField, CodeInvalidJSON, CodeBodyTooDeep, CodeAmountExceedsRefundable, CodeAlreadyRefunded, CodePartialRefundUnsupported, CodeSessionTerminal, CodeRefundNotPending, CodeProviderUnavailable, CodeIdempotencyMismatch, CodeAlreadyExists, CodeLimitReached, CodeWebhookEndpointUnavailable, CodeInvalidRequest, CodeMissingAPIKey, CodeInvalidAPIKey, CodeTestModeOnly, CodeNotFound, CodeMethodNotAllowed, CodeIdempotencyInFlight, CodeConflict, CodeBodyTooLarge, CodeHeadersTooLarge, CodeUnsupportedMediaType, CodeRateLimited, CodeInternalError, CodeServiceUnavailable),
 	reflect.TypeOf(DeliveryStatus("")): strs(DeliveryPending, DeliveryDelivered, DeliveryFailed, DeliveryCanceled),
 }
 

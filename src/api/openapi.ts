@@ -17,6 +17,7 @@ const EVERY_OPERATION = {
   }),
   500: error(500, 'internal error: `{"error":"internal error","requestId"}`, never a stack'),
   503: error(503, 'service unavailable: the database cannot be reached; retry later'),
+  431: error(431, 'request line and headers over 16 KiB (Node\'s limit): a very long query string'),
 }
 const WITH_BODY = {
   400: error(400, 'the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`'),

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   idempotency_in_flight: { status: 409, meaning: 'A request with this Idempotency-Key is still being processed.', action: 'Retry the same request a moment later: it then replays the first answer.' },
   conflict: { status: 409, meaning: 'The request conflicts with the object\'s current state.', action: 'Read the object and retry if it still applies.' },
   body_too_large: { status: 413, meaning: 'The body is over 64 KiB.', action: 'Send a smaller body.' },
+  headers_too_large: { status: 431, meaning: 'The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).', action: 'Send fewer or shorter filters.' },
   unsupported_media_type: { status: 415, meaning: 'The body is not sent as application/json.', action: 'Send Content-Type: application/json.' },
   rate_limited: { status: 429, meaning: 'Too many requests with this key.', action: 'Wait the seconds `Retry-After` gives, then retry.' },
   internal_error: { status: 500, meaning: 'Till failed; `requestId` identifies the request in its logs.', action: 'Retry with the same Idempotency-Key; report the requestId if it persists.' },
@@ -46,6 +47,7 @@ export function codeForStatus(status: number): ErrorCode {
     case 409: return 'conflict'
     case 413: return 'body_too_large'
     case 415: return 'unsupported_media_type'
+    case 431: return 'headers_too_large'
     case 429: return 'rate_limited'
     case 503: return 'service_unavailable'
     default: return status >= 500 ? 'internal_error' : 'invalid_request'

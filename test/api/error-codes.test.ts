@@ -44,6 +44,7 @@ test('each code has the status its table gives, and the body carries error, code
   await expect('unknown_field', post(ta, '/api/v1/checkout', { amount: 100, currency: 'CNY', colour: 'red' }), { error: 'unknown field: colour', param: 'colour' })
   await expect('unknown_field', ta.request('GET', '/api/v1/records?colour=red', { key }), { error: 'unknown field: colour', param: 'colour' })
   await expect('invalid_json', ta.request('POST', '/api/v1/checkout', { key, raw: '{' }), { error: 'invalid JSON body' })
+  await expect('headers_too_large', ta.request('GET', `/api/v1/sessions?metadata[order]=${'x'.repeat(20_000)}`, { key }), { error: 'request headers too large' })
   await expect('body_too_deep', ta.request('POST', '/api/v1/checkout', { key, raw: `{"metadata":${'['.repeat(40)}${']'.repeat(40)}}` }), { error: 'request body nested too deeply' })
   await expect('amount_exceeds_refundable', post(ta, '/api/v1/refunds', { recordId: paid.record.id, amount: 100_000 }), { error: 'amount exceeds refundable', refundable: 990 })
   await expect('already_refunded', post(ta, '/api/v1/refunds', { recordId: full.record.id }),

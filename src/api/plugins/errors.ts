@@ -1,4 +1,5 @@
 /** One error handler for the JSON scopes: TillError → {"error": …, "code": …}; anything else a 500 without a stack. */
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { InvalidJson, MethodNotAllowed, NotFound, PayloadTooLarge, TillError, ServiceUnavailable } from '../../domain/errors.js'
 
@@ -40,6 +41,22 @@ export function loggableError(err: unknown): Record<string, unknown> {
   if (!('params' in e) && !('query' in e)) out.message = e.message
   if (e.cause) out.cause = loggableError(e.cause)
   return out
+}
+
+/**
+ * Requests Node refuses before Fastify sees them (headers over 16 KiB, a malformed request line),
+ * answered in the API's error shape instead of Fastify's default body.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, reason, body] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'Request Header Fields Too Large', { error: 'request headers too large', code: 'headers_too_large' }]
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', { error: 'request timeout', code: 'invalid_request' }]
+      : [400, 'Bad Request', { error: 'bad request', code: 'invalid_request' }]
+  const text = JSON.stringify(body)
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${text}`)
+  socket.destroy(err)
 }
 
 export function registerJsonErrors(app: FastifyInstance) {

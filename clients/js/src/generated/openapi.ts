@@ -240,6 +240,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -480,6 +504,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -690,6 +738,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -880,6 +952,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1198,6 +1294,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -1361,6 +1481,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1602,6 +1746,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -1801,6 +1969,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2140,6 +2332,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -2454,6 +2670,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2784,6 +3024,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -3098,6 +3362,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3423,6 +3711,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -3740,6 +4052,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -3884,6 +4220,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4154,6 +4514,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -4322,6 +4706,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4559,6 +4967,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4818,6 +5250,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5115,6 +5571,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -5300,6 +5780,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5494,6 +5998,30 @@ export interface paths {
                              * @enum {unknown}
                              */
                             code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5794,6 +6322,30 @@ export interface paths {
                     };
                 };
                 /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
                  * @description internal error: `{"error":"internal error","requestId"}`, never a stack
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
@@ -5878,6 +6430,7 @@ export interface components {
          *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
          *     - `conflict`: The request conflicts with the object's current state.
          *     - `body_too_large`: The body is over 64 KiB.
+         *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
          *     - `unsupported_media_type`: The body is not sent as application/json.
          *     - `rate_limited`: Too many requests with this key.
          *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
@@ -5890,7 +6443,7 @@ export interface components {
              * @description stable: branch on this, not on `error`
              * @enum {unknown}
              */
-            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "conflict" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "conflict" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
             param?: string;
         } & {

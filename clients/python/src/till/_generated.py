@@ -52,7 +52,7 @@ __all__ = [
 
 Currency = Literal["CNY", "USD", "EUR", "HKD", "JPY"]
 DeliveryStatus = Literal["pending", "delivered", "failed", "canceled"]
-ErrorCode = Literal["invalid_field", "unknown_field", "invalid_json", "body_too_deep", "amount_exceeds_refundable", "already_refunded", "partial_refund_unsupported", "session_terminal", "refund_not_pending", "provider_unavailable", "idempotency_mismatch", "already_exists", "limit_reached", "webhook_endpoint_unavailable", "invalid_request", "missing_api_key", "invalid_api_key", "test_mode_only", "not_found", "method_not_allowed", "idempotency_in_flight", "conflict", "body_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
+ErrorCode = Literal["invalid_field", "unknown_field", "invalid_json", "body_too_deep", "amount_exceeds_refundable", "already_refunded", "partial_refund_unsupported", "session_terminal", "refund_not_pending", "provider_unavailable", "idempotency_mismatch", "already_exists", "limit_reached", "webhook_endpoint_unavailable", "invalid_request", "missing_api_key", "invalid_api_key", "test_mode_only", "not_found", "method_not_allowed", "idempotency_in_flight", "conflict", "body_too_large", "headers_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 EventType = Literal["payment.succeeded", "payment.failed", "session.canceled", "session.expired", "refund.pending", "refund.succeeded", "refund.failed"]
 Mode = Literal["test", "live"]
 RecordStatus = Literal["paid", "partially_refunded", "refunded", "refunding"]
