@@ -1,7 +1,8 @@
 /** Small formatting helpers shared by the console's screens. */
-import { formatAmount, isCurrency } from '../domain/money.js'
+import { displayAmount, isCurrency } from '../domain/money.js'
 import { formatTime, type Locale } from '../pages/i18n/index.js'
 
 export const when = (d: Date | string | null | undefined, locale: Locale) => (d ? formatTime(typeof d === 'string' ? new Date(d) : d, locale) : null)
 
-export const money = (amount: number, currency: string, locale: Locale) => (isCurrency(currency) ? formatAmount(amount, currency, locale) : `${amount} ${currency}`)
+/** With the ISO code, as on the hosted pages: "¥" alone is both yuan and yen. */
+export const money = (amount: number, currency: string, locale: Locale) => (isCurrency(currency) ? displayAmount(amount, currency, locale) : `${amount} ${currency}`)

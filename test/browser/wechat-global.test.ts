@@ -31,7 +31,7 @@ test('desktop, HKD: the QR lists $99.00 HKD, a phone pays it in CNY, and the pag
   assert.equal(await phone.page.locator('#amount').textContent(), 'HKD 99.00')
   await Promise.all([page.waitForURL('**/r/rec_*'), phone.page.locator('#pay').click()])
   assert.equal(await page.locator('.amount-big').textContent(), '$99.00\u00a0HKD')
-  assert.equal(await page.locator('.charged').textContent(), '¥91.08 CNY · 1 HKD = 0.92 CNY')
+  assert.equal(await page.locator('.charged').textContent(), '¥91.08\u00a0CNY · 1 HKD = 0.92 CNY')
   await screenshot(page, 'wechat-global-receipt-hkd-desktop')
   assert.equal(w.order(attempt.id).currency, 'HKD')
   assert.deepEqual(problems, [])
@@ -50,7 +50,7 @@ test('phone, JPY: ¥1,500 through the H5 cashier back to the receipt; a ¥500 re
   await Promise.all([page.waitForURL('**/r/rec_*'), page.locator('#pay').click()])
   assert.equal(await page.locator('.amount-big').textContent(), '¥1,500\u00a0JPY')
   // 1500 × 0.0481 = 72.15 CNY.
-  assert.equal(await page.locator('.charged').textContent(), '¥72.15 CNY · 1 JPY = 0.0481 CNY')
+  assert.equal(await page.locator('.charged').textContent(), '¥72.15\u00a0CNY · 1 JPY = 0.0481 CNY')
   await screenshot(page, 'wechat-global-receipt-jpy-phone')
 
   const live = { key: w.ta.merchant.liveKey }

@@ -51,7 +51,7 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
   assert.equal((await other.browser.get(`/console/test/payments/${paid.id}`)).status, 404)
 
   const page = await browser.get(`/console/test/payments/${paid.id}`)
-  assert.match(page.html, /¥99\.00/)
+  assert.match(page.html, /¥99\.00\u00a0CNY/)
   assert.match(page.html, /Blue mug &lt;b&gt;/)
   assert.match(page.html, new RegExp(paid.record.id))
   assert.match(page.html, /payment\.succeeded/)
@@ -69,7 +69,7 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
   assert.equal(api.body.refunds.length, 1)
   assert.equal(api.body.refunds[0].reason, 'chipped')
   const after = await browser.get(a.location!)
-  assert.match(after.html, /¥25\.50, Succeeded/)
+  assert.match(after.html, /¥25\.50\u00a0CNY, Succeeded/)
   assert.match(after.html, /refund\.succeeded/)
 
   const tooMuch = await browser.post(`/console/test/payments/${paid.id}/refund`, { csrf, idempotencyKey: 'another-key-0123456789', amount: '80' })
@@ -83,5 +83,5 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
 
   const activity = await browser.get('/console/test/activity')
   assert.equal((activity.html.match(/data-action="refund_created"/g) ?? []).length, 1)
-  assert.match(activity.html, /¥25\.50/)
+  assert.match(activity.html, /¥25\.50\u00a0CNY/)
 })

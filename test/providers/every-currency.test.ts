@@ -68,7 +68,7 @@ test('CNY, HKD, JPY, EUR and USD sessions are created, paid and refunded in live
       // The receipt and the finished checkout page show the listed amount and, beside it, what the customer paid and the rate.
       const receipt = (await getPage(m.ta, `/r/${recordId}`, { 'accept-language': 'en' })).html
       const result = (await getPage(m.ta, `/c/${id}`, { 'accept-language': 'en' })).html
-      const line = `¥${(c.charged.amount / 100).toFixed(2)} CNY · 1 ${c.currency} = ${c.charged.rate} CNY`
+      const line = `¥${(c.charged.amount / 100).toFixed(2)}\u00a0CNY · 1 ${c.currency} = ${c.charged.rate} CNY`
       for (const html of [receipt, result]) {
         assert.ok(html.includes(line), `${c.currency}: ${line}`)
         assert.ok(html.includes(LISTED[c.currency]), `${c.currency}: ${LISTED[c.currency]}`)
