@@ -5,10 +5,8 @@ import { newId } from '../../src/domain/ids.js'
 import { reconcileRefunds } from '../../src/jobs/reconcile.js'
 import { expireDue, startAttempt } from '../../src/services/payments.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { getSession, refund } from '../helpers/merchant-api.js'
 import { createSession, eventsWhere, recordRow, refundRows, sessionRow } from '../helpers/store-queries.js'
-
-const getSession = (ta: TestApp, id: string) => ta.request('GET', `/api/v1/sessions/${id}`, { key: ta.merchant.testKey })
-const refund = (ta: TestApp, body: Record<string, unknown>) => ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body })
 
 async function refundStatus(ta: TestApp, id: string) {
   const { rows } = await ta.database.pool.query('select status, next_check_at, created_at, provider_ref from refunds where id = $1', [id])

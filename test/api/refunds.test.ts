@@ -2,11 +2,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { getSession, refund } from '../helpers/merchant-api.js'
 import { eventsWhere, ISO_MS, refundRows } from '../helpers/store-queries.js'
 
-const refund = (ta: TestApp, body: Record<string, unknown>, key = ta.merchant.testKey) =>
-  ta.request('POST', '/api/v1/refunds', { key, body })
-const getSession = (ta: TestApp, id: string) => ta.request('GET', `/api/v1/sessions/${id}`, { key: ta.merchant.testKey })
 const settle = (ta: TestApp, refundId: string, outcome: 'succeed' | 'fail') =>
   ta.request('POST', `/api/v1/test_helpers/refunds/${refundId}/${outcome}`, { key: ta.merchant.testKey })
 

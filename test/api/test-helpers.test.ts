@@ -6,11 +6,11 @@ import { buildMockNotification } from '../../src/providers/mock/index.js'
 import type { Fact } from '../../src/providers/types.js'
 import { expireSession, startAttempt } from '../../src/services/payments.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { getSession } from '../helpers/merchant-api.js'
 import { createSession, eventsWhere, ISO_MS, sessionRow } from '../helpers/store-queries.js'
 
 const helper = (ta: TestApp, id: string, action: string, opts: { key?: string; body?: unknown } = {}) =>
   ta.request('POST', `/api/v1/test_helpers/sessions/${id}/${action}`, { key: opts.key ?? ta.merchant.testKey, body: opts.body })
-const getSession = (ta: TestApp, id: string) => ta.request('GET', `/api/v1/sessions/${id}`, { key: ta.merchant.testKey })
 
 async function countEvents(ta: TestApp) {
   const { rows } = await ta.database.pool.query('select count(*)::int as n from events')
