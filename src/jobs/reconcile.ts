@@ -4,18 +4,14 @@
  * SKIP LOCKED and every provider call happens outside a transaction.
  */
 import type { Currency } from '../domain/money.js'
+import { nextAttemptCheck, nextRefundCheck } from '../domain/reconcile-backoff.js'
 import { effectiveStatus, isOpen, type SessionStatus } from '../domain/session-machine.js'
 import { ProviderError, type PaymentRef, type RefundState } from '../providers/types.js'
 import type { Deps } from '../services/deps.js'
 import { applyFacts, configFor, notifyPath } from '../services/payments.js'
-import { nextRefundCheck, settleRefund } from '../services/refund-settle.js'
+import { settleRefund } from '../services/refund-settle.js'
 import * as records from '../store/repos/records.js'
 import * as sessions from '../store/repos/sessions.js'
-
-export function nextAttemptCheck(now: Date, checks: number): Date {
-  const steps = [60, 120, 300, 600, 1800, 3600]
-  return new Date(now.getTime() + steps[Math.min(checks, steps.length - 1)] * 1000)
-}
 
 const paymentRef = (a: { id: string; providerRef: string | null; providerData: Record<string, unknown> }): PaymentRef => ({
   attemptId: a.id,

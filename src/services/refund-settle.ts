@@ -12,12 +12,6 @@ import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { recordDiscrepancy, type DiscrepancyKind } from './discrepancies.js'
 
-/** Backoff for asking a provider again about a pending refund. */
-export function nextRefundCheck(now: Date, checks: number): Date {
-  const steps = [30, 60, 120, 300, 600, 1800, 3600]
-  return new Date(now.getTime() + steps[Math.min(checks, steps.length - 1)] * 1000)
-}
-
 /** Recomputes a record from its refunds; a full refund makes the session `refunded`. */
 async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordRow> {
   const sums = await records.refundSums(tx, record.id)

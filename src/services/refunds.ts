@@ -6,6 +6,7 @@
 import { BadRequest, IdempotencyMismatch, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
+import { nextRefundCheck } from '../domain/reconcile-backoff.js'
 import { recordStatus, refundable, refundAmount } from '../domain/refund-math.js'
 import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
 import { ProviderError, type RefundState } from '../providers/types.js'
@@ -13,7 +14,7 @@ import * as records from '../store/repos/records.js'
 import type { Deps, RequestContext } from './deps.js'
 import { configFor, notifyPath } from './payments.js'
 import { recordWithRefund } from './present.js'
-import { nextRefundCheck, settleRefund } from './refund-settle.js'
+import { settleRefund } from './refund-settle.js'
 
 const KEY_RETENTION_MS = 24 * 3600_000
 

@@ -7,8 +7,11 @@ import { test } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
 import { buildMockNotification } from '../../src/providers/mock/index.js'
 import type { Fact } from '../../src/providers/types.js'
+import { transactionView } from '../../src/providers/wechat/fake/views.js'
 import { startAttempt } from '../../src/services/payments.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { creemTill } from '../helpers/creem-till.js'
+import { getSession } from '../helpers/merchant-api.js'
 import { eventsWhere, recordRow, refundRows, sessionRow } from '../helpers/store-queries.js'
 import { liveWechat } from '../helpers/wechat.js'
 
@@ -112,4 +115,52 @@ test('a payment reported without an amount or currency, or with other ones, is n
   assert.deepEqual([rest.body.data.length, rest.body.hasMore], [1, false])
   assert.equal((await ta.admin('GET', `/discrepancies?merchant_id=${ta.merchant.id}`)).body.data.length, 4)
   assert.equal((await ta.admin('GET', '/discrepancies?merchant_id=mer_none')).body.data.length, 0)
+})
+
+/** Not paid, nothing recorded or told the merchant, one payment_amount discrepancy naming both currencies. */
+async function refusedAsOtherCurrency(ta: TestApp, provider: string, configId: string, sessionId: string, attemptId: string, expected: { amount: number; currency: string }, reported: string) {
+  const s = await getSession(ta, sessionId, ta.merchant.liveKey)
+  assert.equal(s.body.status, 'processing')
+  assert.equal(s.body.record, undefined)
+  assert.equal((await ta.database.pool.query('select count(*)::int as n from records where session_id = $1', [sessionId])).rows[0].n, 0)
+  assert.deepEqual(await eventsWhere(ta, 'sessionId', sessionId), [])
+  const [d, ...more] = (await discrepancies(ta)).data
+  assert.equal(more.length, 0)
+  assert.deepEqual([d.kind, d.provider, d.providerConfigId, d.merchantId], ['payment_amount', provider, configId, ta.merchant.id])
+  assert.deepEqual(d.expected, { attemptId, ...expected })
+  assert.equal(d.report.currency, reported)
+  assert.equal(d.report.amount, expected.amount, 'the same number: only the currency differs')
+  assert.equal(await metric(ta, provider, 'payment_amount'), 1)
+}
+
+test('WeChat Pay: a signed TRANSACTION.SUCCESS reporting USD for a CNY session does not mark it paid', async (t) => {
+  const w = await liveWechat(t)
+  const s = await w.session()
+  const { attempt } = await startAttempt(w.ta.deps, s.id, { provider: 'wechat', providerConfigId: w.configId, channel: 'native' })
+  const order = w.order(attempt.id)
+  Object.assign(order, { state: 'SUCCESS', transactionId: '4200000000000000000000000001', successTimeMs: w.ta.clock().getTime(), payerOpenid: 'oPayer' })
+  const view = transactionView(order)
+  await w.fake.notifier.paymentSucceeded(order, order.notifyUrl, { ...view, amount: { total: 9900, payer_total: 9900, currency: 'USD', payer_currency: 'USD' } })
+  await refusedAsOtherCurrency(w.ta, 'wechat', w.configId, s.id, attempt.id, { amount: 9900, currency: 'CNY' }, 'USD')
+})
+
+test('WeChat Pay Global: a payment of an EUR order reported in USD does not mark the session paid', async (t) => {
+  const w = await liveWechat(t, { crossBorder: 'EUR' })
+  const s = await w.session({ amount: 1234, currency: 'EUR' })
+  const { attempt } = await startAttempt(w.ta.deps, s.id, { provider: 'wechat', providerConfigId: w.configId, channel: 'native' })
+  // The order as WeChat keeps it says USD: its notification (and any query) reports USD.
+  w.order(attempt.id).currency = 'USD'
+  await w.ctl.pay({ out_trade_no: attempt.id })
+  await refusedAsOtherCurrency(w.ta, 'wechat', w.configId, s.id, attempt.id, { amount: 1234, currency: 'EUR' }, 'USD')
+})
+
+test('Creem: a completed checkout whose order Creem shows in USD does not mark an EUR session paid', async (t) => {
+  const c = await creemTill(t)
+  const id = await c.session()
+  const { attempt } = await c.start(id)
+  // The product changed in Creem's dashboard: the order is made in its currency, and the API shows it so.
+  const checkout = c.fake.store.checkouts.get(attempt.providerRef!)!
+  c.fake.store.products.get(checkout.productId)!.currency = 'USD'
+  await c.ctl.complete(attempt.providerRef!)
+  await refusedAsOtherCurrency(c.ta, 'creem', c.configId, id, attempt.id, { amount: 1234, currency: 'EUR' }, 'USD')
 })

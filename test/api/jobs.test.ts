@@ -1,14 +1,13 @@
-/** The sweeps (expiry, refund reconciliation), driven by the injectable clock: no sleeping. */
+/** The sweeps (expiry, refund reconciliation, idempotency-key purge), driven by the injectable clock: no sleeping. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
 import { reconcileRefunds } from '../../src/jobs/reconcile.js'
+import { JOBS } from '../../src/jobs/runner.js'
 import { expireDue, startAttempt } from '../../src/services/payments.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { getSession, refund } from '../helpers/merchant-api.js'
 import { createSession, eventsWhere, recordRow, refundRows, sessionRow } from '../helpers/store-queries.js'
-
-const getSession = (ta: TestApp, id: string) => ta.request('GET', `/api/v1/sessions/${id}`, { key: ta.merchant.testKey })
-const refund = (ta: TestApp, body: Record<string, unknown>) => ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body })
 
 async function refundStatus(ta: TestApp, id: string) {
   const { rows } = await ta.database.pool.query('select status, next_check_at, created_at, provider_ref from refunds where id = $1', [id])
@@ -185,4 +184,35 @@ test('two reconciliation passes at once settle a pending refund once', async (t)
   assert.equal((await refundStatus(ta, res.body.refund.id)).status, 'succeeded')
   const evs = await eventsWhere(ta, 'refundId', res.body.refund.id)
   assert.deepEqual(evs.map((e) => e.type).sort(), ['refund.pending', 'refund.succeeded'])
+})
+
+test('the idempotency purge job keeps a key 24 h: at 24 h − 1 s it replays, at 24 h + 1 s the same key is a new request', async (t) => {
+  const ta = await startTestApp(t)
+  const purge = JOBS.find((j) => j.name === 'idempotency-purge')!.start(ta.deps)
+  const send = (amount: number) =>
+    ta.request('POST', '/api/v1/checkout', { key: ta.merchant.testKey, body: { amount, currency: 'CNY' }, headers: { 'idempotency-key': 'order-77' } })
+  const first = await send(1000)
+  assert.equal(first.status, 200)
+  const keys = async () => Number((await ta.database.pool.query('select count(*) from idempotency_keys')).rows[0].count)
+
+  ta.clock.advance(24 * 3600_000 - 1000)
+  await purge.run()
+  assert.equal(await keys(), 1, 'kept at 24 h − 1 s')
+  const replay = await send(1000)
+  assert.equal(replay.status, 200)
+  assert.equal(replay.headers.get('idempotent-replayed'), 'true')
+  assert.equal(replay.body.id, first.body.id)
+  assert.equal((await send(2000)).body.code, 'idempotency_mismatch', 'a different request with the key is still refused')
+
+  ta.clock.advance(2000)
+  await purge.run()
+  assert.equal(await keys(), 0, 'purged at 24 h + 1 s')
+  const fresh = await send(2000)
+  assert.equal(fresh.status, 200, JSON.stringify(fresh.body))
+  assert.equal(fresh.headers.get('idempotent-replayed'), null)
+  assert.notEqual(fresh.body.id, first.body.id)
+  assert.equal(fresh.body.amount, 2000)
+  const again = await send(2000)
+  assert.equal(again.headers.get('idempotent-replayed'), 'true', 'the key is remembered anew from its new use')
+  assert.equal(again.body.id, fresh.body.id)
 })

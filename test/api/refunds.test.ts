@@ -2,11 +2,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
-import { eventsWhere, ISO_MS, refundRows } from '../helpers/store-queries.js'
+import { getSession, refund } from '../helpers/merchant-api.js'
+import { eventsWhere, ISO_MS, recordRow, refundRows, sessionRow } from '../helpers/store-queries.js'
 
-const refund = (ta: TestApp, body: Record<string, unknown>, key = ta.merchant.testKey) =>
-  ta.request('POST', '/api/v1/refunds', { key, body })
-const getSession = (ta: TestApp, id: string) => ta.request('GET', `/api/v1/sessions/${id}`, { key: ta.merchant.testKey })
 const settle = (ta: TestApp, refundId: string, outcome: 'succeed' | 'fail') =>
   ta.request('POST', `/api/v1/test_helpers/refunds/${refundId}/${outcome}`, { key: ta.merchant.testKey })
 
@@ -112,12 +110,46 @@ test('a reason of 80 characters is accepted and 81 is refused', async (t) => {
   const paid = await paidSession(ta)
   const tooLong = await refund(ta, { recordId: paid.record.id, amount: 100, reason: 'x'.repeat(81) })
   assert.equal(tooLong.status, 400)
-  assert.match(tooLong.body.error, /^reason: /)
+  assert.deepEqual(tooLong.body, { error: 'reason: must be at most 80 characters', code: 'invalid_field', param: 'reason' })
   assert.equal((await refundRows(ta, paid.record.id)).length, 0)
 
   const ok = await refund(ta, { recordId: paid.record.id, amount: 100, reason: 'y'.repeat(80) })
   assert.equal(ok.status, 200)
   assert.equal(ok.body.refund.reason, 'y'.repeat(80))
+})
+
+test('an amount that is not a whole number of minor units from 1 to 99999999 is refused with its exact error and changes nothing', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta)
+  // Partly refunded first, so "unchanged" covers refundedAmount and status too, not just zeros.
+  assert.equal((await refund(ta, { recordId: paid.record.id, amount: 300 })).status, 200)
+  const record = await recordRow(ta, paid.record.id)
+  const session = await sessionRow(ta, paid.id)
+  const refunds = await refundRows(ta, paid.record.id)
+  const events = await eventsWhere(ta, 'recordId', paid.record.id)
+  const cases: [unknown, string][] = [
+    [1.5, 'amount: must be an integer'],
+    ['100', 'amount: must be an integer'],
+    [true, 'amount: must be an integer'],
+    [null, 'amount: must be an integer'],
+    [0, 'amount: must be at least 1'],
+    [-1, 'amount: must be at least 1'],
+    [100_000_000, 'amount: must be at most 99999999'],
+  ]
+  for (const [amount, error] of cases) {
+    await t.test(JSON.stringify(amount), async () => {
+      const res = await refund(ta, { recordId: paid.record.id, amount })
+      assert.equal(res.status, 400, JSON.stringify(res.body))
+      assert.deepEqual(res.body, { error, code: 'invalid_field', param: 'amount' })
+      assert.deepEqual(await refundRows(ta, paid.record.id), refunds, 'no refund row')
+      assert.deepEqual(await recordRow(ta, paid.record.id), record, 'the record unchanged')
+      assert.deepEqual(await sessionRow(ta, paid.id), session, 'the session unchanged')
+      assert.deepEqual(await eventsWhere(ta, 'recordId', paid.record.id), events, 'no event')
+    })
+  }
+  const read = await getSession(ta, paid.id)
+  assert.equal(read.body.record.refundedAmount, 300)
+  assert.equal(read.body.record.status, 'partially_refunded')
 })
 
 test('a record that does not exist or belongs elsewhere is Not found', async (t) => {

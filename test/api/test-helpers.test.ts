@@ -6,15 +6,21 @@ import { buildMockNotification } from '../../src/providers/mock/index.js'
 import type { Fact } from '../../src/providers/types.js'
 import { expireSession, startAttempt } from '../../src/services/payments.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { getSession } from '../helpers/merchant-api.js'
 import { createSession, eventsWhere, ISO_MS, sessionRow } from '../helpers/store-queries.js'
 
 const helper = (ta: TestApp, id: string, action: string, opts: { key?: string; body?: unknown } = {}) =>
   ta.request('POST', `/api/v1/test_helpers/sessions/${id}/${action}`, { key: opts.key ?? ta.merchant.testKey, body: opts.body })
-const getSession = (ta: TestApp, id: string) => ta.request('GET', `/api/v1/sessions/${id}`, { key: ta.merchant.testKey })
 
 async function countEvents(ta: TestApp) {
   const { rows } = await ta.database.pool.query('select count(*)::int as n from events')
   return rows[0].n as number
+}
+
+/** The session's attempts' statuses by attempt id. */
+async function attemptStatuses(ta: TestApp, sessionId: string) {
+  const { rows } = await ta.database.pool.query('select id, status from attempts where session_id = $1', [sessionId])
+  return Object.fromEntries(rows.map((r) => [r.id, r.status]))
 }
 
 /** The customer starts a mock payment; returns the attempt the notification will name. */
@@ -278,9 +284,51 @@ test('a notification with the wrong amount does not mark the session paid', asyn
   const { body, headers } = paymentNotice(ta, attempt, 10, 'CNY')
   assert.equal((await postHook(ta, body, headers)).status, 200)
   const s = await getSession(ta, created.id)
-  assert.notEqual(s.body.status, 'paid')
+  assert.equal(s.body.status, 'processing')
   assert.equal(s.body.record, undefined)
   assert.deepEqual(await eventsWhere(ta, 'sessionId', created.id), [])
+  // The attempt stays open: the customer's payment of the right amount still completes it.
+  assert.deepEqual(await attemptStatuses(ta, created.id), { [attempt.id]: 'processing' })
+  const right = paymentNotice(ta, attempt, 1000, 'CNY')
+  assert.equal((await postHook(ta, right.body, right.headers)).status, 200)
+  assert.equal((await getSession(ta, created.id)).body.status, 'paid')
+})
+
+test('a failure reported for an attempt the customer moved away from does not fail the session', async (t) => {
+  const ta = await startTestApp(t)
+  const created = await createSession(ta, { amount: 1000, currency: 'CNY', metadata: { orderId: 'switch' } })
+  const left = await startMockAttempt(ta, created.id)
+  const current = await startMockAttempt(ta, created.id)
+  const failure = buildMockNotification(ta.deps.mockConfig, { facts: [{ kind: 'payment', attemptId: left.id, status: 'failed' }] })
+  assert.equal((await postHook(ta, failure.body, failure.headers)).status, 200)
+
+  const s = await getSession(ta, created.id)
+  assert.equal(s.body.status, 'processing')
+  assert.deepEqual(await eventsWhere(ta, 'sessionId', created.id), [], 'no payment.failed told the merchant')
+  assert.deepEqual(await attemptStatuses(ta, created.id), { [left.id]: 'failed', [current.id]: 'processing' })
+
+  // The attempt the customer is on still pays the session.
+  const paid = paymentNotice(ta, current, 1000, 'CNY')
+  assert.equal((await postHook(ta, paid.body, paid.headers)).status, 200)
+  const after = await getSession(ta, created.id)
+  assert.equal(after.body.status, 'paid')
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', created.id)).map((e) => e.type), ['payment.succeeded'])
+})
+
+test('once every attempt of the session has failed, the session fails, once', async (t) => {
+  const ta = await startTestApp(t)
+  const created = await createSession(ta)
+  const left = await startMockAttempt(ta, created.id)
+  const current = await startMockAttempt(ta, created.id)
+  const fail = (a: { id: string }) => buildMockNotification(ta.deps.mockConfig, { facts: [{ kind: 'payment', attemptId: a.id, status: 'failed' }] })
+  const first = fail(current)
+  assert.equal((await postHook(ta, first.body, first.headers)).status, 200)
+  assert.equal((await getSession(ta, created.id)).body.status, 'processing', 'the earlier attempt may still be paid')
+  const last = fail(left)
+  assert.equal((await postHook(ta, last.body, last.headers)).status, 200)
+  assert.equal((await postHook(ta, last.body, last.headers)).status, 200)
+  assert.equal((await getSession(ta, created.id)).body.status, 'failed')
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', created.id)).map((e) => e.type), ['payment.failed'])
 })
 
 test('money that arrives after the session expired is not lost: the session becomes paid', async (t) => {

@@ -15,18 +15,11 @@ import pg from 'pg'
 import { startEmbedded, stopEmbedded } from '../../src/store/embedded.js'
 import { api, dataDir, demoKey, startTill, stopTill, type Till } from '../helpers/process.js'
 import { startReceiver } from '../helpers/receiver.js'
+import { until } from '../helpers/wait.js'
 
 /** An answer must come within this: the pool gives up connecting after 5 s. */
 const ANSWER_WITHIN_MS = 7_000
 const quiet = { info() {}, warn() {} }
-
-async function until(what: string, ms: number, check: () => Promise<boolean> | boolean) {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 interface Answer {
   what: 'checkout' | 'read' | 'refund'

@@ -14,16 +14,9 @@ import pg from 'pg'
 import { freshDatabase } from '../helpers/db.js'
 import { api, dataDir, KEY_LINE, ROOT, startTill, stopTill } from '../helpers/process.js'
 import { startReceiver } from '../helpers/receiver.js'
+import { until } from '../helpers/wait.js'
 
 const MIGRATIONS = JSON.parse(readFileSync(`${ROOT}/src/store/migrations/meta/_journal.json`, 'utf8')).entries.length as number
-
-async function until(what: string, ms: number, check: () => Promise<boolean>) {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 test('three instances on one empty database: migrations once, Demo once, sweeps and reconciliation act once, one event and one delivery each', async (t) => {
   // Empty, not a clone of the migrated template: the instances must migrate it themselves.

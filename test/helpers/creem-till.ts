@@ -4,6 +4,7 @@ import type { TestContext } from 'node:test'
 import { startAttempt } from '../../src/services/payments.js'
 import { startTestApp } from './app.js'
 import { startCreem } from './creem.js'
+import { getSession, refundRecord } from './merchant-api.js'
 import { eventsWhere } from './store-queries.js'
 
 export async function creemTill(t: TestContext) {
@@ -26,8 +27,8 @@ export async function creemTill(t: TestContext) {
     return res.body.id as string
   }
   const start = (sessionId: string, cfg = configId) => startAttempt(ta.deps, sessionId, { provider: 'creem', providerConfigId: cfg, channel: null })
-  const read = async (id: string) => (await ta.request('GET', `/api/v1/sessions/${id}`, live)).body
-  const refund = (recordId: string, amount?: number) => ta.request('POST', '/api/v1/refunds', { ...live, body: amount === undefined ? { recordId } : { recordId, amount } })
+  const read = async (id: string) => (await getSession(ta, id, ta.merchant.liveKey)).body
+  const refund = (recordId: string, amount?: number) => refundRecord(ta, recordId, amount, ta.merchant.liveKey)
   const query = async (sql: string, args: unknown[]) => (await ta.database.pool.query(sql, args)).rows
   /** A session paid on Creem's page, its checkout.completed delivered. */
   const paid = async () => {

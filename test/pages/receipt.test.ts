@@ -2,10 +2,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import { refundRecord as refund } from '../helpers/merchant-api.js'
 import { getPage } from '../helpers/pages.js'
-
-const refund = (ta: TestApp, recordId: string, amount?: number) =>
-  ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body: amount === undefined ? { recordId } : { recordId, amount } })
 
 /** The value shown beside a label in the receipt's list of facts. */
 function fact(html: string, label: string): string | null {

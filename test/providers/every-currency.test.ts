@@ -8,6 +8,7 @@ import { test, type TestContext } from 'node:test'
 import { startAttempt } from '../../src/services/payments.js'
 import { startTestApp } from '../helpers/app.js'
 import { startCreem } from '../helpers/creem.js'
+import { getSession, refundRecord } from '../helpers/merchant-api.js'
 import { getPage } from '../helpers/pages.js'
 import { crossBorderSettings, startFake } from '../helpers/wechat.js'
 
@@ -31,8 +32,8 @@ async function merchant(t: TestContext) {
   await cr.ctl.registerWebhook(`${ta.baseUrl}/hooks/creem/${configs.creem}`, creemCreds.apiKey)
   const live = { key: ta.merchant.liveKey }
   const checkout = (body: Record<string, unknown>) => ta.request('POST', '/api/v1/checkout', { ...live, body: { description: 'Blue mug', ...body } })
-  const read = async (id: string) => (await ta.request('GET', `/api/v1/sessions/${id}`, live)).body
-  const refund = (recordId: string, amount?: number) => ta.request('POST', '/api/v1/refunds', { ...live, body: amount === undefined ? { recordId } : { recordId, amount } })
+  const read = async (id: string) => (await getSession(ta, id, ta.merchant.liveKey)).body
+  const refund = (recordId: string, amount?: number) => refundRecord(ta, recordId, amount, ta.merchant.liveKey)
   return { ta, wx, cr, configs, checkout, read, refund, live }
 }
 

@@ -9,6 +9,7 @@ import { reconcileAttempts, reconcileRefunds } from '../../src/jobs/reconcile.js
 import { toBeijingTime } from '../../src/providers/wechat/wire.js'
 import { cancelSession, expireDue, startAttempt } from '../../src/services/payments.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
+import { getSession, refundRecord } from '../helpers/merchant-api.js'
 import { eventsWhere } from '../helpers/store-queries.js'
 import { startFake } from '../helpers/wechat.js'
 
@@ -30,8 +31,8 @@ async function till(t: TestContext) {
   }
   const start = (sessionId: string, channel = 'native', extra: { clientIp?: string; openid?: string } = {}, cfg = configId) =>
     startAttempt(ta.deps, sessionId, { provider: 'wechat', providerConfigId: cfg, channel, ...extra })
-  const read = async (id: string) => (await ta.request('GET', `/api/v1/sessions/${id}`, live)).body
-  const refund = (recordId: string, amount?: number) => ta.request('POST', '/api/v1/refunds', { ...live, body: amount === undefined ? { recordId } : { recordId, amount } })
+  const read = async (id: string) => (await getSession(ta, id, ta.merchant.liveKey)).body
+  const refund = (recordId: string, amount?: number) => refundRecord(ta, recordId, amount, ta.merchant.liveKey)
   const attemptStatus = async (id: string) => (await ta.database.pool.query('select status from attempts where id = $1', [id])).rows[0].status
   /** A session paid through a Native QR, its notification delivered. */
   const paid = async () => {

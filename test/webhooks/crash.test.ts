@@ -6,9 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { api, dataDir, demoKey, startTill, stopTill } from '../helpers/process.js'
 import { startReceiver, verifySignature, type Received } from '../helpers/receiver.js'
-
-const within = <T>(ms: number, p: Promise<T>, what: string) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms).unref())])
+import { until, within } from '../helpers/wait.js'
 
 test('killed with SIGKILL after the commit and before the delivery, the service still delivers after restart', async (t) => {
   const dir = dataDir(t)
@@ -40,10 +38,10 @@ test('killed with SIGKILL after the commit and before the delivery, the service 
 
   // The answer is recorded just after the receiver got the request: look until it is (bounded).
   let detail = await api(second, 'GET', `/api/v1/events/${eventId}`, key)
-  for (let tries = 0; tries < 100 && detail.body.deliveries[0].status === 'pending'; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
+  await until('the delivery recorded', 30_000, async () => {
     detail = await api(second, 'GET', `/api/v1/events/${eventId}`, key)
-  }
+    return detail.body.deliveries[0].status !== 'pending'
+  })
   assert.equal(detail.body.deliveries[0].status, 'delivered')
   assert.equal(detail.body.deliveries[0].attempts.length, 1)
   assert.deepEqual(await stopTill(second), { code: 0, signal: null }, second.stderr())

@@ -28,9 +28,12 @@ export class Notifier {
     this.dispatcher = new Dispatcher(store.jobs, (out) => this.deliver(out, 0), (out) => this.log(out, 0, false, null, false, 'dropped by the drop knob'))
   }
 
-  /** `url` overrides notify_url: the resend knob, e.g. to post a genuine notification to another configuration. */
-  paymentSucceeded(o: Order, url = o.notifyUrl) {
-    return this.emit(o.mchId, url, 'TRANSACTION.SUCCESS', '支付成功', 'transaction', transactionView(o), o.outTradeNo)
+  /**
+   * `url` overrides notify_url: the resend knob, e.g. to post a genuine notification to another configuration.
+   * `plain` overrides what it reports, signed and sealed all the same: a report that disagrees with the order, for tests.
+   */
+  paymentSucceeded(o: Order, url = o.notifyUrl, plain: object = transactionView(o)) {
+    return this.emit(o.mchId, url, 'TRANSACTION.SUCCESS', '支付成功', 'transaction', plain, o.outTradeNo)
   }
 
   refundSettled(r: RefundRecord, url = r.notifyUrl) {
