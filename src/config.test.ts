@@ -17,3 +17,14 @@ test('TRUST_PROXY: off when unset, a hop count, true, or a list of proxy address
   assert.equal(loadConfig({}).trustProxy, false)
   assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
 })
+
+test('TILL_DELIVERY_LEASE_MS and TILL_RELAY_WAIT_MS: defaults, values, and the relay never waits over 5 s', () => {
+  assert.equal(loadConfig({}).deliveryLeaseMs, 60_000)
+  assert.equal(loadConfig({}).relayWaitMs, 5000)
+  assert.equal(loadConfig({ TILL_DELIVERY_LEASE_MS: '2000' }).deliveryLeaseMs, 2000)
+  assert.equal(loadConfig({ TILL_RELAY_WAIT_MS: '0' }).relayWaitMs, 0)
+  assert.equal(loadConfig({ TILL_RELAY_WAIT_MS: '250' }).relayWaitMs, 250)
+  assert.throws(() => loadConfig({ TILL_RELAY_WAIT_MS: '5001' }), /TILL_RELAY_WAIT_MS must be a whole number of milliseconds from 0 to 5000/)
+  assert.throws(() => loadConfig({ TILL_DELIVERY_LEASE_MS: '1.5s' }), /TILL_DELIVERY_LEASE_MS/)
+  assert.throws(() => loadConfig({ TILL_DELIVERY_LEASE_MS: '10' }), /TILL_DELIVERY_LEASE_MS/)
+})

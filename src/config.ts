@@ -21,6 +21,10 @@ export interface Config {
   metricsToken: string | null
   /** TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's trustProxy). */
   trustProxy: boolean | number | string
+  /** TILL_DELIVERY_LEASE_MS: how long a claimed webhook delivery is reserved before another worker may take it over (default 60 s). */
+  deliveryLeaseMs: number
+  /** TILL_RELAY_WAIT_MS: how long the relay page waits for a payment in flight to be confirmed (default and most 5 s). */
+  relayWaitMs: number
 }
 
 /**
@@ -34,6 +38,18 @@ export function parseTrustProxy(value: string | undefined): boolean | number | s
   if (v === 'true') return true
   if (/^\d+$/.test(v)) return Number(v)
   return v
+}
+
+/** The relay waits at most 5 seconds (docs/integrate.md): shorter is allowed, longer is not. */
+export const MAX_RELAY_WAIT_MS = 5000
+
+/** A whole number of milliseconds within [min, max], or the default when unset. */
+function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number of milliseconds from ${min} to ${max}, got ${raw}`)
+  return n
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -54,5 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerAllowPrivate: env.PROVIDER_ALLOW_PRIVATE === '1',
     metricsToken: env.METRICS_TOKEN || null,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    deliveryLeaseMs: millis(env, 'TILL_DELIVERY_LEASE_MS', 60_000, 1000, 3_600_000),
+    relayWaitMs: millis(env, 'TILL_RELAY_WAIT_MS', MAX_RELAY_WAIT_MS, 0, MAX_RELAY_WAIT_MS),
   }
 }

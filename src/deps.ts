@@ -20,6 +20,8 @@ const providerAgent = (config: Config) =>
 
 export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logger, clock: () => Date = () => new Date()): Deps {
   const box = new SecretBox(secretsKey)
+  // drizzle keeps its pool as $client; the listener copies its connection settings.
+  const signals = createSessionSignals((db as Db & { $client: pg.Pool }).$client, log)
   return {
     config,
     db,
@@ -32,12 +34,11 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     ]),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,
-    // drizzle keeps its pool as $client; the listener copies its connection settings.
-    signals: createSessionSignals((db as Db & { $client: pg.Pool }).$client, log),
+    signals,
     deliverNotification: async () => {
       throw new Error('the app is not built yet')
     },
     apiKeys: new KeyBuckets(),
-    metrics: createMetrics({ db, clock, log }),
+    metrics: createMetrics({ db, clock, log, signals }),
   }
 }

@@ -37,7 +37,7 @@ export const JOBS: Job[] = [
     everyMs: 250,
     wakeOn: WEBHOOK_CHANNEL,
     start: (d) => {
-      const outbox = createOutbox(d)
+      const outbox = createOutbox(d, { leaseMs: d.config.deliveryLeaseMs })
       return { run: () => outbox.pump(), stop: () => outbox.stop() }
     },
   },

@@ -23,7 +23,7 @@ export interface Metrics {
   discrepancies: Counter<'provider' | 'kind'>
 }
 
-export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log'>): Metrics {
+export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'signals'>): Metrics {
   const registry = new Registry()
   const registers = [registry]
   collectDefaultMetrics({ register: registry })
@@ -71,6 +71,15 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log'>): Metrics
       } catch (err) {
         deps.log.warn({ err }, 'metrics: outbox lag not read')
       }
+    },
+  })
+
+  new Gauge({
+    name: 'session_waits',
+    help: 'Requests in this process now waiting for a payment in flight to be confirmed (relay pages, status long polls)',
+    registers,
+    collect() {
+      this.set(deps.signals.waiting())
     },
   })
 

@@ -127,26 +127,37 @@ export async function pickProvider(deps: Deps, session: SessionRow, provider: st
 }
 
 /**
+ * Why a wait for confirmation ended: `none` (nothing was in flight, answered at once), `signalled`
+ * (woken by the commit that finished the session), `timeout` (still in flight at the deadline) or
+ * `closed` (the process is stopping).
+ */
+export type ConfirmationWait = 'none' | 'signalled' | 'timeout' | 'closed'
+
+/**
  * The relay (docs/integrate.md#coming-back-successurl-the-relay-and-paid_confirmed): while a payment is in flight (`processing`), wait up to `waitMs` for it
  * to be confirmed. Woken by the commit that finishes the session, on this instance or another;
  * the timer is only the deadline. A session with nothing in flight answers at once.
  */
-export async function awaitConfirmation(deps: Deps, sessionId: string, waitMs: number): Promise<CustomerSession> {
+export async function awaitConfirmation(deps: Deps, sessionId: string, waitMs: number): Promise<CustomerSession & { wait: ConfirmationWait }> {
   if (!SESSION_ID.test(sessionId)) throw new NotFound()
   const deadline = Date.now() + waitMs
   // Subscribed before the first read, so a commit between the read and the wait is not missed.
   const subscription = await deps.signals.subscribe(sessionId)
   try {
     let current = await loadSession(deps, sessionId)
+    let wait: ConfirmationWait = 'none'
     while (current.status === 'processing') {
       const left = deadline - Date.now()
-      if (left <= 0) break
-      const woken = await subscription.wait(left)
+      if (left <= 0) {
+        wait = 'timeout'
+        break
+      }
+      wait = await subscription.wait(left)
       current = await loadSession(deps, sessionId)
       // Stopping: answer with what is known now rather than hold the shutdown.
-      if (woken === 'closed') break
+      if (wait === 'closed') break
     }
-    return current
+    return { ...current, wait }
   } finally {
     subscription.close()
   }

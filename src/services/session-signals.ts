@@ -41,6 +41,8 @@ export class SessionSignals extends EventEmitter {
   /** Set while LISTEN was down (lost, or never up): waiters may have missed a notification. */
   private deaf = false
   private closed = false
+  /** Waits now blocked on a signal or their deadline (the `session_waits` gauge). */
+  private blocked = 0
 
   constructor(
     private readonly connect: () => pg.Client,
@@ -85,16 +87,18 @@ export class SessionSignals extends EventEmitter {
           return Promise.resolve('signalled')
         }
         return new Promise<WaitResult>((resolve) => {
-          // The timer is the deadline, not a poll: a signal resolves the wait at once.
-          const timer = setTimeout(() => {
+          this.blocked++
+          const end = (result: WaitResult) => {
+            this.blocked--
             waiter.wake = null
-            resolve('timeout')
-          }, Math.max(0, ms))
+            resolve(result)
+          }
+          // The timer is the deadline, not a poll: a signal resolves the wait at once.
+          const timer = setTimeout(() => end('timeout'), Math.max(0, ms))
           waiter.wake = () => {
             clearTimeout(timer)
-            waiter.wake = null
             waiter.signalled = false
-            resolve(this.closed ? 'closed' : 'signalled')
+            end(this.closed ? 'closed' : 'signalled')
           }
           this.emit('waiting', sessionId)
         })
@@ -117,6 +121,11 @@ export class SessionSignals extends EventEmitter {
   /** Waiters re-read on a reconnect or at close: a notification may have been missed meanwhile. */
   private wakeAll(): void {
     for (const id of [...this.waiters.keys()]) this.wake(id)
+  }
+
+  /** Waits in this process now blocked until a signal or their deadline, over all sessions. */
+  waiting(): number {
+    return this.blocked
   }
 
   /** Number of subscribers waiting on a session in this process. */

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, readlinkSync, realpathSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -58,6 +58,22 @@ async function readPid(file: string): Promise<number | null> {
     return Number.isInteger(pid) && pid > 0 ? pid : null
   } catch {
     return null
+  }
+}
+
+/**
+ * Whether `pid` is the postmaster of `pgData`. After a reboot postmaster.pid may name a pid that an
+ * unrelated process now has: `pg_ctl stop` would signal it and wait in vain, and PostgreSQL would
+ * refuse to start. A postmaster works in its data directory, so on Linux its cwd tells; elsewhere
+ * a live pid is all that can be known.
+ */
+function runsCluster(pid: number, pgData: string): boolean {
+  if (!alive(pid)) return false
+  if (process.platform !== 'linux') return true
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`) === realpathSync(pgData)
+  } catch {
+    return false // not ours to read: another user's process, never our postmaster
   }
 }
 
@@ -162,10 +178,15 @@ export async function startEmbedded(dataDir: string, log: Log): Promise<Embedded
   const password = (await fs.readFile(passwordFile, 'utf8')).trim()
 
   // A postmaster left behind by a Till killed with SIGKILL: stop it, then start our own.
-  const orphan = await readPid(path.join(pgData, 'postmaster.pid'))
-  if (orphan && alive(orphan)) {
+  const pidFile = path.join(pgData, 'postmaster.pid')
+  const orphan = await readPid(pidFile)
+  if (orphan && runsCluster(orphan, pgData)) {
     log.warn(`stopping embedded PostgreSQL (pid ${orphan}) left running by an earlier Till`)
     await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', '60'], asPg)
+  } else if (orphan && alive(orphan)) {
+    // Safe only because that pid is not this cluster's postmaster, and DATA_DIR is claimed by us alone.
+    log.warn(`removing a stale ${pidFile}: pid ${orphan} is now another process, not this cluster's PostgreSQL`)
+    await fs.rm(pidFile, { force: true })
   }
 
   const options = [`-c listen_addresses=''`, `-k ${socketDir}`, `-p ${PORT}`, '-c unix_socket_permissions=0700', '-c max_connections=200']
@@ -192,7 +213,7 @@ export async function startEmbedded(dataDir: string, log: Log): Promise<Embedded
 export async function stopEmbedded(dataDir: string, mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
   const pgData = path.join(path.resolve(dataDir), 'pg')
   const pid = await readPid(path.join(pgData, 'postmaster.pid'))
-  if (!pid || !alive(pid)) return
+  if (!pid || !runsCluster(pid, pgData)) return
   const bin = await binaries()
   await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', mode, '-w', '-t', '60'], { ...(await runAsIds()), env: { ...process.env, LC_ALL: 'C' } })
 }

@@ -42,7 +42,7 @@ test('first start prints the Demo test key once; the key works; a second start p
   assert.doesNotMatch(second.stdout(), /Created merchant/)
 })
 
-test('after SIGKILL the orphaned postgres is handled and paid data survives', async (t) => {
+test('after SIGKILL the next start stops the orphaned postgres, starts its own, and paid data survives', async (t) => {
   const dir = dataDir(t)
   const first = await startTill(dir)
   const key = await demoKey(first)
@@ -60,10 +60,13 @@ test('after SIGKILL the orphaned postgres is handled and paid data survives', as
   assert.ok(orphan, 'postmaster.pid exists after SIGKILL')
   assert.ok(alive(orphan), `the postmaster ${orphan} is still running after Till was killed`)
 
+  // docs/operate.md: the next start finds the cluster left running, stops it and starts its own.
   const second = await startTill(dir)
   const current = postmasterPid(dir)
   assert.ok(current && alive(current), 'a postmaster runs for the second start')
-  assert.ok(current === orphan || !alive(orphan), `the orphan ${orphan} was either reused or stopped (now ${current})`)
+  assert.notEqual(current, orphan, 'the orphan is not reused')
+  assert.ok(!alive(orphan), `the orphan ${orphan} still runs beside the new postmaster ${current}`)
+  assert.match(second.stdout(), new RegExp(`stopping embedded PostgreSQL \\(pid ${orphan}\\) left running by an earlier Till`), second.stdout())
 
   const got = await api(second, 'GET', `/api/v1/sessions/${created.body.id}`, key)
   assert.equal(got.status, 200, JSON.stringify(got.body))

@@ -1,14 +1,15 @@
 /** A live merchant whose creem configuration points settings.apiBase at the fake, with the fake's webhooks registered for it. */
 import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
+import type { Config } from '../../src/config.js'
 import { startAttempt } from '../../src/services/payments.js'
 import { startTestApp } from './app.js'
 import { startCreem } from './creem.js'
 import { getSession, refundRecord } from './merchant-api.js'
 import { eventsWhere } from './store-queries.js'
 
-export async function creemTill(t: TestContext) {
-  const ta = await startTestApp(t)
+export async function creemTill(t: TestContext, overrides: Partial<Config> = {}) {
+  const ta = await startTestApp(t, overrides)
   const { fake, ctl } = await startCreem(t, { clock: ta.clock })
   const creds = fake.addAccount()
   const addConfig = async (label: string, credentials: object, extra: object = {}) => {

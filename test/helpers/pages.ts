@@ -38,3 +38,8 @@ export async function pressButton(ta: TestApp, sessionId: string, action: 'pay' 
 
 /** Number of <form> elements: a finished session's page must have none. */
 export const formCount = (html: string) => (html.match(/<form\b/g) ?? []).length
+
+/** Why the relay's wait ended, from its `Server-Timing: relay;desc=<why>` header: none, signalled, timeout or closed. */
+export function relayWait(headers: Headers): string | null {
+  return /(?:^|,)\s*relay;desc=(\w+)/.exec(headers.get('server-timing') ?? '')?.[1] ?? null
+}

@@ -1,7 +1,8 @@
 /**
  * /c/<session_id>/done, the relay (docs/integrate.md#coming-back-successurl-the-relay-and-paid_confirmed, issue #3 §3): where it sends the customer in every
  * state, that it waits for a payment in flight and is woken by the commit (not a poll), and its
- * 5-second limit.
+ * limit. Each test asserts why the wait ended (its Server-Timing header), never how long it took:
+ * latency figures belong in the benchmarks.
  */
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
@@ -9,7 +10,7 @@ import { test } from 'node:test'
 import { startAttempt } from '../../src/services/payments.js'
 import { mockPayment } from '../../src/services/test-helpers.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
-import { getPage } from '../helpers/pages.js'
+import { getPage, relayWait } from '../helpers/pages.js'
 import { createSession } from '../helpers/store-queries.js'
 
 const helper = (ta: TestApp, id: string, action: string) =>
@@ -47,9 +48,8 @@ test('canceled, failed and expired sessions go to successUrl with paid_confirmed
   await inFlight(ta, expired.id)
   ta.clock.advance(61_000)
   for (const s of [canceled, failed, expired]) {
-    const started = Date.now()
     const res = await getPage(ta, `/c/${s.id}/done`)
-    assert.ok(Date.now() - started < 1000, 'a finished session is not waited on')
+    assert.equal(relayWait(res.headers), 'none', 'a finished session is not waited on')
     assert.equal(res.status, 303)
     assert.equal(res.location, `https://shop.example/back?o=7&session_id=${s.id}&paid_confirmed=0`)
   }
@@ -70,9 +70,8 @@ test('without successUrl an unpaid session goes back to its checkout page', asyn
 test('a pending session (nothing in flight) is answered at once with paid_confirmed=0', async (t) => {
   const ta = await startTestApp(t)
   const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back' })
-  const started = Date.now()
   const res = await getPage(ta, `/c/${s.id}/done`)
-  assert.ok(Date.now() - started < 1000)
+  assert.equal(relayWait(res.headers), 'none')
   assert.equal(res.location, `https://shop.example/back?session_id=${s.id}&paid_confirmed=0`)
 })
 
@@ -81,12 +80,11 @@ test('a payment in flight: the relay waits, and answers as soon as the confirmat
   const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back' })
   await inFlight(ta, s.id)
   const waiting = once(ta.deps.signals, 'waiting')
-  const relay = getPage(ta, `/c/${s.id}/done`).then((page) => ({ page, at: performance.now() }))
+  const relay = getPage(ta, `/c/${s.id}/done`)
   await waiting // the relay has read `processing` and is now blocked on the signal
   await mockPayment(ta.deps, s.id, 'succeeded')
-  const committed = performance.now()
-  const { page, at } = await relay
-  assert.ok(at - committed < 200, `answered ${Math.round(at - committed)} ms after the commit`)
+  const page = await relay
+  assert.equal(relayWait(page.headers), 'signalled', 'woken by the commit, not by its deadline')
   const record = (await ta.request('GET', `/api/v1/sessions/${s.id}`, { key: ta.merchant.testKey })).body.record
   assert.equal(page.location, `https://shop.example/back?session_id=${s.id}&record_id=${record.id}&paid_confirmed=1`)
 })
@@ -98,21 +96,21 @@ test('a customer who cancels while another tab waits on the relay: the relay ans
   const waiting = once(ta.deps.signals, 'waiting')
   const relay = getPage(ta, `/c/${s.id}/done`)
   await waiting
-  const started = Date.now()
   await helper(ta, s.id, 'cancel')
   const page = await relay
-  assert.ok(Date.now() - started < 1000)
+  assert.equal(relayWait(page.headers), 'signalled')
   assert.equal(page.location, `https://shop.example/back?session_id=${s.id}&paid_confirmed=0`)
 })
 
-test('a payment that is not confirmed within 5 s: the relay gives up at 5 s with paid_confirmed=0', async (t) => {
-  const ta = await startTestApp(t)
+test('a payment that is not confirmed in time: the relay gives up at its limit with paid_confirmed=0', async (t) => {
+  // The limit is 5 s in production (config.test.ts); a short one here, the same code path.
+  const ta = await startTestApp(t, { relayWaitMs: 300 })
   const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back' })
   await inFlight(ta, s.id)
-  const started = Date.now()
+  const waiting = once(ta.deps.signals, 'waiting')
   const page = await getPage(ta, `/c/${s.id}/done`)
-  const waited = Date.now() - started
-  assert.ok(waited >= 4900 && waited < 6000, `waited ${waited} ms`)
+  await waiting // it did wait, rather than answer at once
+  assert.equal(relayWait(page.headers), 'timeout')
   assert.equal(page.status, 303)
   assert.equal(page.location, `https://shop.example/back?session_id=${s.id}&paid_confirmed=0`)
   assert.equal(ta.deps.signals.subscribers(s.id), 0, 'the waiter is gone')
@@ -125,9 +123,8 @@ test('a waiting relay does not hold up a shutdown: it answers when the app close
   const waiting = once(ta.deps.signals, 'waiting')
   const relay = getPage(ta, `/c/${s.id}/done`)
   await waiting
-  const started = Date.now()
   await ta.app.close()
   const page = await relay
-  assert.ok(Date.now() - started < 2000, `closed in ${Date.now() - started} ms`)
+  assert.equal(relayWait(page.headers), 'closed', 'woken by the shutdown, not by its deadline')
   assert.equal(page.location, `https://shop.example/back?session_id=${s.id}&paid_confirmed=0`)
 })
