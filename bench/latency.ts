@@ -23,7 +23,8 @@ import { execFileSync } from 'node:child_process'
 import { open } from 'node:fs/promises'
 import path from 'node:path'
 import type pg from 'pg'
-import { meterPostgres, spec, startCeiling, type Ceiling } from './api.js'
+import { spec, startCeiling, type Ceiling } from './api.js'
+import { cpuMeter, postmasterOf, type CpuSample } from './cpu.js'
 import { openBenchDb } from './db.js'
 import { addPaidRecords, addSessions, sampleSessionIds } from './fixtures.js'
 import { runLoad, type LoadResult } from './load.js'
@@ -69,6 +70,10 @@ interface Disk {
 }
 interface Run extends LoadResult {
   disk: Disk
+  /** CPU µs per answered request: the HTTP process, and the whole PostgreSQL cluster. */
+  cpu: CpuSample
+  /** WAL bytes written per answered request (pg_stat_wal; the other side's runs are not concurrent). */
+  walBytes: number
 }
 type Side = 'till' | 'ceiling'
 const runs = new Map<string, Run[]>() // `${config}|${endpoint}|${side}`
@@ -109,12 +114,13 @@ function diskProbe(file: string) {
   }
 }
 
-async function walIo(pool: pg.Pool): Promise<{ fsyncs: number; ms: number }> {
+async function walIo(pool: pg.Pool): Promise<{ fsyncs: number; ms: number; bytes: number }> {
   try {
-    const { rows } = await pool.query(`select coalesce(sum(fsyncs), 0)::float8 as n, coalesce(sum(fsync_time), 0)::float8 as t from pg_stat_io where object = 'wal'`)
-    return { fsyncs: rows[0].n, ms: rows[0].t }
+    const { rows } = await pool.query(`select coalesce(sum(fsyncs), 0)::float8 as n, coalesce(sum(fsync_time), 0)::float8 as t,
+      (select wal_bytes::float8 from pg_stat_wal) as b from pg_stat_io where object = 'wal'`)
+    return { fsyncs: rows[0].n, ms: rows[0].t, bytes: rows[0].b }
   } catch {
-    return { fsyncs: NaN, ms: NaN }
+    return { fsyncs: NaN, ms: NaN, bytes: NaN }
   }
 }
 
@@ -127,11 +133,15 @@ async function applyConfig(pool: pg.Pool, name: string) {
   await new Promise((r) => setTimeout(r, 300))
 }
 
+let postmaster: number | null = null
+
 async function oneRun(pool: pg.Pool, probeFile: string, config: string, e: (typeof ENDPOINTS)[number], side: Side, target: TillProcess | Ceiling, key: string, data: object) {
-  const base = 'child' in target ? target.base : target.base
+  const pid = 'child' in target ? target.child.pid! : target.pid
   const before = await walIo(pool)
   const stopProbe = diskProbe(probeFile)
-  const r = await runLoad(spec(e.e, [base], key, data, { seconds: SECONDS, rate: e.rate }))
+  const meter = cpuMeter(pid, postmaster)
+  const r = await runLoad(spec(e.e, [target.base], key, data, { seconds: SECONDS, rate: e.rate }))
+  const used = meter()
   const lat = await stopProbe()
   // pg_stat_io is flushed by each backend within a second or so of its work: read after a short pause.
   await new Promise((res) => setTimeout(res, 1100))
@@ -140,10 +150,12 @@ async function oneRun(pool: pg.Pool, probeFile: string, config: string, e: (type
   const disk: Disk = { p50: q(lat, 0.5), p99: q(lat, 0.99), max: lat.at(-1) ?? NaN, walFsyncs, walFsyncMs: walFsyncs > 0 ? (after.ms - before.ms) / walFsyncs : NaN }
   const f = failures(r)
   if (f) console.warn(`  ! ${config} ${e.e} ${side}: answers other than 2xx: ${f}`)
-  const run = { ...r, disk }
+  // The load worker's first (warm-up) second is not in r.requests: counts are per measured request, close enough for a rate held steady.
+  const all = r.requests * (1 + 1 / SECONDS)
+  const run: Run = { ...r, disk, cpu: { http: used.http / all, pg: used.pg / all }, walBytes: (after.bytes - before.bytes) / all }
   const k = keyOf(config, e.e, side)
   runs.set(k, [...(runs.get(k) ?? []), run])
-  console.log(`    ${config.padEnd(16)} ${e.e.padEnd(8)} ${side.padEnd(7)} ${fmt(r.rps).padStart(5)}/s p50 ${ms(r.p50).padStart(8)} p99 ${ms(r.p99).padStart(8)} max ${ms(r.max).padStart(8)} | disk fdatasync p50 ${ms(disk.p50)} p99 ${ms(disk.p99)} max ${ms(disk.max)}; WAL fsyncs ${fmt(walFsyncs)} mean ${ms(disk.walFsyncMs)}`)
+  console.log(`    ${config.padEnd(16)} ${e.e.padEnd(8)} ${side.padEnd(7)} ${fmt(r.rps).padStart(5)}/s p50 ${ms(r.p50).padStart(8)} p99 ${ms(r.p99).padStart(8)} max ${ms(r.max).padStart(8)} | disk fdatasync p50 ${ms(disk.p50)} p99 ${ms(disk.p99)} max ${ms(disk.max)}; WAL fsyncs ${fmt(walFsyncs)} mean ${ms(disk.walFsyncMs)} | cpu ${fmt(run.cpu.http)} + ${fmt(run.cpu.pg)} µs/req, WAL ${fmt(run.walBytes)} B/req`)
 }
 
 const uptime = () => {
@@ -169,7 +181,7 @@ export async function benchLatency(): Promise<string> {
   try {
     const m = await benchMerchant(till.base)
     ceiling = await startCeiling(db.url, m.id)
-    await meterPostgres(pool)
+    postmaster = await postmasterOf(pool)
     await addSessions(pool, m.id, 10_000)
     const ids = await sampleSessionIds(pool, m.id, 10_000)
     const data: Record<Side, Record<Endpoint, object>> = {
@@ -220,6 +232,9 @@ export async function benchLatency(): Promise<string> {
         `${(median(t.map((r) => r.p99)) / median(ce.map((r) => r.p99))).toFixed(2)}×`,
         `${ms(median(disk.map((r) => r.disk.p99)))} / ${ms(Math.max(...disk.map((r) => r.disk.max)))}`,
         ms(median(disk.map((r) => r.disk.walFsyncMs))),
+        `${fmt(median(t.map((r) => r.cpu.http)))} + ${fmt(median(t.map((r) => r.cpu.pg)))}`,
+        `${fmt(median(ce.map((r) => r.cpu.http)))} + ${fmt(median(ce.map((r) => r.cpu.pg)))}`,
+        `${fmt(median(t.map((r) => r.walBytes)))} / ${fmt(median(ce.map((r) => r.walBytes)))}`,
       ])
     }
   }
@@ -250,7 +265,7 @@ export async function benchLatency(): Promise<string> {
     '',
     `p99 per round, then over the rounds: the median, and min / p25 / p75 / max (the spread). Target: p99 < 10 ms at ${fmt(RATE)} req/s.`,
     '',
-    table(['endpoint', 'PostgreSQL', 'rate', 'Till p99 (median)', 'Till p99 min / p25 / p75 / max', 'Till p50', 'ceiling p99 (median)', 'ceiling p99 min / p25 / p75 / max', 'ceiling p50', 'Till ÷ ceiling', 'disk fdatasync p99 (median) / max', 'WAL fsync mean'], rows),
+    table(['endpoint', 'PostgreSQL', 'rate', 'Till p99 (median)', 'Till p99 min / p25 / p75 / max', 'Till p50', 'ceiling p99 (median)', 'ceiling p99 min / p25 / p75 / max', 'ceiling p50', 'Till ÷ ceiling', 'disk fdatasync p99 (median) / max', 'WAL fsync mean', 'Till CPU µs/req (node + PG)', 'ceiling CPU µs/req', 'WAL bytes/req (Till / ceiling)'], rows),
     '',
     ...CONFIG_NAMES.map((c) => `- ${c}: ${CONFIGS[c].why}${Object.keys(CONFIGS[c].settings).length ? ` (${Object.entries(CONFIGS[c].settings).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`),
     '',
