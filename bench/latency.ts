@@ -134,6 +134,7 @@ async function applyConfig(pool: pg.Pool, name: string) {
 }
 
 let postmaster: number | null = null
+let sizes: { name: string; n: number; bytes: number; heap: number }[] = []
 
 async function oneRun(pool: pg.Pool, probeFile: string, config: string, e: (typeof ENDPOINTS)[number], side: Side, target: TillProcess | Ceiling, key: string, data: object) {
   const pid = 'child' in target ? target.child.pid! : target.pid
@@ -210,6 +211,10 @@ export async function benchLatency(): Promise<string> {
       }
     }
     uptimes.push(uptime())
+    // What the rows written cost on disk, indexes included: the growth figures of docs/scaling.md.
+    await pool.query('vacuum analyze')
+    sizes = (await pool.query(`select c.relname as name, c.reltuples::float8 as n, pg_total_relation_size(c.oid)::float8 as bytes,
+        pg_relation_size(c.oid)::float8 as heap from pg_class c where c.relname in ('sessions', 'records', 'refunds', 'events') order by 1`)).rows
   } finally {
     await pool.query('alter system reset all').catch(() => {})
     await pool.query('select pg_reload_conf()').catch(() => {})
@@ -274,6 +279,10 @@ export async function benchLatency(): Promise<string> {
     `Every run of every configuration, split by whether the probe saw an fdatasync over ${STALL_MS} ms during it.`,
     '',
     table(['endpoint', 'side', 'runs without a disk stall: median p99', 'runs with one: median p99', `runs with p99 > ${STALL_MS} ms`, 'of which during a disk stall'], stallRows),
+    '',
+    '### What the rows cost on disk (after the run, indexes and TOAST included)',
+    '',
+    table(['table', 'rows', 'total', 'bytes per row (total)', 'bytes per row (heap only)'], sizes.map((r) => [r.name, fmt(r.n), `${(r.bytes / 2 ** 20).toFixed(1)} MiB`, fmt(r.bytes / r.n), fmt(r.heap / r.n)])),
     '',
     '### Every round (p99 in ms, in order)',
     '',

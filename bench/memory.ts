@@ -4,8 +4,8 @@
  * fast as it answers), and through a soak at a fixed rate (GET, checkout and refunds at once, each
  * paced), sampled every few seconds. The soak states its bound and says whether it held.
  *
- * Knobs: `--soak-minutes N` (or BENCH_SOAK_MINUTES; 10), BENCH_SOAK_GET (200/s), BENCH_SOAK_CHECKOUT
- * (100/s), BENCH_SOAK_REFUND (10/s), BENCH_SOAK_SAMPLE (s between samples, 5), BENCH_DURATION (s per
+ * Knobs: `--soak-minutes N` (or BENCH_SOAK_MINUTES; 10), BENCH_SOAK_GET (100/s), BENCH_SOAK_CHECKOUT
+ * (50/s), BENCH_SOAK_REFUND (5/s), BENCH_SOAK_SAMPLE (s between samples, 5), BENCH_DURATION (s per
  * full-speed run, 10), DB_POOL_SIZE (10).
  */
 import { execFileSync } from 'node:child_process'
@@ -21,9 +21,9 @@ import { benchMerchant, startTill, type TillProcess } from './till.js'
 
 const SOAK_MINUTES = Number(option('soak-minutes') ?? process.env.BENCH_SOAK_MINUTES) || 10
 const RATES = {
-  get: Number(process.env.BENCH_SOAK_GET) || 200,
-  checkout: Number(process.env.BENCH_SOAK_CHECKOUT) || 100,
-  refund: Number(process.env.BENCH_SOAK_REFUND) || 10,
+  get: Number(process.env.BENCH_SOAK_GET) || 100,
+  checkout: Number(process.env.BENCH_SOAK_CHECKOUT) || 50,
+  refund: Number(process.env.BENCH_SOAK_REFUND) || 5,
 }
 const SAMPLE_S = Number(process.env.BENCH_SOAK_SAMPLE) || 5
 const SECONDS = Number(process.env.BENCH_DURATION) || 10
