@@ -5,18 +5,23 @@
  */
 import { benchApi } from './api.js'
 import { benchConsole } from './console.js'
+import { benchLatency } from './latency.js'
+import { benchMemory } from './memory.js'
 import { writeSection } from './report.js'
+import { names as benchNames } from './run-options.js'
 import { benchScale } from './scale.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHES: Record<string, () => Promise<string>> = {
   api: benchApi,
   console: benchConsole,
+  latency: benchLatency,
+  memory: benchMemory,
   scale: benchScale,
   webhooks: benchWebhooks,
 }
 
-const names = process.argv.slice(2)
+const names = benchNames()
 for (const name of names) if (!BENCHES[name]) throw new Error(`unknown bench ${name}; known: ${Object.keys(BENCHES).join(', ')}`)
 for (const name of names.length ? names : Object.keys(BENCHES)) writeSection(name, await BENCHES[name]())
 process.exit(0)

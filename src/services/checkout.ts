@@ -74,6 +74,6 @@ export async function createSession(deps: Deps, ctx: RequestContext, input: Chec
 export async function readSession(deps: Deps, scope: Scope, id: string) {
   const session = await getSession(deps.db, scope, id)
   if (!session) throw new NotFound()
-  const record = session.status === 'paid' || session.status === 'refunded' ? await getRecordBySession(deps.db, session.id) : null
+  const record = session.status === 'paid' || session.status === 'refunded' ? await getRecordBySession(deps.db, session.id, scope) : null
   return sessionView(session, record, deps.config.baseUrl, deps.clock())
 }

@@ -15,6 +15,9 @@ const setTo = <T>(name: string) => sql.placeholder(name) as unknown as T
 const maybeTime = (name: string) => sql`${sql.placeholder(name)}`
 // The hot paths' statements (session reads, refunds and their settlement), built once: see store/prepared.ts.
 const recordBySessionStmt = statement('record_by_session', (ex) => ex.select().from(records).where(eq(records.sessionId, p('sessionId'))))
+// The same row found through the same unique index, the merchant named: on a database sharded by merchant it reaches one shard (docs/scaling.md).
+const recordBySessionScopedStmt = statement('record_by_session_scoped', (ex) => ex.select().from(records)
+  .where(and(eq(records.sessionId, p('sessionId')), eq(records.merchantId, p('merchantId')), eq(records.mode, p('mode')))))
 const recordStmt = statement('record_get', (ex) => ex.select().from(records).where(eq(records.id, p('id'))))
 const recordLockStmt = statement('record_get_for_update', (ex) => ex.select().from(records).where(eq(records.id, p('id'))).for('update'))
 const recordLockScopedStmt = statement('record_lock_scoped', (ex) => ex.select().from(records)
@@ -49,8 +52,11 @@ export async function insertRecord(tx: Executor, row: typeof records.$inferInser
   return r
 }
 
-export async function getRecordBySession(tx: Executor, sessionId: string): Promise<RecordRow | null> {
-  const [r] = await recordBySessionStmt(tx, { sessionId })
+/** The session's record; with the session's (merchant, mode) when the caller knows it, so that the query carries the shard key. */
+export async function getRecordBySession(tx: Executor, sessionId: string, scope?: Scope): Promise<RecordRow | null> {
+  const [r] = scope
+    ? await recordBySessionScopedStmt(tx, { sessionId, merchantId: scope.merchantId, mode: scope.mode })
+    : await recordBySessionStmt(tx, { sessionId })
   return r ?? null
 }
 
