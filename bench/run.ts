@@ -7,12 +7,14 @@ import { benchApi } from './api.js'
 import { benchConsole } from './console.js'
 import { writeSection } from './report.js'
 import { benchScale } from './scale.js'
+import { benchStatements } from './statements.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHES: Record<string, () => Promise<string>> = {
   api: benchApi,
   console: benchConsole,
   scale: benchScale,
+  statements: benchStatements,
   webhooks: benchWebhooks,
 }
 

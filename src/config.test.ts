@@ -17,3 +17,15 @@ test('TRUST_PROXY: off when unset, a hop count, true, or a list of proxy address
   assert.equal(loadConfig({}).trustProxy, false)
   assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
 })
+
+test('DATABASE_DIRECT_URL: behind a pooler statements go unnamed unless DATABASE_PREPARED_STATEMENTS says named', () => {
+  const pooler = 'postgres://till@pgbouncer:6432/till'
+  const direct = 'postgres://till@db:5432/till'
+  assert.deepEqual([loadConfig({}).databaseDirectUrl, loadConfig({}).databaseStatements], [null, 'named'])
+  assert.equal(loadConfig({ DATABASE_URL: pooler }).databaseStatements, 'named')
+  const behind = loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: direct })
+  assert.deepEqual([behind.databaseUrl, behind.databaseDirectUrl, behind.databaseStatements], [pooler, direct, 'unnamed'])
+  assert.equal(loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: direct, DATABASE_PREPARED_STATEMENTS: 'named' }).databaseStatements, 'named')
+  assert.throws(() => loadConfig({ DATABASE_URL: pooler, DATABASE_PREPARED_STATEMENTS: 'sometimes' }), /named or unnamed/)
+  assert.throws(() => loadConfig({ DATABASE_DIRECT_URL: direct }), /needs DATABASE_URL/)
+})
