@@ -63,7 +63,8 @@ test('a statement prepared by name is lost when PgBouncer moves the client to an
       await till.close()
     }
   }
-  await assert.rejects(run('named'), (e: { code?: string }) => e.code === '26000', 'named: "prepared statement does not exist"')
+  // Drizzle wraps PostgreSQL's error: 26000 is "prepared statement … does not exist".
+  await assert.rejects(run('named'), (e: { cause?: { code?: string } }) => e.cause?.code === '26000')
   assert.equal(await run('unnamed'), null)
 })
 
@@ -72,6 +73,7 @@ test('migrations wait for their session lock on a direct connection to PostgreSQ
   t.after(() => db.drop())
   // Another instance migrating: it holds the lock, so this one's lock request waits where it was sent.
   const other = new pg.Client(testPoolOptions(db.url).direct as pg.ClientConfig)
+  other.on('error', () => {}) // dropping the database ends it
   await other.connect()
   t.after(() => other.end())
   await other.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
