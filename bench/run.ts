@@ -10,6 +10,7 @@ import { benchMemory } from './memory.js'
 import { writeSection } from './report.js'
 import { names as benchNames } from './run-options.js'
 import { benchScale } from './scale.js'
+import { benchStatements } from './statements.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHES: Record<string, () => Promise<string>> = {
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   latency: benchLatency,
   memory: benchMemory,
   scale: benchScale,
+  statements: benchStatements,
   webhooks: benchWebhooks,
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: type check, unit tests, and the HTTP tests against a private embedded PostgreSQL,
 # then the Go client's (scripts/go-client.sh, on the same database).
-# With CI=true the storage and API tests run again on Debian's PostgreSQL 15 (locally: TEST_PG15=1)
+# With CI=true the storage, API, webhook and relay tests run again on Debian's PostgreSQL 15 behind
+# Debian's PgBouncer in transaction-pooling mode (locally: TEST_PG15=1; that stage alone: TEST_PGBOUNCER=1)
 # and the API is fuzzed from its OpenAPI document by scripts/fuzz.sh (locally: TEST_FUZZ=1); the type
 # check, unit tests and a smoke test also run on the newest LTS of Node by scripts/node-lts.sh
 # (locally: TEST_NODE_LTS=1).
@@ -11,18 +12,38 @@ cd "$(dirname "$0")/.."
 TEST_DATA="${TEST_DATA:-$PWD/.test-data}"
 mkdir -p "$TEST_DATA"
 
+cleanup() {
+  npx tsx scripts/test-db.ts stop "$TEST_DATA/embedded" >/dev/null 2>&1 || true
+  [ -n "${PGBOUNCER_DIR:-}" ] && bash scripts/pgbouncer.sh stop "$PGBOUNCER_DIR" >/dev/null 2>&1 || true
+  [ -n "${PG15_DIR:-}" ] && bash scripts/pg15.sh stop "$PG15_DIR" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+# Till's pool goes through PgBouncer (TEST_DATABASE_URL); databases are made, and LISTEN and the
+# migration lock go, straight to PostgreSQL (TEST_DATABASE_DIRECT_URL, as DATABASE_DIRECT_URL).
+# test/store/pgbouncer.test.ts checks on PgBouncer's admin console that it is in the path.
+pg15_stage() {
+  echo "== storage, API, webhook and relay tests on PostgreSQL 15 through PgBouncer (transaction pooling)"
+  PG15_DIR="$TEST_DATA/pg15"
+  PGBOUNCER_DIR="$TEST_DATA/pgbouncer"
+  export TEST_DATABASE_DIRECT_URL="$(bash scripts/pg15.sh start "$PG15_DIR")"
+  export TEST_DATABASE_URL="$(bash scripts/pgbouncer.sh start "$PGBOUNCER_DIR" "$TEST_DATABASE_DIRECT_URL")"
+  export TEST_PGBOUNCER_ADMIN_URL="$(bash scripts/pgbouncer.sh admin-url "$PGBOUNCER_DIR")"
+  npx tsx scripts/test-db.ts template "$TEST_DATABASE_DIRECT_URL"
+  npx tsx --test --test-concurrency=2 --test-timeout=120000 $( (find test/api test/store test/webhooks -name '*.test.ts' ! -name crash.test.ts;
+    printf '%s\n' test/pages/relay.test.ts test/fault/relay-two-instances.test.ts test/services/session-signals.test.ts) | sort)
+}
+if [ "${TEST_PGBOUNCER:-}" = "1" ]; then
+  pg15_stage
+  exit 0
+fi
+
 echo "== type check"
 npx tsc --noEmit -p .
 
 if [ "${CI:-}" = "true" ] || [ "${TEST_NODE_LTS:-}" = "1" ]; then
   TEST_DATA="$TEST_DATA" bash scripts/node-lts.sh
 fi
-
-cleanup() {
-  npx tsx scripts/test-db.ts stop "$TEST_DATA/embedded" >/dev/null 2>&1 || true
-  [ -n "${PG15_DIR:-}" ] && bash scripts/pg15.sh stop "$PG15_DIR" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
 
 echo "== browser for the browser tests"
 bash scripts/chromium.sh
@@ -53,9 +74,5 @@ if [ "${CI:-}" = "true" ] || [ "${TEST_FUZZ:-}" = "1" ]; then
 fi
 
 if [ "${CI:-}" = "true" ] || [ "${TEST_PG15:-}" = "1" ]; then
-  echo "== storage, API and webhook tests on PostgreSQL 15"
-  PG15_DIR="$TEST_DATA/pg15"
-  export TEST_DATABASE_URL="$(bash scripts/pg15.sh start "$PG15_DIR")"
-  npx tsx scripts/test-db.ts template "$TEST_DATABASE_URL"
-  npx tsx --test --test-concurrency=2 --test-timeout=120000 $(find test/api test/store test/webhooks -name '*.test.ts' ! -name crash.test.ts 2>/dev/null | sort)
+  pg15_stage
 fi

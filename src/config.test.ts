@@ -28,3 +28,15 @@ test('TILL_DELIVERY_LEASE_MS and TILL_RELAY_WAIT_MS: defaults, values, and the r
   assert.throws(() => loadConfig({ TILL_DELIVERY_LEASE_MS: '1.5s' }), /TILL_DELIVERY_LEASE_MS/)
   assert.throws(() => loadConfig({ TILL_DELIVERY_LEASE_MS: '10' }), /TILL_DELIVERY_LEASE_MS/)
 })
+
+test('DATABASE_DIRECT_URL: behind a pooler statements go unnamed unless DATABASE_PREPARED_STATEMENTS says named', () => {
+  const pooler = 'postgres://till@pgbouncer:6432/till'
+  const direct = 'postgres://till@db:5432/till'
+  assert.deepEqual([loadConfig({}).databaseDirectUrl, loadConfig({}).databaseStatements], [null, 'named'])
+  assert.equal(loadConfig({ DATABASE_URL: pooler }).databaseStatements, 'named')
+  const behind = loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: direct })
+  assert.deepEqual([behind.databaseUrl, behind.databaseDirectUrl, behind.databaseStatements], [pooler, direct, 'unnamed'])
+  assert.equal(loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: direct, DATABASE_PREPARED_STATEMENTS: 'named' }).databaseStatements, 'named')
+  assert.throws(() => loadConfig({ DATABASE_URL: pooler, DATABASE_PREPARED_STATEMENTS: 'sometimes' }), /named or unnamed/)
+  assert.throws(() => loadConfig({ DATABASE_DIRECT_URL: direct }), /needs DATABASE_URL/)
+})

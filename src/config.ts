@@ -4,6 +4,17 @@ export interface Config {
   host: string
   baseUrl: string
   databaseUrl: string | null
+  /**
+   * DATABASE_DIRECT_URL: PostgreSQL itself, when DATABASE_URL is a transaction pooler (PgBouncer):
+   * LISTEN and the migration lock go there. Unset, DATABASE_URL serves both.
+   */
+  databaseDirectUrl: string | null
+  /**
+   * DATABASE_PREPARED_STATEMENTS: `named` (prepared once per connection) or `unnamed` (parsed on
+   * every run, as a transaction pooler without max_prepared_statements needs). Default: `unnamed`
+   * with DATABASE_DIRECT_URL, `named` without.
+   */
+  databaseStatements: 'named' | 'unnamed'
   dataDir: string
   adminToken: string | null
   secretsKey: string | null
@@ -52,6 +63,13 @@ function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   return n
 }
 
+function parseStatements(env: NodeJS.ProcessEnv): 'named' | 'unnamed' {
+  if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL) throw new Error('DATABASE_DIRECT_URL needs DATABASE_URL (the pooler it bypasses)')
+  const v = env.DATABASE_PREPARED_STATEMENTS || (env.DATABASE_DIRECT_URL ? 'unnamed' : 'named')
+  if (v !== 'named' && v !== 'unnamed') throw new Error(`DATABASE_PREPARED_STATEMENTS must be named or unnamed, got ${v}`)
+  return v
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = env.PORT ? Number(env.PORT) : 8080
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`)
@@ -60,6 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     databaseUrl: env.DATABASE_URL || null,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
+    databaseStatements: parseStatements(env),
     dataDir: env.DATA_DIR || './data',
     adminToken: env.ADMIN_TOKEN || null,
     secretsKey: env.SECRETS_KEY || null,

@@ -20,7 +20,10 @@ export async function main() {
   if (!config.databaseUrl) {
     embedded = await startEmbedded(config.dataDir, { info: (m) => log.info(m), warn: (m) => log.warn(m) })
   }
-  const database = openPool(config.databaseUrl ?? embedded!.connection, Number(process.env.DB_POOL_SIZE) || 10)
+  const database = openPool(config.databaseUrl ?? embedded!.connection, Number(process.env.DB_POOL_SIZE) || 10, {
+    direct: config.databaseDirectUrl ?? undefined,
+    statements: config.databaseStatements,
+  })
   undoStart = async () => {
     await database.close().catch(() => {})
     await embedded?.stop()

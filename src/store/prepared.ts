@@ -8,9 +8,12 @@
  * Running one prepared query on another executor's connection relies on two fields Drizzle's
  * node-postgres driver keeps (`client` on its session and on its prepared query); `clientOf` checks
  * them so that a Drizzle upgrade that moves them fails loudly in every test, not silently.
+ *
+ * Behind a transaction pooler (openPool's `statements: 'unnamed'`) the same statements run unnamed:
+ * parsed on every run, but valid on whichever server connection the pooler picks.
  */
 import type pg from 'pg'
-import type { Executor } from './db.js'
+import { namesStatements, type Executor } from './db.js'
 
 type PgClient = pg.Pool | pg.PoolClient
 
@@ -29,22 +32,31 @@ function clientOf(ex: Executor): PgClient {
  * the first executor; its result maps rows exactly as the unprepared query would.
  */
 export function statement<V extends Record<string, unknown>, R>(name: string, build: (ex: Executor) => { prepare(name: string): Runnable<R> }) {
-  let template: (Runnable<R> & { client?: PgClient }) | null = null
+  // One template per mode; pg takes an empty name for the unnamed statement.
+  const templates = new Map<boolean, Runnable<R> & { client?: PgClient }>()
   return (ex: Executor, values: V): Promise<R> => {
+    const client = clientOf(ex)
+    const named = namesStatements(client)
+    let template = templates.get(named)
     if (!template) {
-      template = build(ex).prepare(`till_${name}`)
+      template = build(ex).prepare(named ? `till_${name}` : '')
       if (!('client' in template)) throw new Error('drizzle prepared query has no client: store/prepared.ts needs updating')
+      templates.set(named, template)
     }
     const bound = Object.create(template) as Runnable<R> & { client: PgClient }
-    bound.client = clientOf(ex)
+    bound.client = client
     return bound.execute(values)
   }
 }
 
-/** A plain SQL statement with $1… parameters and no row mapping, run by name on the executor's connection. */
+/** A plain SQL statement with $1… parameters and no row mapping, run (by name, unless unnamed) on the executor's connection. */
 export function rawStatement<Row extends pg.QueryResultRow = pg.QueryResultRow>(name: string, text: string) {
-  const config = { name: `till_${name}`, text }
-  return (ex: Executor, values: unknown[]): Promise<pg.QueryResult<Row>> => clientOf(ex).query<Row>({ ...config, values })
+  const named = { name: `till_${name}`, text }
+  const unnamed = { text }
+  return (ex: Executor, values: unknown[]): Promise<pg.QueryResult<Row>> => {
+    const client = clientOf(ex)
+    return client.query<Row>({ ...(namesStatements(client) ? named : unnamed), values })
+  }
 }
 
 /** A prepared INSERT's values: `row` over the schema's `defaults`, a key left undefined keeping its default as an omitted column would. */

@@ -10,8 +10,8 @@ import { loadConfig, type Config } from '../../src/config.js'
 import { createDeps } from '../../src/deps.js'
 import type { Deps } from '../../src/services/deps.js'
 import { createMerchant } from '../../src/services/merchants.js'
-import { openPool, type Database } from '../../src/store/db.js'
-import { freshDatabase, poolConfig } from './db.js'
+import type { Database } from '../../src/store/db.js'
+import { freshDatabase, openTestPool } from './db.js'
 
 export const ADMIN_TOKEN = 'test-admin-token'
 
@@ -54,7 +54,7 @@ const silent = { info() {}, warn() {}, error() {} }
 
 export async function startTestApp(t: TestContext, overrides: Partial<Config> = {}): Promise<TestApp> {
   const db = await freshDatabase()
-  const database = openPool(poolConfig(db.url), 10)
+  const database = openTestPool(db.url, 10)
   const clock = testClock()
   const config: Config = {
     ...loadConfig({}),

@@ -1,9 +1,13 @@
 /**
  * A fresh database per test file, cloned from the migrated template that scripts/test.sh made, or
- * empty (`migrated: false`) for tests where Till must migrate it itself.
+ * empty (`migrated: false`) for tests where Till must migrate it itself. When TEST_DATABASE_URL is
+ * a transaction pooler (PgBouncer), TEST_DATABASE_DIRECT_URL names PostgreSQL itself: databases are
+ * made and dropped there (a pooler's idle server connection to the template would block the
+ * clone), and test pools open with it as their direct connection, as DATABASE_DIRECT_URL does.
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { openPool, type Database, type PoolOptions } from '../../src/store/db.js'
 
 export function adminUrl(): string {
   const url = process.env.TEST_DATABASE_URL
@@ -11,9 +15,14 @@ export function adminUrl(): string {
   return url
 }
 
+/** PostgreSQL itself, for what a transaction pooler must not carry. */
+export function directAdminUrl(): string {
+  return process.env.TEST_DATABASE_DIRECT_URL || adminUrl()
+}
+
 export async function freshDatabase({ migrated = true } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_${randomBytes(6).toString('hex')}`
-  const client = new pg.Client({ connectionString: adminUrl() })
+  const client = new pg.Client({ connectionString: directAdminUrl() })
   await client.connect()
   for (let tries = 0; ; tries++) {
     try {
@@ -31,7 +40,7 @@ export async function freshDatabase({ migrated = true } = {}): Promise<{ url: st
   return {
     url: url.toString(),
     async drop() {
-      const c = new pg.Client({ connectionString: adminUrl() })
+      const c = new pg.Client({ connectionString: directAdminUrl() })
       await c.connect()
       await c.query(`drop database if exists ${name} with (force)`)
       await c.end()
@@ -53,4 +62,17 @@ export function poolConfig(url: string): pg.PoolConfig {
     password: decodeURIComponent(u.password),
     database: decodeURIComponent(u.pathname.slice(1)),
   }
+}
+
+/** Till's pool options for a test database at `url`: behind a pooler, its direct connection and unnamed statements. */
+export function testPoolOptions(url: string): PoolOptions {
+  if (!process.env.TEST_DATABASE_DIRECT_URL) return {}
+  const direct = new URL(directAdminUrl())
+  direct.pathname = new URL(url).pathname
+  return { direct: poolConfig(direct.toString()), statements: 'unnamed' }
+}
+
+/** A pool on a test database, opened as Till opens its own (through the pooler, if the run has one). */
+export function openTestPool(url: string, max = 10): Database {
+  return openPool(poolConfig(url), max, testPoolOptions(url))
 }

@@ -8,9 +8,8 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { createDeps } from '../../src/deps.js'
 import type { Deps } from '../../src/services/deps.js'
-import { openPool } from '../../src/store/db.js'
 import type { TestApp } from './app.js'
-import { poolConfig } from './db.js'
+import { openTestPool } from './db.js'
 
 export interface Instance {
   app: FastifyInstance
@@ -21,7 +20,7 @@ export interface Instance {
 const silent = { info() {}, warn() {}, error() {} }
 
 export async function startSecondInstance(t: TestContext, ta: TestApp): Promise<Instance> {
-  const database = openPool(poolConfig(ta.databaseUrl), 10)
+  const database = openTestPool(ta.databaseUrl, 10)
   const config = { ...ta.deps.config }
   const deps = createDeps(config, database.db, Buffer.alloc(32), silent, ta.clock)
   // The same SECRETS_KEY as the first instance: its box and the mock provider's signing key.

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { newId } from '../../src/domain/ids.js'
-import { openPool } from '../../src/store/db.js'
 import { getRecordById, insertRefund } from '../../src/store/repos/records.js'
 import { getSessionById, insertSession } from '../../src/store/repos/sessions.js'
 import { sessions } from '../../src/store/schema.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
+import { openTestPool } from '../helpers/db.js'
 
 test('a prepared statement in a transaction runs on its connection: rolled back with it, and its row lock held by it', async (t) => {
   const ta = await startTestApp(t)
@@ -26,7 +26,7 @@ test('a prepared statement in a transaction runs on its connection: rolled back 
   assert.equal(await getSessionById(db, row.id), null, 'gone with the rollback')
 
   const paid = await paidSession(ta)
-  const other = openPool(ta.databaseUrl, 1)
+  const other = openTestPool(ta.databaseUrl, 1)
   t.after(() => other.close())
   await db.transaction(async (tx) => {
     assert.equal((await getRecordById(tx, paid.record.id, true))!.id, paid.record.id)

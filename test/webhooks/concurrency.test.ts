@@ -9,8 +9,8 @@ import { buildApp } from '../../src/app.js'
 import { createOutbox, deliverDue, type AttemptResult } from '../../src/jobs/outbox.js'
 import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import type { Deps } from '../../src/services/deps.js'
-import { openPool } from '../../src/store/db.js'
 import { paidSession, startTestApp, testClock } from '../helpers/app.js'
+import { openTestPool } from '../helpers/db.js'
 import { createEndpoint, deliveryRows, startReceiver } from '../helpers/receiver.js'
 
 test('a receiver that hangs times out after 10 s without holding up another endpoint', async (t) => {
@@ -90,7 +90,7 @@ test('one endpoint has at most 8 deliveries in flight; the next pass takes the r
 test('two service instances on one PostgreSQL never attempt the same delivery twice', async (t) => {
   const ta = await startTestApp(t)
   // The second instance: its own pool, clock and app, the same database and secrets key.
-  const pool = openPool(ta.databaseUrl, 10)
+  const pool = openTestPool(ta.databaseUrl, 10)
   const second: Deps = { ...ta.deps, db: pool.db, clock: testClock(ta.clock()) }
   const app2 = await buildApp(second)
   t.after(async () => {

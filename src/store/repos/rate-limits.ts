@@ -1,17 +1,16 @@
 /** Fixed-window request counters in PostgreSQL, shared by every instance on the database. */
 import { lt } from 'drizzle-orm'
 import type { Db, Executor } from '../db.js'
+import { rawStatement } from '../prepared.js'
 import { rateLimitCounters } from '../schema.js'
 
 /**
  * Looks a live key up and claims `$3` tokens from its counter for the window starting at `$2`, in
  * one statement (api/plugins/rate-limit.ts spends them). Keyed by the key's id, never the secret.
  * The commit does not wait for the WAL flush (synchronous_commit off for this statement's
- * transaction only): a counter lost in a crash costs nothing. Prepared once per connection.
+ * transaction only): a counter lost in a crash costs nothing. Prepared once per connection (store/prepared.ts).
  */
-const FIND_AND_CLAIM = {
-  name: 'till_api_key_claim',
-  text: `with k as (
+const findAndClaim = rawStatement<{ id: string; merchant_id: string; mode: 'test' | 'live'; count: number }>('api_key_claim', `with k as (
       select id, merchant_id, mode from api_keys where key_hash = $1 and revoked_at is null
     ), used as (
       -- "Last used" in the console, written at most once a minute per key.
@@ -23,8 +22,7 @@ const FIND_AND_CLAIM = {
       on conflict (key, window_start) do update set count = rate_limit_counters.count + excluded.count
       returning count
     )
-    select k.id, k.merchant_id, k.mode, counted.count from k, counted`,
-}
+    select k.id, k.merchant_id, k.mode, counted.count from k, counted`)
 
 export interface ClaimedKey {
   keyId: string
@@ -36,10 +34,7 @@ export interface ClaimedKey {
 
 /** The live key with this hash, `tokens` claimed in the window starting at `windowStart` (ms); null for no such key. */
 export async function findKeyClaiming(db: Db, keyHash: string, windowStart: number, tokens: number): Promise<ClaimedKey | null> {
-  const { rows } = await db.$client.query<{ id: string; merchant_id: string; mode: 'test' | 'live'; count: number }>({
-    ...FIND_AND_CLAIM,
-    values: [keyHash, windowStart, tokens],
-  })
+  const { rows } = await findAndClaim(db, [keyHash, windowStart, tokens])
   const r = rows[0]
   return r ? { keyId: r.id, merchantId: r.merchant_id, mode: r.mode, count: r.count } : null
 }
