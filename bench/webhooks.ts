@@ -6,12 +6,18 @@
  * and prints each beside the ceiling measured in the same run: the same receiver fed by a plain loop
  * of signed POSTs from one process, with the same concurrency (throughput) or rate (latency).
  *
+ * The throughput runs alternate worker and ceiling BENCH_ROUNDS times (3) and report each side's
+ * median, with the CPU this process spent per delivery (steadier than the rate on a shared machine).
+ *
  * PostgreSQL: BENCH_DATABASE_URL (an empty database it may migrate), else an embedded cluster in a
- * temporary directory, removed afterwards. Knobs: BENCH_EVENTS, BENCH_ENDPOINTS, BENCH_RATE, BENCH_SECONDS.
+ * temporary directory, removed afterwards. Knobs: BENCH_EVENTS, BENCH_ENDPOINTS, BENCH_RATE,
+ * BENCH_SECONDS, BENCH_ROUNDS; BENCH_PROFILE=DIR writes a CPU profile of each worker round there
+ * (read it with `npx tsx bench/profile.ts FILE`).
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { createHmac, randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,12 +32,14 @@ import { createEndpoint } from '../src/services/webhook-endpoints.js'
 import { openPool, runMigrations, type Database } from '../src/store/db.js'
 import { startEmbedded, stopEmbedded } from '../src/store/embedded.js'
 import { appendEvent } from '../src/store/repos/events.js'
+import { cpuMeter, postmasterOf, type CpuSample } from './cpu.js'
 import { context } from './report.js'
 
 const EVENTS = Number(process.env.BENCH_EVENTS) || 2000
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS) || 8
 const RATE = Number(process.env.BENCH_RATE) || 200
 const SECONDS = Number(process.env.BENCH_SECONDS) || 5
+const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3
 /** The worker's in-flight limit to one endpoint (outbox.ts), times the endpoints: the ceiling loop gets as many. */
 const PER_ENDPOINT = 8
 
@@ -42,7 +50,7 @@ interface Receiver {
   port: number
   reset(): Promise<void>
   dump(): Promise<[string, number][]>
-  /** Resolves once `n` requests have arrived since the last reset. */
+  /** Resolves once `n` requests have arrived since the last reset (the receiver says so; nothing is polled). */
   waitFor(n: number): Promise<[string, number][]>
   stop(): Promise<void>
 }
@@ -73,11 +81,10 @@ async function startReceiver(): Promise<Receiver> {
     },
     dump,
     async waitFor(n) {
-      for (;;) {
-        const a = await dump()
-        if (a.length >= n) return a
-        await new Promise((resolve) => setTimeout(resolve, 25))
-      }
+      const arrived = next<number>('arrived')
+      child.send({ cmd: 'wait', n })
+      await arrived
+      return dump()
     },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -90,6 +97,33 @@ async function startReceiver(): Promise<Receiver> {
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 const ms = (v: number) => `${v.toFixed(1)} ms`
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+
+/** With BENCH_PROFILE=DIR, a V8 CPU profile of this process from now until the returned function is called. */
+async function profile(name: string): Promise<() => Promise<void>> {
+  const dir = process.env.BENCH_PROFILE
+  if (!dir) return async () => {}
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return async () => {
+    const { profile } = await session.post('Profiler.stop')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile))
+    session.disconnect()
+  }
+}
+
+/** CPU µs this process and PostgreSQL spend while `fn` runs. */
+async function cpuOf<T>(postmaster: number | null, fn: () => Promise<T>): Promise<[T, CpuSample]> {
+  const meter = cpuMeter(process.pid, postmaster)
+  const out = await fn()
+  return [out, meter()]
+}
+
+const cpu = (c: { node: number; pg: number }) => `${fmt(c.node)} + ${fmt(c.pg)}`
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const medianCpu = (cs: { node: number; pg: number }[]) => ({ node: median(cs.map((c) => c.node)), pg: median(cs.map((c) => c.pg)) })
 
 /** The ceiling: `concurrency` loops in this process POSTing signed bodies to the receiver. */
 async function ceilingThroughput(port: number, total: number, concurrency: number): Promise<number> {
@@ -170,29 +204,43 @@ export async function benchWebhooks(): Promise<string> {
   const deps = createDeps({ ...loadConfig({}), jobsEnabled: true }, database.db, randomBytes(32), silent)
   const webhooks = JOBS.find((j) => j.name === 'webhooks')!
   try {
-    // 1. Throughput: a backlog of EVENTS × ENDPOINTS deliveries, then the worker starts.
+    // 1. Throughput: a backlog of EVENTS × ENDPOINTS deliveries, then the worker starts; then the ceiling.
     const bulk = await newEndpoints(deps, 'bulk', receiver.port, ENDPOINTS)
-    for (let i = 0; i < EVENTS; i += 100) {
-      await deps.db.transaction(async (tx) => {
-        for (let j = i; j < Math.min(EVENTS, i + 100); j++) await appendEvent(tx, bulk, 'payment.succeeded', eventData(j), deps.clock())
-      })
-    }
     const total = EVENTS * ENDPOINTS
-    // Planner statistics, as autovacuum keeps them on a running system (a table that grew from empty has none).
-    await database.pool.query('analyze')
-    await receiver.reset()
-    let jobs = startJobs(deps, [webhooks])
-    const arrivals = (await receiver.waitFor(total)).map(([, at]) => at).sort((a, b) => a - b)
-    await jobs.stop()
-    const workerRate = (total - 1) / ((arrivals.at(-1)! - arrivals[0]) / 1000)
-    const { rows } = await database.pool.query(`select count(*)::int as n from webhook_deliveries where status = 'delivered'`)
-    if (rows[0].n !== total) throw new Error(`only ${rows[0].n} of ${total} deliveries recorded as delivered`)
-    const ceilingRate = await ceilingThroughput(receiver.port, total, ENDPOINTS * PER_ENDPOINT)
+    const postmaster = await postmasterOf(database.pool)
+    const perDelivery = (c: CpuSample) => ({ node: c.http / total, pg: c.pg / total })
+    const rounds: { worker: number; workerCpu: { node: number; pg: number }; ceiling: number; ceilingCpu: { node: number; pg: number } }[] = []
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (let i = 0; i < EVENTS; i += 100) {
+        await deps.db.transaction(async (tx) => {
+          for (let j = i; j < Math.min(EVENTS, i + 100); j++) await appendEvent(tx, bulk, 'payment.succeeded', eventData(j), deps.clock())
+        })
+      }
+      // Planner statistics, as autovacuum keeps them on a running system (a table that grew from empty has none).
+      await database.pool.query('analyze')
+      await receiver.reset()
+      const stopProfile = await profile(`webhooks-worker-${round}`)
+      const [arrivals, workerCpu] = await cpuOf(postmaster, async () => {
+        const jobs = startJobs(deps, [webhooks])
+        const got = await receiver.waitFor(total)
+        await jobs.stop()
+        return got.map(([, at]) => at).sort((a, b) => a - b)
+      })
+      await stopProfile()
+      const { rows } = await database.pool.query(`select count(*)::int as n from webhook_deliveries where status = 'delivered'`)
+      if (rows[0].n !== total * round) throw new Error(`only ${rows[0].n} of ${total * round} deliveries recorded as delivered`)
+      const [ceiling, ceilingCpu] = await cpuOf(postmaster, () => ceilingThroughput(receiver.port, total, ENDPOINTS * PER_ENDPOINT))
+      rounds.push({ worker: (total - 1) / ((arrivals.at(-1)! - arrivals[0]) / 1000), workerCpu: perDelivery(workerCpu), ceiling, ceilingCpu: perDelivery(ceilingCpu) })
+      const r = rounds.at(-1)!
+      console.log(`  round ${round}: worker ${fmt(r.worker)}/s (CPU µs each: ${cpu(r.workerCpu)}), ceiling ${fmt(ceiling)}/s (${cpu(r.ceilingCpu)}), load ${os.loadavg()[0].toFixed(1)}`)
+    }
+    const workerRate = median(rounds.map((r) => r.worker))
+    const ceilingRate = median(rounds.map((r) => r.ceiling))
 
     // 2. Latency: one event per transaction at RATE/s to one endpoint, the worker running.
     const steady = await newEndpoints(deps, 'steady', receiver.port, 1)
     await receiver.reset()
-    jobs = startJobs(deps, [webhooks])
+    const jobs = startJobs(deps, [webhooks])
     await new Promise((resolve) => setTimeout(resolve, 500)) // its LISTEN connection is up
     const committed = new Map<string, number>()
     const started = now()
@@ -210,9 +258,10 @@ export async function benchWebhooks(): Promise<string> {
 
     const lines = [
       `webhooks: one local receiver (own process), PostgreSQL ${process.env.BENCH_DATABASE_URL ? 'from BENCH_DATABASE_URL' : 'embedded'}, pool of 10, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`,
-      `  throughput, ${fmt(total)} deliveries (${fmt(EVENTS)} events × ${ENDPOINTS} endpoints), ${ENDPOINTS * PER_ENDPOINT} in flight:`,
-      `    outbox worker     ${fmt(workerRate).padStart(8)} deliveries/s`,
-      `    ceiling (loop)    ${fmt(ceilingRate).padStart(8)} signed POSTs/s    worker at ${((100 * workerRate) / ceilingRate).toFixed(0)} % of the ceiling`,
+      `  throughput, ${fmt(total)} deliveries (${fmt(EVENTS)} events × ${ENDPOINTS} endpoints), ${ENDPOINTS * PER_ENDPOINT} in flight, median of ${ROUNDS} alternating rounds:`,
+      `    outbox worker     ${fmt(workerRate).padStart(8)} deliveries/s   CPU µs per delivery (node + PG) ${cpu(medianCpu(rounds.map((r) => r.workerCpu)))}`,
+      `    ceiling (loop)    ${fmt(ceilingRate).padStart(8)} signed POSTs/s CPU µs per POST (node + PG)     ${cpu(medianCpu(rounds.map((r) => r.ceilingCpu)))}    worker at ${((100 * workerRate) / ceilingRate).toFixed(0)} % of the ceiling`,
+      `    rounds (worker vs ceiling, deliveries/s): ${rounds.map((r) => fmt(r.worker)).join(' / ')} vs ${rounds.map((r) => fmt(r.ceiling)).join(' / ')}`,
       `  latency, ${RATE} events/s for ${SECONDS} s, one endpoint:`,
       `    commit → first attempt   p50 ${ms(pct(latencies, 50))}   p99 ${ms(pct(latencies, 99))}   max ${ms(latencies.at(-1)!)}`,
       `    ceiling (loop) POST      p50 ${ms(pct(plain, 50))}   p99 ${ms(pct(plain, 99))}   max ${ms(plain.at(-1)!)}`,

@@ -1,8 +1,8 @@
 /**
- * Webhook delivery from the outbox. Due deliveries are leased in one short statement (SKIP LOCKED,
- * so instances never take the same row), POSTed outside any transaction, and their attempts recorded
- * in a second statement fenced by the lease token. Deliveries run concurrently, at most a few per
- * endpoint, so a slow or dead endpoint never holds up the others.
+ * Webhook delivery from the outbox. Due deliveries are leased (SKIP LOCKED, so instances never take
+ * the same row), POSTed outside any transaction, and their attempts recorded fenced by the lease
+ * token, in the statement that leases the next ones (one round trip per batch). Deliveries run
+ * concurrently, at most a few per endpoint, so a slow or dead endpoint never holds up the others.
  */
 import { randomBytes } from 'node:crypto'
 import {
@@ -11,7 +11,7 @@ import {
 } from '../domain/webhooks.js'
 import type { Deps } from '../services/deps.js'
 import { signingSecrets } from '../services/webhook-endpoints.js'
-import { claimDue, recordAttempts, type AttemptOutcome, type Claimed, type Recorded } from '../store/repos/deliveries.js'
+import { claimDue, recordAndClaim, type AttemptOutcome, type Claimed, type Recorded } from '../store/repos/deliveries.js'
 import { createSender, type Sender, type SenderOptions } from './webhook-http.js'
 
 export interface OutboxOptions {
@@ -24,6 +24,8 @@ export interface OutboxOptions {
   leaseMs?: number
   random?: () => number
   tls?: SenderOptions['tls']
+  /** Resolves a webhook host for the SSRF check (tests); the address checked is the one dialled. */
+  lookup?: SenderOptions['lookup']
   /** Called after each attempt is recorded (tests, metrics). */
   onAttempt?: (r: AttemptResult) => void
 }
@@ -68,33 +70,6 @@ async function attempt(deps: Deps, sender: Sender, c: Claimed, random?: () => nu
   }
 }
 
-/**
- * Records attempts like a group commit: the first waits for nobody, and whatever finishes while a
- * statement runs goes into the next one, so a busy worker pays one commit per batch, not per attempt.
- */
-function createRecorder(deps: Deps) {
-  let queue: { item: Recorded; resolve(): void; reject(e: unknown): void }[] = []
-  let flushing = false
-  async function flush() {
-    flushing = true
-    while (queue.length) {
-      const batch = queue.slice(0, RECORD_BATCH)
-      queue = queue.slice(RECORD_BATCH)
-      try {
-        await recordAttempts(deps.db, batch.map((b) => b.item), deps.clock())
-        for (const b of batch) b.resolve()
-      } catch (err) {
-        for (const b of batch) b.reject(err)
-      }
-    }
-    flushing = false
-  }
-  return (item: Recorded) => new Promise<void>((resolve, reject) => {
-    queue.push({ item, resolve, reject })
-    if (!flushing) void flush()
-  })
-}
-
 function log(deps: Deps, r: Recorded) {
   const at = { eventId: r.claimed.eventId, endpointId: r.claimed.endpointId }
   if (r.status === 'failed') deps.log.warn({ ...at, attempts: MAX_ATTEMPTS }, 'webhook delivery failed for good')
@@ -103,21 +78,68 @@ function log(deps: Deps, r: Recorded) {
 
 export function createOutbox(deps: Deps, options: OutboxOptions = {}) {
   const o = { ...DEFAULTS, ...options }
-  const sender = createSender({ allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: o.timeoutMs, tls: o.tls })
-  const record = createRecorder(deps)
+  const sender = createSender({ allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: o.timeoutMs, tls: o.tls, lookup: o.lookup })
   const inFlight = new Set<Promise<AttemptResult | null>>()
-  // Refill once a quarter of the slots is free, not after every single attempt: fewer, larger claims.
-  const refillAt = Math.max(1, Math.floor(o.maxInFlight / 4))
+  /** Deliveries leased by this process and not yet recorded: what maxInFlight bounds. */
+  let held = 0
+  /** Finished attempts waiting for the next statement. */
+  let queue: { item: Recorded; resolve(): void; reject(e: unknown): void }[] = []
+  /** pump() callers waiting for the next claim. */
+  let waiters: { resolve(n: number): void; reject(e: unknown): void }[] = []
+  /** Set by pump(): the continuous worker refills the slots each statement frees; a one-off run does not. */
+  let continuous = false
   let stopped = false
 
-  async function claim(limit: number) {
-    if (limit <= 0) return []
+  const lease = (now: Date, limit: number) => ({ leaseUntil: new Date(now.getTime() + o.leaseMs), token: randomBytes(12).toString('hex'), limit, perEndpoint: o.perEndpoint })
+
+  /**
+   * One statement: records the finished attempts (up to a batch) and, when asked, leases due work
+   * for the slots free once they are recorded. Like a group commit, whatever finishes while it runs
+   * goes into the next one, so a busy worker pays one round trip per batch, not two per attempt.
+   */
+  async function cycle(): Promise<void> {
+    const batch = queue.splice(0, RECORD_BATCH)
+    const asked = waiters
+    waiters = []
+    const free = o.maxInFlight - held + batch.length
+    const claim = !stopped && (asked.length > 0 || continuous) && free > 0
+    if (!batch.length && !claim) return asked.forEach((w) => w.resolve(0))
     const now = deps.clock()
-    return claimDue(deps.db, { now, leaseUntil: new Date(now.getTime() + o.leaseMs), token: randomBytes(12).toString('hex'), limit, perEndpoint: o.perEndpoint })
+    let rows: Claimed[]
+    try {
+      rows = await recordAndClaim(deps.db, batch.map((b) => b.item), now, claim ? lease(now, free) : undefined)
+    } catch (err) {
+      // Not recorded (the database went away): the leases lapse and the deliveries are tried again.
+      held -= batch.length
+      for (const b of batch) b.reject(err)
+      for (const w of asked) w.reject(err)
+      return
+    }
+    held -= batch.length
+    for (const b of batch) b.resolve()
+    for (const c of rows) start(c)
+    for (const w of asked) w.resolve(rows.length)
   }
 
-  /** `chain`: the continuous worker refills freed slots; a one-off run attempts only what it claimed. */
-  function start(c: Claimed, chain: boolean) {
+  // One statement at a time per process; requests while one runs are folded into the next.
+  let driving = false
+  async function drive() {
+    if (driving) return
+    driving = true
+    try {
+      while (queue.length || waiters.length) await cycle()
+    } finally {
+      driving = false
+    }
+  }
+
+  const record = (item: Recorded) => new Promise<void>((resolve, reject) => {
+    queue.push({ item, resolve, reject })
+    void drive()
+  })
+
+  function start(c: Claimed) {
+    held++
     const p: Promise<AttemptResult | null> = attempt(deps, sender, c, o.random)
       .then(async (r) => {
         await record(r)
@@ -128,55 +150,36 @@ export function createOutbox(deps: Deps, options: OutboxOptions = {}) {
         return result
       })
       .catch((err) => {
-        // Not recorded (the database went away): the lease lapses and the delivery is tried again.
         deps.log.warn({ err, eventId: c.eventId, endpointId: c.endpointId }, 'webhook attempt not recorded')
         return null
       })
-      .finally(() => {
-        inFlight.delete(p)
-        if (chain && !stopped && o.maxInFlight - inFlight.size >= refillAt) {
-          pump().catch((err) => deps.log.warn({ err }, 'webhook claim failed; the timer tries again'))
-        }
-      })
+      .finally(() => inFlight.delete(p))
     inFlight.add(p)
     return p
   }
 
-  // One claim at a time per process; a request for another while one runs is folded into a rerun.
-  let pumping: Promise<number> | null = null
-  let rerun = false
-  async function pumpOnce(): Promise<number> {
-    let started = 0
-    do {
-      rerun = false
-      const rows = await claim(o.maxInFlight - inFlight.size)
-      for (const c of rows) start(c, true)
-      started += rows.length
-    } while (rerun && !stopped)
-    return started
-  }
-
-  /** Fills the free slots with due deliveries and returns without waiting for them. */
-  function pump(): Promise<number> {
-    if (stopped) return Promise.resolve(0)
-    if (pumping) {
-      rerun = true
-      return pumping
-    }
-    pumping = pumpOnce().finally(() => (pumping = null))
-    return pumping
-  }
-
   return {
-    pump,
+    /**
+     * Fills the free slots with due deliveries and returns without waiting for them; from then on
+     * each statement that records finished attempts also refills the slots they free.
+     */
+    pump(): Promise<number> {
+      if (stopped) return Promise.resolve(0)
+      continuous = true
+      const p = new Promise<number>((resolve, reject) => waiters.push({ resolve, reject }))
+      void drive()
+      return p
+    },
     /** Claims up to `limit` due deliveries, attempts them all concurrently and waits for every one. */
     async runOnce(limit = 100): Promise<AttemptResult[]> {
-      const results = await Promise.all((await claim(limit)).map((c) => start(c, false)))
+      const now = deps.clock()
+      const claimed = await claimDue(deps.db, { now, ...lease(now, limit) })
+      const results = await Promise.all(claimed.map((c) => start(c)))
       return results.filter((r): r is AttemptResult => r !== null)
     },
     async stop() {
       stopped = true
-      await pumping?.catch(() => {})
+      // Attempts in flight finish and are recorded (their statements claim nothing more).
       await Promise.allSettled([...inFlight])
       await sender.close()
     },

@@ -7,7 +7,7 @@ import type { ConnectionOptions } from 'node:tls'
 import { request, type Agent } from 'undici'
 import type { Mode } from '../domain/checkout-rules.js'
 import { RESPONSE_SNIPPET_BYTES } from '../domain/webhooks.js'
-import { guardedAgent } from '../security/guarded-agent.js'
+import { guardedAgent, type Resolve } from '../security/guarded-agent.js'
 import { mayConnect } from '../security/private-address.js'
 
 export interface SendResult {
@@ -23,6 +23,8 @@ export interface SenderOptions {
   timeoutMs: number
   /** Extra TLS options (tests trust their own certificate authority). */
   tls?: ConnectionOptions
+  /** The SSRF check's resolver (tests); node:dns by default. */
+  lookup?: Resolve
 }
 
 function guardedDelivery(mode: Mode, o: SenderOptions): Agent {
@@ -34,6 +36,7 @@ function guardedDelivery(mode: Mode, o: SenderOptions): Agent {
     bodyTimeout: o.timeoutMs,
     keepAliveTimeout: 4_000,
     tls: o.tls,
+    lookup: o.lookup,
   })
 }
 

@@ -15,9 +15,14 @@ export class RefusedAddress extends Error {
   }
 }
 
-/** Resolves the host and returns the first address the rule allows, or throws naming what it found. */
-async function allowedAddress(host: string, allow: (kind: AddressKind) => boolean, flag: string): Promise<string> {
-  const found = isIP(host) ? [{ address: host }] : await lookup(host, { all: true })
+/** Every address a host name resolves to (node:dns by default; tests inject their own). */
+export type Resolve = (host: string) => Promise<{ address: string }[]>
+const systemResolve: Resolve = (host) => lookup(host, { all: true })
+
+/** Resolves the host once and returns the first address the rule allows, or throws naming what it found. */
+async function allowedAddress(host: string, allow: (kind: AddressKind) => boolean, flag: string, resolve: Resolve): Promise<string> {
+  const found = isIP(host) ? [{ address: host }] : await resolve(host)
+  if (found.length === 0) throw new Error(`${host} resolved to no address`)
   const ok = found.find((a) => allow(classifyAddress(a.address)))
   if (ok) return ok.address
   throw new RefusedAddress(host, found[0].address, classifyAddress(found[0].address), flag)
@@ -33,13 +38,15 @@ export interface GuardOptions {
   headersTimeout?: number
   bodyTimeout?: number
   tls?: ConnectionOptions
+  /** The resolver; the connection is dialled to the address it returned and the rule allowed, never resolved again. */
+  lookup?: Resolve
 }
 
 export function guardedAgent(o: GuardOptions): Agent {
   const base = buildConnector({ timeout: o.timeoutMs, ...o.tls })
   const connect: buildConnector.connector = (opts, cb) => {
     // The certificate is still checked against the name: TLS takes it from `host`, we only pin the address.
-    allowedAddress(opts.hostname, o.allow, o.flag).then(
+    allowedAddress(opts.hostname, o.allow, o.flag, o.lookup ?? systemResolve).then(
       (address) => base({ ...opts, hostname: address }, cb),
       (err: Error) => cb(err, null),
     )

@@ -65,46 +65,9 @@ export interface Claimed {
   previousSecretExpiresAt: Date | null
 }
 
-/**
- * Leases due deliveries in one statement. Rows another worker holds are skipped, not waited for.
- * At most `perEndpoint` deliveries of one endpoint are in flight (counted over all instances through
- * their leases; two claims at the same instant may briefly exceed it), so a slow endpoint cannot take
- * every worker slot. Candidates are chosen on a plain read, more than needed, so that concurrent
- * claims skip each other's rows and still fill up; only the rows taken are locked, and re-checked.
- */
-export async function claimDue(tx: Executor, o: { now: Date; leaseUntil: Date; token: string; limit: number; perEndpoint: number }): Promise<Claimed[]> {
-  const { rows } = await tx.execute(sql`
-    with busy as (
-      select endpoint_id, count(*)::int as n from webhook_deliveries
-      where leased_until is not null and leased_until > ${o.now}
-      group by endpoint_id
-    ), due as (
-      select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= ${o.now} and (d.leased_until is null or d.leased_until <= ${o.now})
-      order by d.next_attempt_at, d.id
-      limit ${o.limit * 4}
-    ), chosen as (
-      select id from (
-        select d.id, coalesce(b.n, 0) + row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as slot
-        from due d left join busy b on b.endpoint_id = d.endpoint_id
-      ) ranked
-      where slot <= ${o.perEndpoint}
-    ), locked as (
-      select d.id from webhook_deliveries d
-      join webhook_endpoints ep on ep.id = d.endpoint_id
-      where d.id in (select id from chosen) and d.status = 'pending' and (d.leased_until is null or d.leased_until <= ${o.now})
-        and ep.enabled and ep.deleted_at is null
-      order by d.next_attempt_at, d.id
-      limit ${o.limit}
-      for update of d skip locked
-    )
-    update webhook_deliveries d set leased_until = ${o.leaseUntil}, lease_token = ${o.token}
-    from locked, events e, webhook_endpoints ep
-    where d.id = locked.id and e.id = d.event_id and ep.id = d.endpoint_id
-    returning d.id, d.attempts, d.lease_token, e.id as event_id, e.type as event_type, e.payload,
-      ep.id as endpoint_id, ep.merchant_id, ep.mode, ep.url, ep.secret_enc, ep.previous_secret_enc, ep.previous_secret_expires_at`)
-  return (rows as Record<string, any>[]).map((r) => ({
-    id: r.id,
+function toClaimed(r: Record<string, any>): Claimed {
+  return {
+    id: Number(r.id),
     attempts: r.attempts,
     leaseToken: r.lease_token,
     eventId: r.event_id,
@@ -117,7 +80,7 @@ export async function claimDue(tx: Executor, o: { now: Date; leaseUntil: Date; t
     secretEnc: r.secret_enc,
     previousSecretEnc: r.previous_secret_enc,
     previousSecretExpiresAt: pgDate(r.previous_secret_expires_at),
-  }))
+  }
 }
 
 export interface AttemptOutcome {
@@ -135,26 +98,89 @@ export interface Recorded {
   nextAttemptAt: Date | null
 }
 
+export interface ClaimOptions {
+  leaseUntil: Date
+  token: string
+  limit: number
+  perEndpoint: number
+}
+
 /**
- * Logs attempts and moves their deliveries on, any number in one statement (one commit for a whole
- * batch). Every attempt is logged (it happened); a delivery moves only if its worker still holds the
- * lease it claimed: a redelivery or a lapsed lease taken over by another worker fences it off.
+ * One round trip per batch, for a worker that records what it attempted and takes the next work:
+ *
+ * Recording: every attempt is logged (it happened); a delivery moves on only if its worker still
+ * holds the lease it claimed, so a redelivery or a lapsed lease taken over by another worker fences
+ * the late result off.
+ *
+ * Claiming: due deliveries are leased, rows another worker holds skipped, not waited for. At most
+ * `perEndpoint` deliveries of one endpoint are in flight, counted over all instances through their
+ * leases (the leases this statement releases do not count; two claims at the same instant may
+ * briefly exceed it), so a slow endpoint cannot take every worker slot. Candidates are chosen on a
+ * plain read, more than needed, so that concurrent claims skip each other's rows and still fill up;
+ * only the rows taken are locked, and re-checked. A limit of 0 only records.
+ *
+ * One fixed text with array parameters, so it is parsed and planned once per connection.
  */
-export async function recordAttempts(tx: Executor, items: Recorded[], now: Date) {
-  if (items.length === 0) return
-  const rows = sql.join(items.map((r) => sql`(${r.claimed.id}::bigint, ${r.claimed.leaseToken}::text, ${r.status}::text, ${r.nextAttemptAt}::timestamptz,
-    ${r.attempt.attemptedAt}::timestamptz, ${r.attempt.statusCode}::int, ${r.attempt.latencyMs}::int, ${r.attempt.responseBody}::text, ${r.attempt.error}::text)`), sql`, `)
-  await tx.execute(sql`
-    with input (id, token, status, next_attempt_at, attempted_at, status_code, latency_ms, response_body, error) as (values ${rows}),
-    moved as (
+const recordAndClaimStmt = rawStatement('deliveries_record_and_claim', `
+    with input (id, token, status, next_attempt_at, attempted_at, status_code, latency_ms, response_body, error) as (
+      select * from unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[])
+    ), moved as (
       update webhook_deliveries d set status = i.status, attempts = d.attempts + 1, next_attempt_at = i.next_attempt_at,
-        delivered_at = case when i.status = 'delivered' then ${now}::timestamptz end, leased_until = null, lease_token = null, updated_at = ${now}
+        delivered_at = case when i.status = 'delivered' then $10::timestamptz end, leased_until = null, lease_token = null, updated_at = $10
       from input i
       where d.id = i.id and d.lease_token = i.token
       returning d.id
+    ), logged as (
+      insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_body, error)
+      select id, attempted_at, status_code, latency_ms, response_body, error from input
+    ), busy as (
+      select d.endpoint_id, count(*)::int as n from webhook_deliveries d
+      where d.leased_until is not null and d.leased_until > $10
+        and not exists (select 1 from input i where i.id = d.id and i.token = d.lease_token)
+      group by d.endpoint_id
+    ), due as (
+      select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d
+      where d.status = 'pending' and d.next_attempt_at <= $10 and (d.leased_until is null or d.leased_until <= $10)
+      order by d.next_attempt_at, d.id
+      limit $13::int * 4
+    ), chosen as (
+      select id from (
+        select d.id, coalesce(b.n, 0) + row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as slot
+        from due d left join busy b on b.endpoint_id = d.endpoint_id
+      ) ranked
+      where slot <= $14::int
+    ), locked as (
+      select d.id from webhook_deliveries d
+      join webhook_endpoints ep on ep.id = d.endpoint_id
+      where d.id in (select id from chosen) and d.status = 'pending' and (d.leased_until is null or d.leased_until <= $10)
+        and ep.enabled and ep.deleted_at is null
+      order by d.next_attempt_at, d.id
+      limit $13::int
+      for update of d skip locked
     )
-    insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_body, error)
-    select id, attempted_at, status_code, latency_ms, response_body, error from input`)
+    update webhook_deliveries d set leased_until = $11, lease_token = $12
+    from locked, events e, webhook_endpoints ep
+    where d.id = locked.id and e.id = d.event_id and ep.id = d.endpoint_id
+    returning d.id, d.attempts, d.lease_token, e.id as event_id, e.type as event_type, e.payload,
+      ep.id as endpoint_id, ep.merchant_id, ep.mode, ep.url, ep.secret_enc, ep.previous_secret_enc, ep.previous_secret_expires_at`)
+
+/** Records `items` (any number, one commit) and, with `claim`, leases up to `claim.limit` due deliveries in the same statement. */
+export async function recordAndClaim(tx: Executor, items: Recorded[], now: Date, claim?: ClaimOptions): Promise<Claimed[]> {
+  const { rows } = await recordAndClaimStmt(tx, [
+    items.map((r) => r.claimed.id), items.map((r) => r.claimed.leaseToken), items.map((r) => r.status), items.map((r) => r.nextAttemptAt),
+    items.map((r) => r.attempt.attemptedAt), items.map((r) => r.attempt.statusCode), items.map((r) => r.attempt.latencyMs),
+    items.map((r) => r.attempt.responseBody), items.map((r) => r.attempt.error),
+    now, claim?.leaseUntil ?? now, claim?.token ?? '', claim?.limit ?? 0, claim?.perEndpoint ?? 0,
+  ])
+  return rows.map(toClaimed)
+}
+
+/** Leases up to `limit` due deliveries (recordAndClaim without anything to record). */
+export const claimDue = (tx: Executor, o: ClaimOptions & { now: Date }) => recordAndClaim(tx, [], o.now, o)
+
+/** Logs attempts and moves their deliveries on (recordAndClaim without a claim). */
+export async function recordAttempts(tx: Executor, items: Recorded[], now: Date) {
+  if (items.length) await recordAndClaim(tx, items, now)
 }
 
 /** An event's deliveries with their endpoint's URL, and every attempt, oldest first. */
