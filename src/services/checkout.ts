@@ -7,9 +7,9 @@ import { fitsSession, isLiveProvider, LIVE_PROVIDERS, supportsAmount, supportsCu
 import type { Executor } from '../store/db.js'
 import { findByLabel, listEnabledDefaults } from '../store/repos/provider-configs.js'
 import { getRecordBySession } from '../store/repos/records.js'
-import { getSession, insertSession } from '../store/repos/sessions.js'
+import { getSession, insertSession, insertSessionClaiming, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
-import type { Deps, RequestContext } from './deps.js'
+import type { Deps, KeyWithWork, RequestContext } from './deps.js'
 import { sessionCreated, sessionView } from './present.js'
 
 export interface CheckoutInput {
@@ -46,14 +46,22 @@ async function bindProvider(tx: Executor, merchantId: string, currency: Currency
   return { chosenProvider: null, providerConfigId: null }
 }
 
-export async function createSession(deps: Deps, ctx: RequestContext, input: CheckoutInput) {
+/** Metadata as jsonb stores it (keys by length, then bytes), so an answer made from the row equals one read back. */
+function jsonbOrder(m: Record<string, string>): Record<string, string> {
+  const keys = Object.keys(m).map((k) => [k, Buffer.from(k)] as const)
+  keys.sort(([, a], [, b]) => a.length - b.length || Buffer.compare(a, b))
+  return Object.fromEntries(keys.map(([k]) => [k, m[k]]))
+}
+
+/** With a key (`once`), the key and the session are one command: the answer is made from the row before it is written. */
+export async function createSession(deps: Deps, ctx: RequestContext, input: CheckoutInput, once?: KeyWithWork) {
   const metadata = checkMetadata(input.metadata)
   const successUrl = checkSuccessUrl(input.successUrl, ctx.mode)
   const ttl = expirySeconds(input.expiresInSeconds)
   const now = deps.clock()
   // No transaction: the binding only reads (nothing it reads is locked either way), and the INSERT is one statement.
   const binding = ctx.mode === 'test' ? { chosenProvider: 'mock', providerConfigId: null } : await bindProvider(deps.db, ctx.merchantId, input.currency, input.amount, input.providerHints)
-  const row = await insertSession(deps.db, {
+  const values = {
     id: newId('sess'),
     merchantId: ctx.merchantId,
     mode: ctx.mode,
@@ -67,8 +75,12 @@ export async function createSession(deps: Deps, ctx: RequestContext, input: Chec
     expiresAt: new Date(now.getTime() + ttl * 1000),
     createdAt: now,
     updatedAt: now,
-  })
-  return sessionCreated(row, deps.config.baseUrl)
+  }
+  if (!once) return sessionCreated(await insertSession(deps.db, values), deps.config.baseUrl)
+  const row: SessionRow = { ...values, metadata: jsonbOrder(values.metadata) }
+  const view = sessionCreated(row, deps.config.baseUrl)
+  await insertSessionClaiming(deps.db, row, once.claim, once.answer(view))
+  return view
 }
 
 export async function readSession(deps: Deps, scope: Scope, id: string) {

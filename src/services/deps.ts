@@ -6,6 +6,7 @@ import type { ProviderConfig } from '../providers/types.js'
 import type { SecretBox } from '../security/secret-box.js'
 import type { Db } from '../store/db.js'
 import type { Scope } from '../store/repos/scope.js'
+import type { KeyClaim } from '../store/repos/idempotency.js'
 import type { SessionSignals } from './session-signals.js'
 
 export interface Logger {
@@ -32,6 +33,18 @@ export interface Deps {
   metrics: Metrics
   /** Hands a provider notification to /hooks/… (the mock provider's "network"). */
   deliverNotification(path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string }>
+}
+
+/**
+ * An Idempotency-Key claimed with the work (api/plugins/idempotency.ts): the service claims it in
+ * the work's own transaction and stores the answer there, so the key costs no commit of its own.
+ */
+export interface KeyWithWork {
+  claim: KeyClaim
+  /** The answer as it will be sent (serialized once, the same bytes stored and sent). */
+  answer(view: unknown): { status: number; body: string }
+  /** The claim committed in flight: a 5xx from here on releases it. */
+  held(): void
 }
 
 /** The caller of a merchant API request. */

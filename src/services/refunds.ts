@@ -10,8 +10,10 @@ import { nextRefundCheck } from '../domain/reconcile-backoff.js'
 import { recordStatus, refundable, refundAmount } from '../domain/refund-math.js'
 import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
 import { ProviderError, type RefundState } from '../providers/types.js'
+import type { Executor } from '../store/db.js'
+import { claimInFlight, saveResponse } from '../store/repos/idempotency.js'
 import * as records from '../store/repos/records.js'
-import type { Deps, RequestContext } from './deps.js'
+import type { Deps, KeyWithWork, RequestContext } from './deps.js'
 import { configFor, notifyPath } from './payments.js'
 import { recordWithRefund } from './present.js'
 import { settleRefund } from './refund-settle.js'
@@ -24,9 +26,14 @@ export interface RefundInput {
   reason?: string
 }
 
-/** Step 1: the reservation. Returns an existing refund when the idempotency key already made one. */
-async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
-  return deps.db.transaction(async (tx) => {
+/**
+ * Step 1: the reservation. Returns an existing refund when the idempotency key already made one. An
+ * API key (`once`) is claimed in flight in this same commit: a retry finds it (409) until the answer
+ * is stored with the settlement, and never reaches the provider for this reservation again.
+ */
+async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, once?: KeyWithWork) {
+  const reserved = await deps.db.transaction(async (tx) => {
+    if (once) await claimInFlight(tx, once.claim)
     const record = await records.lockRecord(tx, ctx, input.recordId)
     if (!record) throw new NotFound()
     const now = deps.clock()
@@ -65,17 +72,33 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput) {
     const marked = record.status === 'refunding' ? record : await records.setRecordRefunds(tx, record.id, record.refundedAmount, recordStatus(record.amount, record.refundedAmount, true))
     return { refund, record: marked, fresh: true }
   })
+  once?.held()
+  return reserved
 }
 
-export async function createRefund(deps: Deps, ctx: RequestContext, input: RefundInput) {
-  const { refund, record, fresh } = await reserve(deps, ctx, input)
+function storeAnswer(ex: Executor, ctx: RequestContext, once: KeyWithWork, view: unknown) {
+  const { status, body } = once.answer(view)
+  return saveResponse(ex, ctx, once.claim.key, status, body)
+}
+
+/** With a key (`once`), the answer is stored in the settlement's transaction, or alone when there is none. */
+export async function createRefund(deps: Deps, ctx: RequestContext, input: RefundInput, once?: KeyWithWork) {
+  const { refund, record, fresh } = await reserve(deps, ctx, input, once)
   if (fresh) {
     const state = await callProvider(deps, record, refund)
-    const settled = await deps.db.transaction((tx) => settleRefund(tx, deps, refund.id, state, refund.recordId))
-    if (settled) return recordWithRefund(settled.record, settled.refund)
+    const settled = await deps.db.transaction(async (tx) => {
+      const done = await settleRefund(tx, deps, refund.id, state, refund.recordId)
+      if (!done) return null
+      const view = recordWithRefund(done.record, done.refund)
+      if (once) await storeAnswer(tx, ctx, once, view)
+      return view
+    })
+    if (settled) return settled
   }
   const current = (await records.getRefund(deps.db, refund.id))!
-  return recordWithRefund((await records.getRecordById(deps.db, current.recordId))!, current)
+  const view = recordWithRefund((await records.getRecordById(deps.db, current.recordId))!, current)
+  if (once) await storeAnswer(deps.db, ctx, once, view)
+  return view
 }
 
 /** Step 2, outside any transaction. An unknown outcome keeps the refund pending, never failed. */

@@ -161,7 +161,7 @@ test('a server error answers only "internal error" and the request id, never a s
       body: '{}',
     })
     text = await raw.text()
-    res = { status: raw.status, body: JSON.parse(text), headers: raw.headers }
+    res = { status: raw.status, body: JSON.parse(text), text, headers: raw.headers }
   } finally {
     ta.deps.providers.get = original
   }

@@ -3,6 +3,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { refundRows } from '../helpers/store-queries.js'
+import { within } from '../helpers/wait.js'
+
+/** The spec's error shape for a key still in flight (docs/errors.md). */
+const IN_FLIGHT = { error: 'a request with this idempotency key is still in progress', code: 'idempotency_in_flight' }
 
 const checkout = (ta: TestApp, body: unknown, key: string | undefined, apiKey = ta.merchant.testKey) =>
   ta.request('POST', '/api/v1/checkout', { key: apiKey, body, headers: key ? { 'idempotency-key': key } : {} })
@@ -86,7 +90,7 @@ test('the same key while the first request is still in flight answers 409', asyn
 
   const res = await checkout(ta, body, 'busy')
   assert.equal(res.status, 409)
-  assert.deepEqual(res.body, { error: 'a request with this idempotency key is still in progress', code: 'idempotency_in_flight' })
+  assert.deepEqual(res.body, IN_FLIGHT)
   assert.equal(res.headers.get('idempotent-replayed'), null)
   assert.equal(await sessionCount(ta), 1)
   // The other request's claim is left as it was.
@@ -97,32 +101,44 @@ test('the same key while the first request is still in flight answers 409', asyn
 test('a refund retried while the first is still being processed answers 409, then the result', async (t) => {
   const ta = await startTestApp(t)
   const paid = await paidSession(ta)
-  // Hold the record's row lock so that the first refund stays in flight after claiming its key.
-  const holder = await ta.database.pool.connect()
-  let first: Promise<Awaited<ReturnType<typeof refund>>> | undefined
-  try {
-    await holder.query('begin')
-    await holder.query('select id from records where id = $1 for update', [paid.record.id])
-    first = refund(ta, { recordId: paid.record.id, amount: 300 }, 'refund-busy')
-    for (let i = 0; i < 1000 && !(await keyRow(ta, 'refund-busy')); i++) await new Promise((r) => setImmediate(r))
-    assert.ok(await keyRow(ta, 'refund-busy'), 'the first request claimed its key')
-
-    const second = await refund(ta, { recordId: paid.record.id, amount: 300 }, 'refund-busy')
-    assert.equal(second.status, 409)
-    assert.equal(typeof second.body.error, 'string')
-  } finally {
-    await holder.query('rollback')
-    holder.release()
+  // The first refund's provider call does not return until told: its key is claimed in flight with its reservation.
+  const mock = ta.deps.providers.get('mock')!
+  const original = mock.refund
+  let calls = 0
+  let called!: () => void
+  const inCall = new Promise<void>((r) => (called = r))
+  let release!: () => void
+  const released = new Promise<void>((r) => (release = r))
+  mock.refund = async (...args) => {
+    calls++
+    called()
+    await released
+    return original.apply(mock, args)
   }
-  const done = await first!
+  t.after(() => {
+    mock.refund = original
+  })
+  const body = { recordId: paid.record.id, amount: 300 }
+  const first = refund(ta, body, 'refund-busy')
+  await within(30_000, inCall, 'the first refund reaching the provider')
+  const row = await keyRow(ta, 'refund-busy')
+  assert.equal(row!.response_status, null, 'claimed in flight with the reservation')
+
+  const second = await refund(ta, body, 'refund-busy')
+  assert.equal(second.status, 409)
+  assert.deepEqual(second.body, IN_FLIGHT)
+  assert.equal(second.headers.get('idempotent-replayed'), null)
+  release()
+  const done = await first
   assert.equal(done.status, 200)
   assert.equal(done.body.refundedAmount, 300)
 
-  const replay = await refund(ta, { recordId: paid.record.id, amount: 300 }, 'refund-busy')
+  const replay = await refund(ta, body, 'refund-busy')
   assert.equal(replay.status, 200)
   assert.equal(replay.headers.get('idempotent-replayed'), 'true')
-  assert.deepEqual(replay.body, done.body)
+  assert.equal(replay.text, done.text)
   assert.equal((await refundRows(ta, paid.record.id)).length, 1)
+  assert.equal(calls, 1)
 })
 
 test('keys belong to one merchant and one mode', async (t) => {
@@ -312,4 +328,32 @@ test('a refund retried after its key row was lost returns the same refund for th
   assert.equal(elsewhere.status, 400)
   assert.deepEqual(elsewhere.body, { error: 'idempotency key reused with a different request', code: 'idempotency_mismatch' })
   assert.equal((await refundRows(ta, other.record.id)).length, 0)
+})
+
+test('a keyed checkout answers byte for byte what the same checkout without a key answers', async (t) => {
+  const ta = await startTestApp(t)
+  // Metadata comes back in the order PostgreSQL's jsonb keeps keys (by length, then bytes): a keyed
+  // answer is made before its row is written and must not differ from one read back.
+  const body = { amount: 1000, currency: 'CNY', description: 'order', metadata: { zeta: '1', b: '2', alpha: '3', éa: '4', ab: '5' } }
+  const keyed = await checkout(ta, body, 'order-metadata')
+  const plain = await checkout(ta, body, undefined)
+  assert.equal(keyed.status, 200)
+  assert.deepEqual(Object.keys(keyed.body.metadata), Object.keys(plain.body.metadata))
+  const same = (text: string, id: string) => text.replaceAll(id, 'ID').replace(/"(expiresAt|createdAt)":"[^"]+"/g, '"$1":"T"')
+  assert.equal(same(keyed.text, keyed.body.id), same(plain.text, plain.body.id))
+  assert.equal(keyed.headers.get('content-type'), plain.headers.get('content-type'))
+  const replay = await checkout(ta, body, 'order-metadata')
+  assert.equal(replay.text, keyed.text)
+  assert.equal(replay.headers.get('content-type'), keyed.headers.get('content-type'))
+})
+
+test('a used key with a body the schema refuses is a mismatch, not a validation error', async (t) => {
+  const ta = await startTestApp(t)
+  assert.equal((await checkout(ta, { amount: 1000, currency: 'CNY' }, 'k-used')).status, 200)
+  const invalid = await checkout(ta, { amount: 0, currency: 'CNY' }, 'k-used')
+  assert.equal(invalid.status, 400)
+  assert.deepEqual(invalid.body, { error: 'idempotency key reused with a different request', code: 'idempotency_mismatch' })
+  assert.equal(invalid.headers.get('idempotent-replayed'), null)
+  const row = await keyRow(ta, 'k-used')
+  assert.equal(row!.response_status, 200, 'the first answer is kept')
 })

@@ -33,6 +33,8 @@ export type TestClock = ReturnType<typeof testClock>
 export interface Api {
   status: number
   body: any
+  /** The body as sent, byte for byte (replays must repeat it exactly). */
+  text: string
   headers: Headers
 }
 
@@ -90,7 +92,7 @@ export async function startTestApp(t: TestContext, overrides: Partial<Config> = 
     try {
       parsed = text ? JSON.parse(text) : null
     } catch {}
-    return { status: res.status, body: parsed, headers: res.headers }
+    return { status: res.status, body: parsed, text, headers: res.headers }
   }
 
   const admin = (method: string, path: string, body?: unknown) => request(method, `/admin/v1${path}`, { key: ADMIN_TOKEN, body })

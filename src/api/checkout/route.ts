@@ -1,8 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { createSession } from '../../services/checkout.js'
+import { answerOnce } from '../plugins/idempotency.js'
 import type { Deps } from '../../services/deps.js'
 import { CreateCheckout, type CheckoutBodyT } from './schema.js'
 
 export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
-  app.post<{ Body: CheckoutBodyT }>('/checkout', { schema: CreateCheckout }, (req) => createSession(deps, req.ctx, req.body))
+  // The key is claimed in the command that inserts the session (api/plugins/idempotency.ts).
+  app.post<{ Body: CheckoutBodyT }>('/checkout', { schema: CreateCheckout, config: { keyWithWork: true } }, (req, reply) =>
+    answerOnce(deps, req, reply, (once) => createSession(deps, req.ctx, req.body, once)))
 }

@@ -2,22 +2,45 @@
  * Idempotency-Key on every POST (docs/integrate.md#errors-idempotency-and-rate-limits): kept 24 h per (merchant, mode, key) with a
  * fingerprint of the request. Replays answer the stored status and body; 5xx answers are not
  * stored, so a retry runs again (refunds also remember their key, so a retry never refunds twice).
+ *
+ * Two ways to hold a key. Most POSTs claim it before the work and store the answer after it (two
+ * commits of their own). A route with `config.keyWithWork` (checkout, refunds: the hot ones) runs
+ * its handler through `answerOnce`, and its service claims the key inside the work's own commit:
+ * checkout stores its answer in the very command that inserts the session; a refund claims the key
+ * in flight with its reservation and stores its answer with its settlement. Only an answer made
+ * without the work (a refusal) is stored on its own, here, when it is sent.
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
-import { IdempotencyInFlight, IdempotencyMismatch, InvalidField } from '../../domain/errors.js'
-import type { Deps } from '../../services/deps.js'
-import { claimKey, releaseKey, saveResponse } from '../../store/repos/idempotency.js'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { IdempotencyInFlight, IdempotencyMismatch, InvalidField, TillError } from '../../domain/errors.js'
+import type { Deps, KeyWithWork } from '../../services/deps.js'
+import {
+  claimAnswered, claimKey, findKey, KeyTaken, releaseKey, saveResponse, type IdempotencyRow, type KeyClaim,
+} from '../../store/repos/idempotency.js'
 
 const LEASE_MS = 60_000
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** An atomic route's key for one request: what its work did with it. */
+interface HeldKey {
+  claim: KeyClaim
+  /** Committed in flight (a refund's reservation): a 5xx releases it, a refusal is saved into it. */
+  held: boolean
+  /** Stored with the work, or answered from another request's row: nothing left to store. */
+  answered: boolean
+  body?: string
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaimed?: boolean
+    heldKey?: HeldKey
   }
   interface FastifyContextConfig {
     /** The answer holds a secret shown once (a webhook secret): it is kept for replay sealed, never in plain text. */
     sealReplay?: boolean
+    /** The handler runs through `answerOnce` and its service claims the key with its work. */
+    keyWithWork?: boolean
   }
 }
 
@@ -30,6 +53,51 @@ export const canonicalJson = (body: unknown) =>
   JSON.stringify(body, (_k, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v)
 
+/**
+ * What a request answers when its key is another request's (or its own earlier one's): a refusal, or
+ * the stored answer. A row gone meanwhile (released by a 5xx) is a request still to be retried.
+ */
+function verdict(deps: Deps, req: FastifyRequest, key: string, fingerprint: string, row: IdempotencyRow | undefined) {
+  if (row && row.fingerprint !== fingerprint) return new IdempotencyMismatch()
+  if (!row || row.responseStatus === null) return new IdempotencyInFlight()
+  const body = row.responseBody && SEALED.test(row.responseBody) ? deps.box.open(row.responseBody, replayAad(req.ctx, key)) : row.responseBody
+  return { status: row.responseStatus, body }
+}
+
+const replay = (reply: FastifyReply, answer: { status: number; body: string | null }) =>
+  reply.code(answer.status).header('Idempotent-Replayed', 'true').type(JSON_TYPE)
+
+/**
+ * Runs an atomic route's work with its key (`keyWithWork`), and sends the answer exactly as the work
+ * stored it; a key taken by another request answers as that request's row says.
+ */
+export async function answerOnce(deps: Deps, req: FastifyRequest, reply: FastifyReply, work: (once?: KeyWithWork) => Promise<unknown>) {
+  const held = req.heldKey
+  if (!held) return work()
+  const once: KeyWithWork = {
+    claim: held.claim,
+    answer(view) {
+      const body = String(reply.serialize(view))
+      held.body = body
+      return { status: reply.statusCode, body }
+    },
+    held: () => {
+      held.held = true
+    },
+  }
+  try {
+    await work(once)
+  } catch (e) {
+    if (!(e instanceof KeyTaken)) throw e
+    held.answered = true
+    const v = verdict(deps, req, held.claim.key, held.claim.fingerprint, await findKey(deps.db, req.ctx, held.claim.key))
+    if (v instanceof TillError) throw v
+    return replay(reply, v).send(v.body)
+  }
+  held.answered = true
+  return reply.type(JSON_TYPE).send(held.body)
+}
+
 export function registerIdempotency(app: FastifyInstance, deps: Deps) {
   // Before validation, so that a refused body (a 4xx) is remembered and replayed like any answer.
   app.addHook('preValidation', async (req, reply) => {
@@ -40,23 +108,29 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
       throw new InvalidField('Idempotency-Key', 'must be 1 to 255 characters')
     }
     const fingerprint = createHash('sha256').update(`${req.method} ${req.url}\n${canonicalJson(req.body ?? null)}`).digest('hex')
-    const existing = await claimKey(deps.db, req.ctx, key, fingerprint, deps.clock(), LEASE_MS)
+    const now = deps.clock()
+    req.ctx.idempotencyKey = key
+    if (req.routeOptions.config.keyWithWork) {
+      const claim = { merchantId: req.ctx.merchantId, mode: req.ctx.mode, key, fingerprint, now, lockedUntil: new Date(now.getTime() + LEASE_MS) }
+      req.heldKey = { claim, held: false, answered: false }
+      return
+    }
+    const existing = await claimKey(deps.db, req.ctx, key, fingerprint, now, LEASE_MS)
     if (!existing) {
-      req.ctx.idempotencyKey = key
       req.idempotencyClaimed = true
       return
     }
-    if (existing.fingerprint !== fingerprint) throw new IdempotencyMismatch()
-    if (existing.responseStatus === null) throw new IdempotencyInFlight()
-    const body = existing.responseBody && SEALED.test(existing.responseBody) ? deps.box.open(existing.responseBody, replayAad(req.ctx, key)) : existing.responseBody
-    return reply
-      .code(existing.responseStatus)
-      .header('Idempotent-Replayed', 'true')
-      .type('application/json; charset=utf-8')
-      .send(body)
+    const v = verdict(deps, req, key, fingerprint, existing)
+    if (v instanceof TillError) throw v
+    return replay(reply, v).send(v.body)
   })
 
   app.addHook('onSend', async (req, reply, payload) => {
+    const held = req.heldKey
+    if (held) {
+      req.heldKey = undefined
+      return held.answered ? payload : answerWithoutWork(req, reply, held, payload)
+    }
     if (!req.idempotencyClaimed) return payload
     req.idempotencyClaimed = false
     if (reply.statusCode >= 500) await releaseKey(deps.db, req.ctx, req.ctx.idempotencyKey!)
@@ -67,4 +141,29 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
     }
     return payload
   })
+
+  /**
+   * An atomic route's answer its work did not store: a refusal (validation, a business rule) is stored
+   * now, a 5xx is not (and releases a claim held in flight); if another request holds the key, the
+   * answer becomes what its row says, as it would have been had the key been claimed first.
+   */
+  async function answerWithoutWork(req: FastifyRequest, reply: FastifyReply, held: HeldKey, payload: unknown) {
+    const { claim } = held
+    if (reply.statusCode >= 500) {
+      if (held.held) await releaseKey(deps.db, req.ctx, claim.key)
+      return payload
+    }
+    const answer = { status: reply.statusCode, body: String(payload) }
+    if (held.held) await saveResponse(deps.db, req.ctx, claim.key, answer.status, answer.body)
+    else if (!(await claimAnswered(deps.db, claim, answer))) {
+      const v = verdict(deps, req, claim.key, claim.fingerprint, await findKey(deps.db, req.ctx, claim.key))
+      if (!(v instanceof TillError)) {
+        replay(reply, v)
+        return v.body
+      }
+      reply.code(v.status)
+      return reply.serialize({ error: v.message, code: v.code })
+    }
+    return payload
+  }
 }

@@ -1,6 +1,6 @@
 import { and, eq, lt, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { statement } from '../prepared.js'
+import { rawStatement, statement } from '../prepared.js'
 import { idempotencyKeys } from '../schema.js'
 import type { Scope } from './scope.js'
 
@@ -49,4 +49,53 @@ export async function releaseKey(tx: Executor, scope: Scope, key: string) {
 /** Keys are kept 24 h. */
 export async function purgeKeys(tx: Executor, before: Date) {
   await tx.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, before))
+}
+
+/**
+ * A key claimed in the statement or transaction of the work itself (api/plugins/idempotency.ts,
+ * "atomic" routes): no commit of its own. `now` is the request's clock, `lockedUntil` its lease.
+ */
+export interface KeyClaim {
+  merchantId: string
+  mode: string
+  key: string
+  fingerprint: string
+  now: Date
+  lockedUntil: Date
+}
+
+/** The key was taken by another request (or by this one before): answer from its row instead. */
+export class KeyTaken extends Error {
+  constructor() {
+    super('idempotency key taken')
+  }
+}
+
+// The statement (or a statement's first part, sessions.ts) that inserts the key, or takes over a row of the same request whose lease lapsed without an answer (its
+// process died), as claimKey does in two statements. $5/$6 null: in flight until $7; else answered.
+export const CLAIM_SQL = `insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)
+  values ($1, $2, $3, $4, $5::int, $6::text, $7::timestamptz, $8::timestamptz)
+  on conflict (merchant_id, mode, key) do update
+    set response_status = excluded.response_status, response_body = excluded.response_body, locked_until = excluded.locked_until
+    where idempotency_keys.response_status is null and idempotency_keys.locked_until < excluded.created_at and idempotency_keys.fingerprint = excluded.fingerprint
+  returning 1`
+export const claimValues = (c: KeyClaim, answer: { status: number; body: string } | null) =>
+  [c.merchantId, c.mode, c.key, c.fingerprint, answer?.status ?? null, answer?.body ?? null, answer ? null : c.lockedUntil, c.now]
+const claimWithWorkStmt = rawStatement('idempotency_claim_with_work', CLAIM_SQL)
+
+/** Claims the key in flight inside the work's transaction (a refund's reservation); throws KeyTaken when it is another's. */
+export async function claimInFlight(tx: Executor, claim: KeyClaim) {
+  const { rowCount } = await claimWithWorkStmt(tx, claimValues(claim, null))
+  if (!rowCount) throw new KeyTaken()
+}
+
+/** Stores an answer made without the work (a refusal): false when the key is another request's. */
+export async function claimAnswered(tx: Executor, claim: KeyClaim, answer: { status: number; body: string }) {
+  const { rowCount } = await claimWithWorkStmt(tx, claimValues(claim, answer))
+  return rowCount === 1
+}
+
+export async function findKey(tx: Executor, scope: Scope, key: string): Promise<IdempotencyRow | undefined> {
+  const [row] = await tx.select().from(idempotencyKeys).where(where(scope, key))
+  return row
 }

@@ -2,8 +2,9 @@ import { and, eq, gt, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm'
 import { unionAll } from 'drizzle-orm/pg-core'
 import { storedStatusesFor, type SessionStatus } from '../../domain/session-machine.js'
 import type { Executor } from '../db.js'
-import { statement, withDefaults } from '../prepared.js'
+import { rawStatement, statement, withDefaults } from '../prepared.js'
 import { attempts, sessions } from '../schema.js'
+import { CLAIM_SQL, claimValues, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
 import type { Scope } from './scope.js'
 
@@ -27,6 +28,25 @@ export async function insertSession(tx: Executor, row: typeof sessions.$inferIns
   const now = new Date()
   const [s] = await insertStmt(tx, withDefaults({ description: null, metadata: {}, successUrl: null, chosenProvider: null, providerConfigId: null, createdAt: now, updatedAt: now }, row))
   return s
+}
+
+// The key's claim and the session in one command, so one commit: the session is inserted only
+// if the key was claimed (its answer stored with it), and nothing at all if it was not.
+const insertClaimingStmt = rawStatement('session_insert_claiming_key', `with claim as (${CLAIM_SQL})
+  insert into sessions (id, merchant_id, mode, status, amount, currency, description, metadata, success_url, chosen_provider, provider_config_id, expires_at, created_at, updated_at)
+  select $9::text, $10::text, $11::text, $12::text, $13::int, $14::text, $15::text, $16::jsonb, $17::text, $18::text, $19::text, $20::timestamptz, $21::timestamptz, $22::timestamptz
+  where exists (select 1 from claim)`)
+
+/**
+ * Inserts a complete session row (every column given: the caller answers from it, not from the
+ * database) with its Idempotency-Key holding `answer`. Throws KeyTaken, having inserted nothing,
+ * when the key is another request's.
+ */
+export async function insertSessionClaiming(tx: Executor, row: SessionRow, claim: KeyClaim, answer: { status: number; body: string }) {
+  const { rowCount } = await insertClaimingStmt(tx, [...claimValues(claim, answer),
+    row.id, row.merchantId, row.mode, row.status, row.amount, row.currency, row.description, JSON.stringify(row.metadata), row.successUrl,
+    row.chosenProvider, row.providerConfigId, row.expiresAt, row.createdAt, row.updatedAt])
+  if (!rowCount) throw new KeyTaken()
 }
 
 export async function getSession(tx: Executor, scope: Scope, id: string): Promise<SessionRow | null> {
