@@ -8,7 +8,7 @@ export interface Page {
   location: string | null
 }
 
-export async function getPage(ta: TestApp, path: string, headers: Record<string, string> = {}): Promise<Page> {
+export async function getPage(ta: Pick<TestApp, 'baseUrl'>, path: string, headers: Record<string, string> = {}): Promise<Page> {
   const res = await fetch(ta.baseUrl + path, { headers, redirect: 'manual' })
   return { status: res.status, html: await res.text(), headers: res.headers, location: res.headers.get('location') }
 }
@@ -20,7 +20,7 @@ export function tokenOf(html: string): string {
   return m[1]
 }
 
-export async function postForm(ta: TestApp, path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
+export async function postForm(ta: Pick<TestApp, 'baseUrl'>, path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
   const res = await fetch(ta.baseUrl + path, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -31,7 +31,7 @@ export async function postForm(ta: TestApp, path: string, fields: Record<string,
 }
 
 /** Opens the checkout page and posts one of its forms with the page's own token. */
-export async function pressButton(ta: TestApp, sessionId: string, action: 'pay' | 'fail' | 'cancel' | 'choose', fields: Record<string, string> = {}) {
+export async function pressButton(ta: Pick<TestApp, 'baseUrl'>, sessionId: string, action: 'pay' | 'fail' | 'cancel' | 'choose', fields: Record<string, string> = {}) {
   const page = await getPage(ta, `/c/${sessionId}`)
   return postForm(ta, `/c/${sessionId}/${action}`, { token: tokenOf(page.html), ...fields })
 }
