@@ -5,6 +5,7 @@
  */
 import { benchApi } from './api.js'
 import { benchConsole } from './console.js'
+import { benchRelay } from './relay.js'
 import { writeSection } from './report.js'
 import { benchScale } from './scale.js'
 import { benchWebhooks } from './webhooks.js'
@@ -12,6 +13,7 @@ import { benchWebhooks } from './webhooks.js'
 const BENCHES: Record<string, () => Promise<string>> = {
   api: benchApi,
   console: benchConsole,
+  relay: benchRelay,
   scale: benchScale,
   webhooks: benchWebhooks,
 }
