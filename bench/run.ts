@@ -7,6 +7,7 @@ import { benchApi } from './api.js'
 import { benchConsole } from './console.js'
 import { benchLatency } from './latency.js'
 import { benchMemory } from './memory.js'
+import { benchRelay } from './relay.js'
 import { writeSection } from './report.js'
 import { names as benchNames } from './run-options.js'
 import { benchScale } from './scale.js'
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   console: benchConsole,
   latency: benchLatency,
   memory: benchMemory,
+  relay: benchRelay,
   scale: benchScale,
   statements: benchStatements,
   webhooks: benchWebhooks,
