@@ -116,7 +116,8 @@ export async function benchMemory(): Promise<string> {
     const ids = await sampleSessionIds(pool, m.id, 10_000)
     const records = await addPaidRecords(pool, m.id, 2000)
     await pool.query('vacuum analyze')
-    console.log(`memory: one Till (pid ${till.child.pid}), ${db.describe}, pool ${POOL}; ${uptime()}`)
+    const uptimeBefore = uptime()
+    console.log(`memory: one Till (pid ${till.child.pid}), ${db.describe}, pool ${POOL}; ${uptimeBefore}`)
 
     // Idle: Till started, migrated, one merchant made; nothing asked of it for 10 s.
     await new Promise((r) => setTimeout(r, 10_000))
@@ -178,7 +179,7 @@ export async function benchMemory(): Promise<string> {
       context([
         `${db.describe}; Till: one instance, pool ${POOL}, LOG_LEVEL=warn, jobs on; one merchant, 10,000 open sessions and 2,000 paid records to refund`,
         `Till: VmRSS of its one process (/proc/<pid>/status) and V8's used heap (its /metrics). PostgreSQL: Pss summed over the postmaster and its children (/proc/<pid>/smaps_rollup), which counts the shared buffers once; the RSS sum beside it counts them once per process`,
-        `\`uptime\` before: ${uptime()}`,
+        `\`uptime\` before: ${uptimeBefore}`,
       ]),
       '',
       table(['state', 'Till RSS', 'Till V8 heap used', 'PostgreSQL Pss', 'PostgreSQL RSS sum', 'PostgreSQL processes', 'load'], [
