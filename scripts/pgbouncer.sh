@@ -26,7 +26,9 @@ backend="$3"
 if [ ! -x /usr/sbin/pgbouncer ]; then
   echo "installing pgbouncer from Debian's packages" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends pgbouncer >&2
+  # The package lists are usually fresh from scripts/pg15.sh's install: update only if they fail us.
+  apt-get install -y -qq --no-install-recommends pgbouncer >&2 ||
+    { apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends pgbouncer >&2; }
 fi
 if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
   useradd --system --user-group --no-create-home postgres

@@ -20,7 +20,8 @@ export function directAdminUrl(): string {
   return process.env.TEST_DATABASE_DIRECT_URL || adminUrl()
 }
 
-export async function freshDatabase({ migrated = true } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+/** `url` through the run's pooler, if it has one; `directUrl` to PostgreSQL itself. */
+export async function freshDatabase({ migrated = true } = {}): Promise<{ url: string; directUrl: string; drop(): Promise<void> }> {
   const name = `t_${randomBytes(6).toString('hex')}`
   const client = new pg.Client({ connectionString: directAdminUrl() })
   await client.connect()
@@ -37,8 +38,11 @@ export async function freshDatabase({ migrated = true } = {}): Promise<{ url: st
   await client.end()
   const url = new URL(adminUrl())
   url.pathname = `/${name}`
+  const direct = new URL(directAdminUrl())
+  direct.pathname = `/${name}`
   return {
     url: url.toString(),
+    directUrl: direct.toString(),
     async drop() {
       const c = new pg.Client({ connectionString: directAdminUrl() })
       await c.connect()

@@ -6,11 +6,12 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { openPool } from '../../src/store/db.js'
 import type { Cursor } from '../../src/store/repos/page.js'
 import { recordPageQuery, refundPageQuery } from '../../src/store/repos/records.js'
 import type { Scope } from '../../src/store/repos/scope.js'
 import { sessionPageQuery } from '../../src/store/repos/sessions.js'
-import { freshDatabase, openTestPool } from '../helpers/db.js'
+import { freshDatabase } from '../helpers/db.js'
 
 const ROWS = Number(process.env.LIST_PLAN_ROWS ?? 1_000_000)
 const LIMIT = 10
@@ -30,7 +31,8 @@ const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)
 
 test(`list queries read a page's worth of index at ${ROWS.toLocaleString('en')} sessions`, { timeout: 15 * 60_000 }, async (t) => {
   const db = await freshDatabase()
-  const database = openTestPool(db.url, 1)
+  // Straight to PostgreSQL: the load sets maintenance_work_mem for its session, which a pooler would not keep.
+  const database = openPool(db.directUrl, 1)
   t.after(async () => {
     await database.close()
     await db.drop()
