@@ -6,14 +6,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildApp } from '../../src/app.js'
-import { createOutbox, deliverDue, type AttemptResult } from '../../src/jobs/outbox.js'
+import { createOutbox, deliverDue } from '../../src/jobs/outbox.js'
 import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import type { Deps } from '../../src/services/deps.js'
 import { paidSession, startTestApp, testClock } from '../helpers/app.js'
 import { openTestPool } from '../helpers/db.js'
 import { createEndpoint, deliveryRows, startReceiver } from '../helpers/receiver.js'
+import { until, within } from '../helpers/wait.js'
 
-test('a receiver that hangs times out after 10 s without holding up another endpoint', async (t) => {
+test('a receiver that hangs: the attempt ends at the delivery timeout and is retried later; another endpoint is delivered in the same run', async (t) => {
   const ta = await startTestApp(t)
   const hang = await startReceiver(t, () => 'hang')
   const fast = await startReceiver(t)
@@ -21,37 +22,33 @@ test('a receiver that hangs times out after 10 s without holding up another endp
   const fastEp = await createEndpoint(ta, fast.url)
   await paidSession(ta)
 
-  let fastDone!: (r: AttemptResult) => void
-  const fastRecorded = new Promise<AttemptResult>((resolve) => (fastDone = resolve))
-  const started = performance.now()
-  const run = deliverDue(ta.deps, { onAttempt: (r) => r.endpointId === fastEp.id && fastDone(r) })
-  let finished = false
-  void run.then(() => (finished = true))
-
-  const fastResult = await fastRecorded
-  const fastMs = performance.now() - started
-  assert.equal(fastResult.status, 'delivered')
-  assert.ok(fastMs < 5000, `the fast endpoint took ${fastMs} ms`)
-  await hang.received(1)
-  assert.equal(finished, false, 'the hanging delivery is still in flight')
-  const [slowRow] = await deliveryRows(ta, 'd.endpoint_id = $1', [slowEp.id])
-  assert.equal(slowRow.status, 'pending')
-  assert.ok(slowRow.leased_until, 'leased while in flight')
-  assert.equal((await deliveryRows(ta, 'd.endpoint_id = $1', [fastEp.id]))[0].status, 'delivered')
-
-  const results = await run
-  const elapsed = performance.now() - started
+  // 10 s in production (DELIVERY_TIMEOUT_MS), injected short here. What ended the wait is asserted,
+  // not how long it took; that the hanging endpoint holds up no other is the next test's (no deadline there).
+  const timeoutMs = 400
+  const results = await deliverDue(ta.deps, { timeoutMs })
   const slow = results.find((r) => r.endpointId === slowEp.id)!
-  assert.equal(slow.error, 'timed out after 10000 ms')
+  const quick = results.find((r) => r.endpointId === fastEp.id)!
+  assert.equal(quick.status, 'delivered')
+  assert.equal(hang.requests.length, 1, 'the request reached the hanging receiver')
+  assert.equal(slow.error, `timed out after ${timeoutMs} ms`, 'ended by the deadline, not by an answer')
   assert.equal(slow.statusCode, null)
   assert.equal(slow.status, 'pending')
-  assert.ok(slow.latencyMs >= 9900 && slow.latencyMs < 12_000, String(slow.latencyMs))
-  assert.ok(elapsed >= 9900 && elapsed < 15_000, String(elapsed))
+  assert.ok(slow.nextAttemptAt, 'retried on the schedule')
+  assert.ok(slow.latencyMs >= timeoutMs - 1, String(slow.latencyMs))
+  const [slowRow] = await deliveryRows(ta, 'd.endpoint_id = $1', [slowEp.id])
+  assert.equal(slowRow.status, 'pending')
+  assert.equal(slowRow.leased_until, null, 'the lease is released with the recorded attempt')
 })
 
 test('a backlog for a hanging endpoint takes at most 8 worker slots; the other endpoint gets all its events meanwhile', async (t) => {
   const ta = await startTestApp(t)
-  const hang = await startReceiver(t, () => 'hang')
+  // The hanging receiver answers only when the test ends, so no slot is freed by a timeout meanwhile.
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const hang = await startReceiver(t, async () => {
+    await held
+    return { status: 200 }
+  })
   const fast = await startReceiver(t)
   const hanging = await createEndpoint(ta, hang.url)
   await createEndpoint(ta, fast.url)
@@ -62,17 +59,18 @@ test('a backlog for a hanging endpoint takes at most 8 worker slots; the other e
   }
 
   // 10 slots, 12 events each: without the per-endpoint cap the hanging endpoint would fill all 10.
-  const outbox = createOutbox(ta.deps, { maxInFlight: 10, timeoutMs: 3000 })
-  const started = performance.now()
+  const recorded: string[] = []
+  // No deadline within the test: only fast deliveries can free a slot.
+  const outbox = createOutbox(ta.deps, { maxInFlight: 10, timeoutMs: 600_000, onAttempt: (r) => recorded.push(r.endpointId) })
   await outbox.pump()
   await fast.received(12)
-  const ms = performance.now() - started
-  assert.ok(ms < 2500, `the fast endpoint got its 12 events in ${ms} ms, before any hanging one timed out`)
   await hang.received(8)
+  assert.ok(!recorded.includes(hanging.id), 'all 12 fast deliveries went through while every hanging one was still held')
   const rows = await deliveryRows(ta, 'd.endpoint_id = $1', [hanging.id])
   assert.equal(rows.filter((d) => d.leased_until).length, 8, 'eight hanging deliveries hold a lease; the other four wait unclaimed')
   assert.equal(hang.requests.length, 8)
   assert.equal(fast.requests.length, 12)
+  release()
   await outbox.stop()
 })
 
@@ -144,19 +142,17 @@ test('the background worker is woken by the commit (NOTIFY), not by its timer', 
   const jobs = startJobs(ta.deps, [{ ...webhooks, everyMs: 3_600_000 }])
   // The listener connects asynchronously; an event before it listens would wait for the timer.
   await waitForListener(ta)
-  const before = performance.now()
   const paid = await paidSession(ta)
-  const [r] = await rx.received(1)
+  // Bounded only against hanging: the timer cannot fire within the test, so an arrival is the wake-up's.
+  const [r] = await within(60_000, rx.received(1), 'the delivery after the commit')
   assert.equal(r.json.data.sessionId, paid.id)
-  assert.ok(r.at - before < 2000, `${r.at - before} ms`)
   await jobs.stop()
 })
 
 /** Resolves once a backend LISTENs on the webhook channel. */
 async function waitForListener(ta: Awaited<ReturnType<typeof startTestApp>>) {
-  for (;;) {
+  await until('the LISTEN connection', 60_000, async () => {
     const { rows } = await ta.database.pool.query("select count(*)::int as n from pg_stat_activity where query ilike 'listen%till_webhooks%'")
-    if (rows[0].n > 0) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+    return rows[0].n > 0
+  }, 20)
 }
