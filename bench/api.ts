@@ -2,7 +2,8 @@
  * API benchmark: Till (a real child process) against the ceiling (bench/ceiling.ts, a bare node:http
  * server doing the same SQL through a pg Pool of the same size), both on one PostgreSQL, loaded by
  * autocannon from a third process on loopback. Per endpoint: the most each answers (req/s, p50,
- * p99) and the latency at a fixed rate; then GET at 10 thousand against a million stored sessions.
+ * p99) and the latency at a fixed rate; checkout and refunds with a fresh Idempotency-Key against the
+ * same without one; then GET at 10 thousand against a million stored sessions.
  *
  * Knobs: BENCH_DURATION (s per run, 10), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000), BENCH_REFUND_RATE (100), BENCH_ROUNDS (3),
  * BENCH_LARGE (1,000,000 sessions), DB_POOL_SIZE (10, both sides), BENCH_PROFILE (dir: Till with --cpu-prof).
@@ -145,6 +146,28 @@ async function measure(endpoint: Endpoint, till: TillProcess, ceiling: Ceiling, 
   return { till: t, ceiling: c, tillFixed: tf, ceilingFixed: cf, fixedRate: rate, rounds: { till: ts, ceiling: cs, tillFixed: tfs, ceilingFixed: cfs } }
 }
 
+interface KeyedPair {
+  plain: Measured
+  keyed: Measured
+  rounds: { plain: Measured[]; keyed: Measured[] }
+}
+
+/**
+ * Till's endpoint with a fresh Idempotency-Key on every request against the same endpoint without
+ * one (issue #16 target 1: ≥ 85 %), ROUNDS alternating rounds, each side's median run kept.
+ */
+async function measureKeyed(endpoint: Endpoint, till: TillProcess, key: string, data: object): Promise<KeyedPair> {
+  const plain: Measured[] = []
+  const keyed: Measured[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    plain.push(await timed(`till ${endpoint}`, till.child.pid!, spec(endpoint, [till.base], key, data), round === 0))
+    keyed.push(await timed(`till ${endpoint} + Idempotency-Key`, till.child.pid!, spec(endpoint, [till.base], key, data, { uniqueHeader: 'idempotency-key' }), round === 0))
+  }
+  const [p, k] = [median(plain), median(keyed)]
+  console.log(`  ${endpoint.padEnd(8)} with a fresh key ${fmt(k.rps).padStart(6)} req/s p99 ${ms(k.p99)} cpu ${cpu(k)} µs | without ${fmt(p.rps).padStart(6)} req/s p99 ${ms(p.p99)} cpu ${cpu(p)} µs | ratio ${pct(k.rps, p.rps)} (rounds: keyed ${keyed.map((r) => fmt(r.rps)).join(', ')}; without ${plain.map((r) => fmt(r.rps)).join(', ')})`)
+  return { plain: p, keyed: k, rounds: { plain, keyed } }
+}
+
 export async function benchApi(): Promise<string> {
   const db: BenchDb = await openBenchDb()
   const till = await startTill(db.url, { DB_POOL_SIZE: String(POOL) })
@@ -171,11 +194,14 @@ export async function benchApi(): Promise<string> {
     const refund = await measure('refund', till, ceiling, m.key, { recordIds: tillRecords }, { recordIds: ceilingRecords })
 
     // What Till does beyond the ceiling, priced: its key lookup with a rate-limit claim, made on every
-    // request (Till makes it once per key per window or block of tokens), and an Idempotency-Key (on Till).
+    // request (Till makes it once per key per window or block of tokens); then an Idempotency-Key (on Till).
     const withAuth = { headers: { authorization: `Bearer ${m.key}`, 'x-ceiling-extra': 'auth' } }
     const ceilingAuth = await timed('ceiling get + auth', ceiling.pid, spec('get', [ceiling.base], m.key, { sessionIds: small }, withAuth))
     const ceilingAuthCheckout = await timed('ceiling checkout + auth', ceiling.pid, spec('checkout', [ceiling.base], m.key, {}, withAuth))
-    const idem = await timed('till checkout + Idempotency-Key', till.child.pid!, spec('checkout', [till.base], m.key, {}, { uniqueHeader: 'idempotency-key' }))
+    await settle(pool)
+    const keyedCheckout = await measureKeyed('checkout', till, m.key, {})
+    await settle(pool)
+    const keyedRefund = await measureKeyed('refund', till, m.key, { recordIds: tillRecords })
 
     // Lookups against a million stored sessions: the table grows, the ids read are spread over all of it.
     await addSessions(pool, m.id, LARGE - (await count()))
@@ -221,8 +247,20 @@ export async function benchApi(): Promise<string> {
       table(['run', 'req/s', 'p50', 'p99', 'CPU µs/req (node + PG)', 'compared with'], [
         ['ceiling GET + key lookup with rate-limit claim, every request', fmt(ceilingAuth.rps), ms(ceilingAuth.p50), ms(ceilingAuth.p99), cpu(ceilingAuth), `ceiling GET ${fmt(get.ceiling.rps)} req/s, ${cpu(get.ceiling)} µs; Till GET ${fmt(get.till.rps)} req/s, ${cpu(get.till)} µs = ${pct(get.till.rps, ceilingAuth.rps)} of this`],
         ['ceiling checkout + key lookup with rate-limit claim, every request', fmt(ceilingAuthCheckout.rps), ms(ceilingAuthCheckout.p50), ms(ceilingAuthCheckout.p99), cpu(ceilingAuthCheckout), `ceiling checkout ${fmt(checkout.ceiling.rps)} req/s, ${cpu(checkout.ceiling)} µs; Till checkout ${fmt(checkout.till.rps)} req/s, ${cpu(checkout.till)} µs = ${pct(checkout.till.rps, ceilingAuthCheckout.rps)} of this`],
-        ['Till checkout with a fresh Idempotency-Key each', fmt(idem.rps), ms(idem.p50), ms(idem.p99), cpu(idem), `Till checkout: ${fmt(checkout.till.rps)} req/s, ${cpu(checkout.till)} µs`],
       ]),
+      '',
+      '### Idempotency-Key: the same endpoint with a fresh key on every request',
+      '',
+      `Target: with a key, ≥ 85 % of the same endpoint's throughput without one. Till alone, ${ROUNDS} alternating rounds (without, then with), each side's median run.`,
+      '',
+      table(['endpoint', 'with a key req/s', 'p50', 'p99', 'CPU µs/req (node + PG)', 'without req/s', 'p50', 'p99', 'CPU µs/req', 'ratio', 'rounds: req/s (with vs without)'], [
+        ['POST /api/v1/checkout', keyedCheckout],
+        ['POST /api/v1/refunds (1 unit)', keyedRefund],
+      ].map(([name, k]) => {
+        const { keyed, plain, rounds } = k as KeyedPair
+        return [name as string, fmt(keyed.rps), ms(keyed.p50), ms(keyed.p99), cpu(keyed), fmt(plain.rps), ms(plain.p50), ms(plain.p99), cpu(plain),
+          `**${pct(keyed.rps, plain.rps)}**`, `${rounds.keyed.map((r) => fmt(r.rps)).join(' / ')} vs ${rounds.plain.map((r) => fmt(r.rps)).join(' / ')}`]
+      })),
       '',
       '### Lookup latency against the number of stored sessions',
       '',

@@ -79,7 +79,8 @@ export async function answerOnce(deps: Deps, req: FastifyRequest, reply: Fastify
     answer(view) {
       const body = String(reply.serialize(view))
       held.body = body
-      return { status: reply.statusCode, body }
+      const stored = req.routeOptions.config.sealReplay ? deps.box.seal(body, replayAad(req.ctx, held.claim.key)) : body
+      return { status: reply.statusCode, body: stored }
     },
     held: () => {
       held.held = true
