@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { deliverDue } from '../../src/jobs/outbox.js'
+import { createOutbox, deliverDue } from '../../src/jobs/outbox.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { createEndpoint, deliveryRows, startReceiver, verifySignature } from '../helpers/receiver.js'
 import { ISO_MS } from '../helpers/store-queries.js'
@@ -149,6 +149,14 @@ test('rotating the secret: the new one is shown once; for 24 h both sign, comma-
   const ta = await startTestApp(t)
   const rx = await startReceiver(t)
   const ep = await createEndpoint(ta, rx.url)
+  // One long-lived worker throughout, as in production: the secrets it keeps opened must follow each rotation.
+  const worker = createOutbox(ta.deps)
+  t.after(() => worker.stop())
+  await paidSession(ta)
+  await worker.runOnce()
+  const [before] = await rx.received(1)
+  assert.ok(verifySignature(ep.secret, before.body, before.headers['x-service-signature']))
+
   const rotated = await api(ta, 'POST', `/${ep.id}/rotate_secret`)
   assert.equal(rotated.status, 200, JSON.stringify(rotated.body))
   assert.match(rotated.body.secret, /^whsec_[0-9A-Za-z]{32}$/)
@@ -157,8 +165,8 @@ test('rotating the secret: the new one is shown once; for 24 h both sign, comma-
   assert.equal((await api(ta, 'GET', `/${ep.id}`)).body.previousSecretExpiresAt, rotated.body.previousSecretExpiresAt)
 
   await paidSession(ta)
-  await deliverDue(ta.deps)
-  const [during] = await rx.received(1)
+  await worker.runOnce()
+  const [, during] = await rx.received(2)
   const [sigNew, sigOld, ...rest] = String(during.headers['x-service-signature']).split(',')
   assert.deepEqual(rest, [])
   assert.ok(verifySignature(rotated.body.secret, during.body, sigNew), 'first: the new secret')
@@ -168,8 +176,8 @@ test('rotating the secret: the new one is shown once; for 24 h both sign, comma-
 
   ta.clock.advance(24 * HOUR)
   await paidSession(ta)
-  await deliverDue(ta.deps)
-  const after = rx.requests[1]
+  await worker.runOnce()
+  const after = rx.requests[2]
   assert.match(String(after.headers['x-service-signature']), /^[0-9a-f]{64}$/)
   assert.ok(verifySignature(rotated.body.secret, after.body, after.headers['x-service-signature']))
   assert.equal(verifySignature(ep.secret, after.body, after.headers['x-service-signature']), false)
@@ -178,8 +186,8 @@ test('rotating the secret: the new one is shown once; for 24 h both sign, comma-
   const again = await api(ta, 'POST', `/${ep.id}/rotate_secret`)
   const third = await api(ta, 'POST', `/${ep.id}/rotate_secret`)
   await paidSession(ta)
-  await deliverDue(ta.deps)
-  const last = rx.requests[2]
+  await worker.runOnce()
+  const last = rx.requests[3]
   const sigs = String(last.headers['x-service-signature']).split(',')
   assert.equal(sigs.length, 2)
   assert.ok(verifySignature(third.body.secret, last.body, sigs[0]))
