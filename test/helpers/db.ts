@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { openPool, type Database } from '../../src/store/db.js'
 
 export function adminUrl(): string {
   const url = process.env.TEST_DATABASE_URL
@@ -53,4 +54,15 @@ export function poolConfig(url: string): pg.PoolConfig {
     password: decodeURIComponent(u.password),
     database: decodeURIComponent(u.pathname.slice(1)),
   }
+}
+
+/** A fresh migrated database and Till's pool on it, both closed and dropped when the test ends. */
+export async function freshPool(t: { after(fn: () => Promise<void>): void }, size = 1): Promise<Database> {
+  const db = await freshDatabase()
+  const database = openPool(db.url, size)
+  t.after(async () => {
+    await database.close()
+    await db.drop()
+  })
+  return database
 }
