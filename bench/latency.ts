@@ -20,7 +20,8 @@
  * BENCH_FIXED_RATE (1000), BENCH_REFUND_RATE (100), BENCH_LATENCY_CONFIGS (names below, comma-separated).
  */
 import { execFileSync } from 'node:child_process'
-import { open } from 'node:fs/promises'
+import { open, rm } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import type pg from 'pg'
 import { spec, startCeiling, type Ceiling } from './api.js'
@@ -177,6 +178,9 @@ const spread = (xs: number[]) => {
 
 export async function benchLatency(): Promise<string> {
   for (const c of CONFIG_NAMES) if (!CONFIGS[c]) throw new Error(`unknown configuration ${c}; known: ${Object.keys(CONFIGS).join(', ')}`)
+  // ALTER SYSTEM rewrites the server's configuration: only on the benchmark's own embedded cluster, never a BENCH_DATABASE_URL.
+  const ownCluster = !process.env.BENCH_DATABASE_URL
+  if (!ownCluster && CONFIG_NAMES.some((c) => c !== 'baseline')) throw new Error('commit settings are compared on the benchmark\'s own embedded cluster only: set BENCH_LATENCY_CONFIGS=baseline with BENCH_DATABASE_URL')
   const db = await openBenchDb()
   const till = await startTill(db.url, { DB_POOL_SIZE: String(POOL) })
   let ceiling: Ceiling | null = null
@@ -192,8 +196,10 @@ export async function benchLatency(): Promise<string> {
       till: { get: { sessionIds: ids }, checkout: {}, refund: { recordIds: await addPaidRecords(pool, m.id, 2000) } },
       ceiling: { get: { sessionIds: ids }, checkout: {}, refund: { recordIds: await addPaidRecords(pool, m.id, 2000) } },
     }
-    const dataDir = (await pool.query('show data_directory')).rows[0].data_directory as string
-    const probeFile = path.join(path.dirname(dataDir), 'fsync-probe')
+    // The probe writes beside the cluster's data directory (its file system); with BENCH_DATABASE_URL, in the temporary directory.
+    const probeFile = ownCluster
+      ? path.join(path.dirname((await pool.query('show data_directory')).rows[0].data_directory as string), 'fsync-probe')
+      : path.join(os.tmpdir(), `till-fsync-probe-${process.pid}`)
     const durable = (await pool.query(`select string_agg(name || '=' || setting, ', ' order by name) as s from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'wal_buffers', 'shared_buffers', 'checkpoint_timeout', 'max_wal_size')`)).rows[0].s as string
     await pool.query('vacuum analyze')
     await pool.query('checkpoint')
@@ -206,7 +212,7 @@ export async function benchLatency(): Promise<string> {
     for (let round = 0; round < ROUNDS; round++) {
       console.log(`  round ${round + 1}/${ROUNDS}: ${uptime()}`)
       for (const config of CONFIG_NAMES) {
-        await applyConfig(pool, config)
+        if (ownCluster) await applyConfig(pool, config)
         for (const e of ENDPOINTS) {
           const order: Side[] = (round + ENDPOINTS.indexOf(e)) % 2 ? ['till', 'ceiling'] : ['ceiling', 'till']
           for (const side of order) await oneRun(pool, probeFile, config, e, side, side === 'till' ? till : ceiling, m.key, data[side][e.e])
@@ -219,8 +225,11 @@ export async function benchLatency(): Promise<string> {
     sizes = (await pool.query(`select c.relname as name, c.reltuples::float8 as n, pg_total_relation_size(c.oid)::float8 as bytes,
         pg_relation_size(c.oid)::float8 as heap from pg_class c where c.relname in ('sessions', 'records', 'refunds', 'events') order by 1`)).rows
   } finally {
-    await pool.query('alter system reset all').catch(() => {})
-    await pool.query('select pg_reload_conf()').catch(() => {})
+    if (!ownCluster) await rm(path.join(os.tmpdir(), `till-fsync-probe-${process.pid}`), { force: true })
+    if (ownCluster) {
+      await pool.query('alter system reset all').catch(() => {})
+      await pool.query('select pg_reload_conf()').catch(() => {})
+    }
     await ceiling?.stop()
     await till.stop()
     await db.close()
