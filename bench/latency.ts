@@ -20,7 +20,8 @@
  * BENCH_FIXED_RATE (1000), BENCH_REFUND_RATE (100), BENCH_LATENCY_CONFIGS (names below, comma-separated).
  */
 import { execFileSync } from 'node:child_process'
-import { open } from 'node:fs/promises'
+import { open, rm } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import type pg from 'pg'
 import { spec, startCeiling, type Ceiling } from './api.js'
@@ -47,7 +48,10 @@ const CONFIGS: Record<string, { settings: Record<string, string>; why: string }>
     settings: { commit_delay: '1000', commit_siblings: '2' },
     why: 'group commit: a committing backend waits up to 1 ms when 2 others are in a transaction, so one WAL flush serves several commits',
   },
-  open_datasync: { settings: { wal_sync_method: 'open_datasync' }, why: 'WAL written with O_DSYNC instead of write then fdatasync' },
+  open_datasync: {
+    settings: { wal_sync_method: 'open_datasync' },
+    why: 'WAL written with O_DSYNC instead of write then fdatasync; its writes are the flushes, so pg_stat_io counts next to no fsyncs and its WAL fsync column is not comparable',
+  },
   wal_compression: { settings: { wal_compression: 'on' }, why: 'full-page images in the WAL compressed (pglz): fewer bytes to flush after each checkpoint' },
 }
 const CONFIG_NAMES = (process.env.BENCH_LATENCY_CONFIGS ?? Object.keys(CONFIGS).join(',')).split(',').map((s) => s.trim()).filter(Boolean)
@@ -174,6 +178,9 @@ const spread = (xs: number[]) => {
 
 export async function benchLatency(): Promise<string> {
   for (const c of CONFIG_NAMES) if (!CONFIGS[c]) throw new Error(`unknown configuration ${c}; known: ${Object.keys(CONFIGS).join(', ')}`)
+  // ALTER SYSTEM rewrites the server's configuration: only on the benchmark's own embedded cluster, never a BENCH_DATABASE_URL.
+  const ownCluster = !process.env.BENCH_DATABASE_URL
+  if (!ownCluster && CONFIG_NAMES.some((c) => c !== 'baseline')) throw new Error('commit settings are compared on the benchmark\'s own embedded cluster only: set BENCH_LATENCY_CONFIGS=baseline with BENCH_DATABASE_URL')
   const db = await openBenchDb()
   const till = await startTill(db.url, { DB_POOL_SIZE: String(POOL) })
   let ceiling: Ceiling | null = null
@@ -189,8 +196,10 @@ export async function benchLatency(): Promise<string> {
       till: { get: { sessionIds: ids }, checkout: {}, refund: { recordIds: await addPaidRecords(pool, m.id, 2000) } },
       ceiling: { get: { sessionIds: ids }, checkout: {}, refund: { recordIds: await addPaidRecords(pool, m.id, 2000) } },
     }
-    const dataDir = (await pool.query('show data_directory')).rows[0].data_directory as string
-    const probeFile = path.join(path.dirname(dataDir), 'fsync-probe')
+    // The probe writes beside the cluster's data directory (its file system); with BENCH_DATABASE_URL, in the temporary directory.
+    const probeFile = ownCluster
+      ? path.join(path.dirname((await pool.query('show data_directory')).rows[0].data_directory as string), 'fsync-probe')
+      : path.join(os.tmpdir(), `till-fsync-probe-${process.pid}`)
     const durable = (await pool.query(`select string_agg(name || '=' || setting, ', ' order by name) as s from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'wal_buffers', 'shared_buffers', 'checkpoint_timeout', 'max_wal_size')`)).rows[0].s as string
     await pool.query('vacuum analyze')
     await pool.query('checkpoint')
@@ -203,7 +212,7 @@ export async function benchLatency(): Promise<string> {
     for (let round = 0; round < ROUNDS; round++) {
       console.log(`  round ${round + 1}/${ROUNDS}: ${uptime()}`)
       for (const config of CONFIG_NAMES) {
-        await applyConfig(pool, config)
+        if (ownCluster) await applyConfig(pool, config)
         for (const e of ENDPOINTS) {
           const order: Side[] = (round + ENDPOINTS.indexOf(e)) % 2 ? ['till', 'ceiling'] : ['ceiling', 'till']
           for (const side of order) await oneRun(pool, probeFile, config, e, side, side === 'till' ? till : ceiling, m.key, data[side][e.e])
@@ -216,8 +225,11 @@ export async function benchLatency(): Promise<string> {
     sizes = (await pool.query(`select c.relname as name, c.reltuples::float8 as n, pg_total_relation_size(c.oid)::float8 as bytes,
         pg_relation_size(c.oid)::float8 as heap from pg_class c where c.relname in ('sessions', 'records', 'refunds', 'events') order by 1`)).rows
   } finally {
-    await pool.query('alter system reset all').catch(() => {})
-    await pool.query('select pg_reload_conf()').catch(() => {})
+    if (!ownCluster) await rm(path.join(os.tmpdir(), `till-fsync-probe-${process.pid}`), { force: true })
+    if (ownCluster) {
+      await pool.query('alter system reset all').catch(() => {})
+      await pool.query('select pg_reload_conf()').catch(() => {})
+    }
     await ceiling?.stop()
     await till.stop()
     await db.close()
@@ -243,18 +255,18 @@ export async function benchLatency(): Promise<string> {
       ])
     }
   }
-  // Stalls: rounds in which the probe saw an fdatasync over STALL_MS against those in which it did not.
+  // Stalls: a run's p99 beside the slowest disk flush the probe saw during it. A p99 above it is
+  // longer than any one flush could explain (queueing for CPU); one within it may be the disk's.
   const stallRows: string[][] = []
   for (const e of ENDPOINTS) {
     for (const side of ['till', 'ceiling'] as Side[]) {
       const all = CONFIG_NAMES.flatMap((c) => runs.get(keyOf(c, e.e, side)) ?? [])
-      const stalled = all.filter((r) => r.disk.max > STALL_MS)
-      const quiet = all.filter((r) => r.disk.max <= STALL_MS)
       const slow = all.filter((r) => r.p99 > STALL_MS)
       stallRows.push([
-        side === 'till' ? e.label : '', side === 'till' ? 'Till' : 'ceiling',
-        `${quiet.length}: ${ms(median(quiet.map((r) => r.p99)))}`, `${stalled.length}: ${ms(median(stalled.map((r) => r.p99)))}`,
-        `${slow.length} of ${all.length}`, `${slow.filter((r) => r.disk.max > STALL_MS).length} of ${slow.length}`,
+        side === 'till' ? e.label : '', side === 'till' ? 'Till' : 'ceiling', String(all.length),
+        ms(median(all.map((r) => r.p99))), ms(median(all.map((r) => r.disk.max))),
+        `${slow.length}`, `${slow.filter((r) => r.disk.max > STALL_MS && r.p99 <= r.disk.max).length}`,
+        `${slow.filter((r) => r.p99 > r.disk.max).length}`, `${slow.filter((r) => r.disk.max <= STALL_MS).length}`,
       ])
     }
   }
@@ -276,9 +288,9 @@ export async function benchLatency(): Promise<string> {
     '',
     `### Do the disk's stalls decide the p99?`,
     '',
-    `Every run of every configuration, split by whether the probe saw an fdatasync over ${STALL_MS} ms during it.`,
+    `Every run of every configuration: its p99 beside the slowest fdatasync the probe saw during it. A p99 over ${STALL_MS} ms within a disk stall of at least its length may be the disk's; one longer than the run's slowest flush, or in a run without a flush over ${STALL_MS} ms, is not (requests queued for CPU).`,
     '',
-    table(['endpoint', 'side', 'runs without a disk stall: median p99', 'runs with one: median p99', `runs with p99 > ${STALL_MS} ms`, 'of which during a disk stall'], stallRows),
+    table(['endpoint', 'side', 'runs', 'median p99', 'median slowest disk flush in the run', `runs with p99 > ${STALL_MS} ms`, 'of which within a disk stall as long', 'longer than the run\'s slowest flush', 'in a run without a disk stall'], stallRows),
     '',
     '### What the rows cost on disk (after the run, indexes and TOAST included)',
     '',

@@ -22,7 +22,7 @@ test('the README is the front door: under 200 lines, with the two commands and a
   assert.match(readme, /npm ci && npm start/)
   assert.match(readme, /npm ci && npm test/)
   assert.match(readme, /till keys create/)
-  for (const doc of ['docs/integrate.md', 'docs/operate.md', 'docs/architecture.md', 'docs/providers.md', 'docs/benchmarks.md', 'docs/errors.md', 'docs/console.md',
+  for (const doc of ['docs/integrate.md', 'docs/operate.md', 'docs/architecture.md', 'docs/providers.md', 'docs/benchmarks.md', 'docs/scaling.md', 'docs/errors.md', 'docs/console.md',
     'clients/js/README.md', 'clients/python/README.md', 'clients/go/README.md']) {
     assert.ok(readme.includes(`](${doc})`), `README links ${doc}`)
   }

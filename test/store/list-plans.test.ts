@@ -6,12 +6,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { openPool } from '../../src/store/db.js'
 import type { Cursor } from '../../src/store/repos/page.js'
 import { recordPageQuery, refundPageQuery } from '../../src/store/repos/records.js'
 import type { Scope } from '../../src/store/repos/scope.js'
 import { sessionPageQuery } from '../../src/store/repos/sessions.js'
-import { freshDatabase } from '../helpers/db.js'
+import { freshPool } from '../helpers/db.js'
 
 const ROWS = Number(process.env.LIST_PLAN_ROWS ?? 1_000_000)
 const LIMIT = 10
@@ -30,13 +29,8 @@ interface PlanNode {
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)]
 
 test(`list queries read a page's worth of index at ${ROWS.toLocaleString('en')} sessions`, { timeout: 15 * 60_000 }, async (t) => {
-  const db = await freshDatabase()
   // Straight to PostgreSQL: the load sets maintenance_work_mem for its session, which a pooler would not keep.
-  const database = openPool(db.directUrl, 1)
-  t.after(async () => {
-    await database.close()
-    await db.drop()
-  })
+  const database = await freshPool(t, 1, { direct: true })
   const pool = database.pool
   const now = new Date('2026-11-21T12:00:00.000Z')
   // One big merchant (test mode: 80%, live 10%) and another (10%); one session per 10 ms, newest now.

@@ -5,17 +5,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { openPool } from '../../src/store/db.js'
 import { getRecordBySession } from '../../src/store/repos/records.js'
-import { freshDatabase } from '../helpers/db.js'
+import { freshPool } from '../helpers/db.js'
 
 test('the record of a session, looked up with its merchant and mode', async (t) => {
-  const db = await freshDatabase()
-  const database = openPool(db.url, 1)
-  t.after(async () => {
-    await database.close()
-    await db.drop()
-  })
+  const database = await freshPool(t)
   const pool = database.pool
   await pool.query(`insert into merchants (id, name) values ('mer_a', 'A'), ('mer_b', 'B')`)
   await pool.query(`insert into sessions (id, merchant_id, mode, status, amount, currency, expires_at)
