@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
+import pg from 'pg'
+import { clientConfig } from '../../src/store/db.js'
 import type { RefundState } from '../../src/providers/types.js'
 import { paidSession, startTestApp, type Api, type TestApp } from '../helpers/app.js'
 import { eventsWhere, recordRow, refundRows } from '../helpers/store-queries.js'
@@ -93,7 +95,9 @@ test('a checkout whose database session dies mid-work leaves no key and no sessi
   await pool.query(`create function hold_checkout() returns trigger language plpgsql as $$ begin perform pg_advisory_xact_lock(4242); return new; end $$;
     create trigger hold_checkout before insert on sessions for each row execute function hold_checkout()`)
   const body = { amount: 1000, currency: 'CNY' }
-  const holder = await pool.connect()
+  // A session lock, so on a connection of its own (a transaction pooler would lend its server to the checkout).
+  const holder = new pg.Client(clientConfig(pool))
+  await holder.connect()
   try {
     await holder.query('select pg_advisory_lock(4242)')
     const first = post(ta, '/api/v1/checkout', body, 'crash-1')
@@ -110,7 +114,7 @@ test('a checkout whose database session dies mid-work leaves no key and no sessi
     assert.ok(died.status >= 500, `a server error: ${died.status}`)
   } finally {
     // Closed (its lock with it) before the test ends: the pool's end waits for it.
-    holder.release(true)
+    await holder.end()
   }
   await pool.query('drop trigger hold_checkout on sessions')
   assert.equal(await keyRow(ta, 'crash-1'), undefined)

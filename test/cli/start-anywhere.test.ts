@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
-import { freshDatabase } from '../helpers/db.js'
+import { freshDatabase, tillDatabaseEnv } from '../helpers/db.js'
 import { dataDir, startTill, stopTill, type Till } from '../helpers/process.js'
 
 test('till start from another directory serves its pages', async (t) => {
@@ -23,7 +23,7 @@ test('till start from another directory serves its pages', async (t) => {
     await db.drop()
     rmSync(elsewhere, { recursive: true, force: true })
   })
-  till = await startTill(dataDir(t), { DATABASE_URL: db.url }, { cwd: elsewhere })
+  till = await startTill(dataDir(t), tillDatabaseEnv(db), { cwd: elsewhere })
   const page = await fetch(`${till.base}/c/sess_000000000000000000000000`)
   const html = await page.text()
   assert.equal(page.status, 404, html.slice(0, 300))

@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { freshDatabase } from '../helpers/db.js'
+import { freshDatabase, tillDatabaseEnv } from '../helpers/db.js'
 import { dataDir, KEY_LINE, startTill, stopTill } from '../helpers/process.js'
 
 test('a real Till serves /docs and the renderer from itself, and logs JSON lines to a pipe with the Demo key in a block apart', async (t) => {
   const db = await freshDatabase({ migrated: false })
   t.after(() => db.drop())
-  const till = await startTill(dataDir(t), { DATABASE_URL: db.url, LOG_LEVEL: 'info' })
+  const till = await startTill(dataDir(t), { ...tillDatabaseEnv(db), LOG_LEVEL: 'info' })
   t.after(() => stopTill(till))
 
   for (const path of ['/docs', '/docs/']) {

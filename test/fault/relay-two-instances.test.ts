@@ -11,8 +11,7 @@ import pg from 'pg'
 import { loadConfig } from '../../src/config.js'
 import { createDeps } from '../../src/deps.js'
 import { startAttempt } from '../../src/services/payments.js'
-import { openPool } from '../../src/store/db.js'
-import { freshDatabase, poolConfig } from '../helpers/db.js'
+import { freshDatabase, openTestPool, tillDatabaseEnv } from '../helpers/db.js'
 import { relayWait } from '../helpers/pages.js'
 import { api, dataDir, startTill, stopTill, type Till } from '../helpers/process.js'
 import { until } from '../helpers/wait.js'
@@ -26,7 +25,7 @@ async function twoProcesses(t: TestContext) {
   const db = await freshDatabase()
   t.after(() => db.drop())
   // No background jobs: nothing but the relay and the payment touches the sessions.
-  const env = { DATABASE_URL: db.url, SECRETS_KEY, TILL_JOBS: '0' }
+  const env = { ...tillDatabaseEnv(db), SECRETS_KEY, TILL_JOBS: '0' }
   // Started together, as a deployment does; a merchant of our own (either may have made Demo).
   const [a, b] = await Promise.all([startTill(dataDir(t), env), startTill(dataDir(t), env)])
   const merchant = await fetch(`${a.base}/admin/v1/merchants`, {
@@ -37,7 +36,7 @@ async function twoProcesses(t: TestContext) {
   t.after(async () => {
     await Promise.all([stopTill(a), stopTill(b)])
   })
-  const database = openPool(poolConfig(db.url), 2)
+  const database = openTestPool(db.url, 2)
   t.after(() => database.close())
   const deps = createDeps(loadConfig({}), database.db, Buffer.from(SECRETS_KEY, 'hex'), silent)
   t.after(() => deps.signals.close())

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import pg from 'pg'
-import { freshDatabase } from '../helpers/db.js'
+import { freshDatabase, tillDatabaseEnv } from '../helpers/db.js'
 import { api, dataDir, KEY_LINE, ROOT, startTill, stopTill } from '../helpers/process.js'
 import { startReceiver } from '../helpers/receiver.js'
 import { until } from '../helpers/wait.js'
@@ -23,7 +23,7 @@ test('three instances on one empty database: migrations once, Demo once, sweeps 
   const db = await freshDatabase({ migrated: false })
   t.after(() => db.drop())
   const rx = await startReceiver(t)
-  const env = { DATABASE_URL: db.url, SECRETS_KEY: 'ef'.repeat(32), RATE_LIMIT_PER_SECOND: '100000' }
+  const env = { ...tillDatabaseEnv(db), SECRETS_KEY: 'ef'.repeat(32), RATE_LIMIT_PER_SECOND: '100000' }
   const tills = await Promise.all([0, 1, 2].map(() => startTill(dataDir(t), env)))
 
   const client = new pg.Client({ connectionString: db.url })

@@ -16,8 +16,7 @@ import { loadConfig } from '../../src/config.js'
 import { createDeps } from '../../src/deps.js'
 import { recordStatus } from '../../src/domain/refund-math.js'
 import { drainDue, reconcileRefunds } from '../../src/jobs/reconcile.js'
-import { openPool } from '../../src/store/db.js'
-import { freshDatabase, poolConfig } from '../helpers/db.js'
+import { freshDatabase, openTestPool, tillDatabaseEnv } from '../helpers/db.js'
 import { api, dataDir, demoKey, startTill, stopTill, type Till } from '../helpers/process.js'
 import { startReceiver } from '../helpers/receiver.js'
 import { until, within } from '../helpers/wait.js'
@@ -93,7 +92,7 @@ test('SIGKILL under load, then restart: nothing acknowledged is lost, refunds ad
   t.after(() => db.drop())
   const dir = dataDir(t)
   const rx = await startReceiver(t)
-  const env = { DATABASE_URL: db.url, SECRETS_KEY, RATE_LIMIT_PER_SECOND: '100000', TILL_DELIVERY_LEASE_MS: '2000' }
+  const env = { ...tillDatabaseEnv(db), SECRETS_KEY, RATE_LIMIT_PER_SECOND: '100000', TILL_DELIVERY_LEASE_MS: '2000' }
   const first = await startTill(dir, env)
   const key = await demoKey(first)
   assert.equal((await api(first, 'POST', '/api/v1/webhook_endpoints', key, { url: rx.url })).status, 201)
@@ -153,7 +152,7 @@ test('SIGKILL under load, then restart: nothing acknowledged is lost, refunds ad
   await assertRecordsAddUp()
 
   // Reconciliation, driven here rather than waited for: the pending refunds' next check has come.
-  const database = openPool(poolConfig(db.url), 2)
+  const database = openTestPool(db.url, 2)
   t.after(() => database.close())
   const deps = createDeps(loadConfig({}), database.db, Buffer.from(SECRETS_KEY, 'hex'), silent)
   t.after(() => deps.signals.close())

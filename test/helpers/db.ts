@@ -52,6 +52,10 @@ export async function freshDatabase({ migrated = true } = {}): Promise<{ url: st
   }
 }
 
+/** What a Till process needs for this database: behind the run's pooler, its direct URL too (DATABASE_DIRECT_URL). */
+export const tillDatabaseEnv = (db: { url: string; directUrl: string }): Record<string, string> =>
+  db.url === db.directUrl ? { DATABASE_URL: db.url } : { DATABASE_URL: db.url, DATABASE_DIRECT_URL: db.directUrl }
+
 /**
  * The connection as separate fields, the way Till opens its embedded database (src/store/embedded.ts),
  * not as a URL: pg.Pool then keeps the password where a spread of its options does not copy it, and
