@@ -59,15 +59,21 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
   socket.destroy(err)
 }
 
+/** A Till error's body as the API sends it: `{error, code}` with its extra fields (`param`); Retry-After goes in a header. */
+export function errorBody(e: TillError): Record<string, unknown> {
+  const { retryAfter: _, ...extra } = e.extra as { retryAfter?: number }
+  return { error: e.message, code: e.code, ...extra }
+}
+
 export function registerJsonErrors(app: FastifyInstance) {
   app.setErrorHandler((err, req, reply) => {
     const known = toTillError(err as Error)
     if (known) {
       if (known.status >= 500) req.log.warn({ err }, known.message)
-      const { retryAfter, ...extra } = known.extra as { retryAfter?: number }
+      const { retryAfter } = known.extra as { retryAfter?: number }
       if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter))
       if (known instanceof MethodNotAllowed) reply.header('Allow', known.allow.join(', '))
-      return reply.code(known.status).send({ error: known.message, code: known.code, ...extra })
+      return reply.code(known.status).send(errorBody(known))
     }
     req.log.error({ err: loggableError(err) }, 'unhandled error')
     return reply.code(500).send({ error: 'internal error', code: 'internal_error', requestId: req.id })

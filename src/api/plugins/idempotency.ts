@@ -17,6 +17,7 @@ import type { Deps, KeyWithWork } from '../../services/deps.js'
 import {
   claimAnswered, claimKey, findKey, KeyTaken, releaseKey, saveResponse, type IdempotencyRow, type KeyClaim,
 } from '../../store/repos/idempotency.js'
+import { errorBody } from './errors.js'
 
 const LEASE_MS = 60_000
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -163,7 +164,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
         return v.body
       }
       reply.code(v.status)
-      return reply.serialize({ error: v.message, code: v.code })
+      return reply.serialize(errorBody(v))
     }
     return payload
   }
