@@ -183,6 +183,19 @@ func TestIntegrationJPYIsWholeYen(t *testing.T) {
 	}
 }
 
+// providerHints sent as an extra field, as the interface specification says, reaches Till: a live
+// key with no configuration labelled shop-2 is refused naming that hint.
+func TestIntegrationProviderHintsAsAnExtraField(t *testing.T) {
+	_, ctx := requireTill(t)
+	live := till.NewClient(server.LiveKey, till.WithBaseURL(server.BaseURL))
+	_, err := live.CreateCheckout(ctx, &till.CheckoutParams{Amount: 9900, Currency: till.CNY,
+		Extra: map[string]any{"providerHints": map[string]string{"wechat": "shop-2"}}})
+	var e *till.Error
+	if !errors.As(err, &e) || e.Code != till.CodeProviderUnavailable || e.Message != "provider wechat/shop-2 not available: invalid_label" {
+		t.Fatalf("a live checkout hinting wechat/shop-2: %v", err)
+	}
+}
+
 func TestIntegrationAPendingRefundSettlesThroughTheTestHelper(t *testing.T) {
 	client, ctx := requireTill(t)
 	created, err := client.CreateCheckout(ctx, &till.CheckoutParams{Amount: 5000, Currency: till.USD})

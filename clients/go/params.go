@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -42,9 +44,13 @@ type CheckoutParams struct {
 	// ProviderHints maps a provider id to one of your configuration labels, in live mode.
 	ProviderHints map[string]string `json:"providerHints,omitempty"`
 	// Extra fields are merged into the JSON body, for fields this version does not know yet. A key
-	// that is also a field above is refused rather than sent twice.
+	// naming a field above (its JSON name, e.g. "providerHints") is sent when that field is unset,
+	// and refused when the field is set to a different value.
 	Extra map[string]any `json:"-"`
 }
+
+// checkoutFields maps the JSON name of each CheckoutParams field to its Go name.
+var checkoutFields = jsonNames(reflect.TypeOf(CheckoutParams{}))
 
 // MarshalJSON merges Extra into the body.
 func (p CheckoutParams) MarshalJSON() ([]byte, error) {
@@ -58,20 +64,42 @@ func (p CheckoutParams) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	for k, v := range p.Extra {
-		if _, taken := merged[k]; taken || isCheckoutField(k) {
-			return nil, fmt.Errorf("till: CheckoutParams.Extra[%q] is a field of CheckoutParams: set the field instead", k)
+		// A field is set when it is in the body (not left out by omitempty) and not its zero value.
+		typed, inBody := merged[k]
+		if field, isField := checkoutFields[k]; isField && inBody && !reflect.ValueOf(p).FieldByName(field).IsZero() {
+			extra, err := canonical(v)
+			if err != nil {
+				return nil, fmt.Errorf("till: CheckoutParams.Extra[%q]: %w", k, err)
+			}
+			if !reflect.DeepEqual(typed, extra) {
+				return nil, fmt.Errorf("till: CheckoutParams.%s and Extra[%q] differ: set one of them", field, k)
+			}
 		}
 		merged[k] = v
 	}
 	return json.Marshal(merged)
 }
 
-func isCheckoutField(name string) bool {
-	switch name {
-	case "amount", "currency", "description", "metadata", "successUrl", "expiresInSeconds", "providerHints":
-		return true
+// jsonNames maps the JSON name of each field of a struct type to the field's Go name.
+func jsonNames(t reflect.Type) map[string]string {
+	names := map[string]string{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			names[name] = f.Name
+		}
 	}
-	return false
+	return names
+}
+
+// canonical is v as it reads back from its JSON, to compare it with a decoded body's values.
+func canonical(v any) (any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	return out, json.Unmarshal(data, &out)
 }
 
 // RefundParams is the body of Refund.

@@ -103,11 +103,47 @@ func TestParamsEncodeAsTheAPIExpects(t *testing.T) {
 			t.Errorf("%T: %s %v, want %s", tc.params, got, err, tc.want)
 		}
 	}
-	if _, err := json.Marshal(CheckoutParams{Amount: 1, Currency: USD, Extra: map[string]any{"amount": 100}}); err == nil {
-		t.Error("Extra may not replace the amount")
-	}
 	if _, err := json.Marshal(WebhookEndpointUpdateParams{AllEvents: true, Events: []EventType{EventPaymentFailed}}); err == nil {
 		t.Error("AllEvents with Events")
+	}
+}
+
+// The interface specification tells merchants to send providerHints as an extra field: an Extra key
+// naming a field is sent when the field is unset, and refused only when the two differ.
+func TestCheckoutExtraMayNameAnUnsetField(t *testing.T) {
+	hints := map[string]string{"wechat": "shop-2"}
+	sent := []struct {
+		params CheckoutParams
+		want   string
+	}{
+		{CheckoutParams{Amount: 100, Currency: CNY, Extra: map[string]any{"providerHints": map[string]any{"wechat": "shop-2"}}},
+			`{"amount":100,"currency":"CNY","providerHints":{"wechat":"shop-2"}}`},
+		{CheckoutParams{Amount: 100, Currency: CNY, ProviderHints: hints, Extra: map[string]any{"providerHints": hints}},
+			`{"amount":100,"currency":"CNY","providerHints":{"wechat":"shop-2"}}`},
+		{CheckoutParams{Currency: CNY, Extra: map[string]any{"amount": 100, "successUrl": "https://shop.example/done"}},
+			`{"amount":100,"currency":"CNY","successUrl":"https://shop.example/done"}`},
+		{CheckoutParams{Amount: 100, Currency: CNY, ExpiresInSeconds: 600, Extra: map[string]any{"expiresInSeconds": 600.0}},
+			`{"amount":100,"currency":"CNY","expiresInSeconds":600}`},
+	}
+	for _, tc := range sent {
+		got, err := json.Marshal(tc.params)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%+v: %s %v, want %s", tc.params, got, err, tc.want)
+		}
+	}
+	refused := []struct {
+		params CheckoutParams
+		names  string
+	}{
+		{CheckoutParams{Amount: 100, Currency: CNY, ProviderHints: hints, Extra: map[string]any{"providerHints": map[string]string{"wechat": "shop-3"}}},
+			`CheckoutParams.ProviderHints and Extra["providerHints"]`},
+		{CheckoutParams{Amount: 100, Currency: CNY, Extra: map[string]any{"currency": "USD"}}, `CheckoutParams.Currency and Extra["currency"]`},
+		{CheckoutParams{Amount: 1, Currency: USD, Extra: map[string]any{"amount": 100}}, `CheckoutParams.Amount and Extra["amount"]`},
+	}
+	for _, tc := range refused {
+		if _, err := json.Marshal(tc.params); err == nil || !strings.Contains(err.Error(), tc.names) || !strings.Contains(err.Error(), "differ") {
+			t.Errorf("%+v: %v, want an error naming %s", tc.params, err, tc.names)
+		}
 	}
 }
 

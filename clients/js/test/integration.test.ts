@@ -114,6 +114,16 @@ test('errors carry the status, the body and the Request-Id', async (t) => {
   assert.ok(hidden instanceof NotFoundError)
 })
 
+test('providerHints sent as the spec says reach Till: a live key without a configuration labelled shop-2 is refused, naming it', async (t) => {
+  const { ta } = await setup(t)
+  const live = new Till({ apiKey: ta.merchant.liveKey, baseUrl: ta.baseUrl })
+  // The body is the params object: providerHints, the spec's extra field, is one of its properties.
+  const refused = await live.createCheckout({ amount: 9900, currency: 'CNY', providerHints: { wechat: 'shop-2' } }).catch((e: unknown) => e)
+  assert.ok(refused instanceof InvalidRequestError)
+  assert.equal(refused.code, 'provider_unavailable')
+  assert.equal(refused.message, 'provider wechat/shop-2 not available: invalid_label')
+})
+
 /** Forwards to Till; answers listed in `drop` are received from Till and then lost on the way back. */
 async function lossyProxy(t: TestContext, upstream: string, drop: (n: number) => boolean) {
   const seen: Array<{ url: string; key: string | undefined; replayed: string | null; status: number }> = []

@@ -46,7 +46,8 @@ class Op:
 OPERATIONS: List[Op] = [
     Op("POST", "/api/v1/checkout", "", "create_checkout",
        "Creates a payment session; send the customer to its `url`. Arguments left as None are not sent; "
-       "`extra` keys go into the body unchanged.", extra=True),
+       "`extra` keys go into the body unchanged; one naming an argument (providerHints) is sent when the "
+       "argument is None, and refused when the two differ.", extra=True),
     Op("GET", "/api/v1/sessions/{id}", "", "get_session", "The session, with `record` once paid.", ids=("session_id",)),
     Op("POST", "/api/v1/refunds", "", "refund",
        "Refunds a payment record: `amount` (minor units) for part of it, None for everything still refundable.",

@@ -89,6 +89,15 @@ def test_jpy_amounts_are_whole_yen_and_a_pending_refund_settles_through_the_test
     assert (settled.status, settled.refunded_amount) == ("refunded", 1500)
 
 
+def test_provider_hints_sent_as_an_extra_field_reach_till(make_driver: MakeDriver, till_server: TillServer) -> None:
+    # As the interface specification says to send them; a live key without a configuration
+    # labelled shop-2 is refused, naming the hint.
+    live = make_driver(api_key=till_server.live_key)
+    with pytest.raises(InvalidRequestError) as refused:
+        live(lambda t: t.create_checkout(amount=9900, currency="CNY", providerHints={"wechat": "shop-2"}))
+    assert (refused.value.code, refused.value.body["error"]) == ("provider_unavailable", "provider wechat/shop-2 not available: invalid_label")
+
+
 def test_errors_by_class_with_status_body_and_request_id(make_driver: MakeDriver, till_server: TillServer) -> None:
     do = make_driver()
     with pytest.raises(NotFoundError) as missing:

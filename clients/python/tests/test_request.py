@@ -128,6 +128,29 @@ def test_requests_carry_the_key_and_compact_utf8_json_leave_out_none_and_pass_ex
     assert ", " not in s.body
 
 
+def test_an_extra_field_naming_an_argument_is_sent_when_the_argument_is_not_and_refused_only_when_they_differ(run: Callable[..., Any]) -> None:
+    # The interface specification tells merchants to send providerHints as an extra field.
+    hints = {"wechat": "shop-2"}
+    with fault_server(lambda _s, _n: Reply(200, SESSION)) as srv:
+        run(srv.base_url, lambda t: t.create_checkout(amount=9900, currency="CNY", providerHints=hints))
+        run(srv.base_url, lambda t: t.create_checkout(amount=9900, currency="CNY", provider_hints=hints, providerHints=dict(hints)))
+        run(srv.base_url, lambda t: t.create_checkout(amount=9900, currency="CNY", success_url=None, successUrl="https://shop.example/done"))
+        conflicts = [
+            ("provider_hints", "providerHints", lambda t: t.create_checkout(amount=9900, currency="CNY", provider_hints=hints, providerHints={"wechat": "shop-3"})),
+            ("success_url", "successUrl", lambda t: t.create_checkout(amount=9900, currency="CNY", success_url="https://a.example", successUrl="https://b.example")),
+            ("expires_in_seconds", "expiresInSeconds", lambda t: t.create_checkout(amount=9900, currency="CNY", expires_in_seconds=600, expiresInSeconds=900)),
+        ]
+        for argument, field, call in conflicts:
+            error = raises(run, srv.base_url, call)
+            assert isinstance(error, TypeError)
+            assert str(error) == f"the argument {argument} and the extra field {field} differ: give one of them"
+    assert [json.loads(s.body) for s in srv.seen] == [
+        {"amount": 9900, "currency": "CNY", "providerHints": hints},
+        {"amount": 9900, "currency": "CNY", "providerHints": hints},
+        {"amount": 9900, "currency": "CNY", "successUrl": "https://shop.example/done"},
+    ], "a conflict is refused before anything is sent"
+
+
 def test_get_sends_no_key_and_ids_are_url_encoded_a_missing_id_raises_before_any_request(run: Callable[..., Any]) -> None:
     with fault_server(lambda _s, _n: Reply(200, SESSION)) as srv:
         run(srv.base_url, lambda t: t.get_session("sess_a/../b?c"))

@@ -85,3 +85,14 @@ export async function lists(): Promise<number> {
   till.refunds.list({ status: 'succeeded' })
   return n
 }
+
+// The README's checkout fields: providerHints is a typed field; a field the types do not know yet
+// goes through a variable (an object literal is checked for unknown properties).
+export async function checkoutFields(): Promise<string> {
+  const hinted = await till.createCheckout({ amount: 9900, currency: 'CNY', providerHints: { wechat: 'shop-2' } })
+  const params = { amount: 9900, currency: 'CNY' as const, someNewField: 'sent as given' }
+  const extra = await till.createCheckout(params)
+  // @ts-expect-error: an unknown property in an object literal
+  till.createCheckout({ amount: 9900, currency: 'CNY', someNewField: 'sent as given' })
+  return hinted.id + extra.id
+}

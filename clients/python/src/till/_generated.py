@@ -973,7 +973,7 @@ class TillBase:
         max_retries: Optional[int] = None,
         **extra: Any,
     ) -> CreatedSession:
-        """POST /api/v1/checkout: Creates a payment session; send the customer to its `url`. Arguments left as None are not sent; `extra` keys go into the body unchanged."""
+        """POST /api/v1/checkout: Creates a payment session; send the customer to its `url`. Arguments left as None are not sent; `extra` keys go into the body unchanged; one naming an argument (providerHints) is sent when the argument is None, and refused when the two differ."""
         return CreatedSession(
             self._sender.request(
                 "POST",
@@ -1588,7 +1588,7 @@ class AsyncTillBase:
         max_retries: Optional[int] = None,
         **extra: Any,
     ) -> CreatedSession:
-        """POST /api/v1/checkout: Creates a payment session; send the customer to its `url`. Arguments left as None are not sent; `extra` keys go into the body unchanged."""
+        """POST /api/v1/checkout: Creates a payment session; send the customer to its `url`. Arguments left as None are not sent; `extra` keys go into the body unchanged; one naming an argument (providerHints) is sent when the argument is None, and refused when the two differ."""
         return CreatedSession(
             await self._sender.request(
                 "POST",

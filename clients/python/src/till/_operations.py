@@ -4,6 +4,7 @@ copies of mutable wire values, and iteration over list answers, page after page.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, Type, TypeVar
 
 from ._model import TillObject
@@ -34,11 +35,20 @@ NOT_GIVEN = NotGiven()
 
 
 def body_of(fields: Mapping[str, Any], extra: Optional[Mapping[str, Any]], nullable: Tuple[str, ...] = ()) -> Dict[str, Any]:
-    """The JSON body: None is "not given" except for the nullable fields, where NOT_GIVEN is."""
+    """The JSON body: None is "not given" except for the nullable fields, where NOT_GIVEN is. An
+    extra field may name an argument's body field (merchants are told to send `providerHints` as
+    an extra field): it is sent when the argument is not given, and refused when the two differ."""
     body = {k: v for k, v in fields.items() if not isinstance(v, NotGiven) and (v is not None or k in nullable)}
-    if extra:
-        body.update(extra)
+    for name, value in (extra or {}).items():
+        if name in body and body[name] != value:
+            raise TypeError(f"the argument {_snake(name)} and the extra field {name} differ: give one of them")
+        body[name] = value
     return body
+
+
+def _snake(wire_name: str) -> str:
+    """The argument's name for a body field: successUrl is success_url."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", wire_name).lower()
 
 
 def copied(value: _T) -> _T:
