@@ -88,7 +88,7 @@ test('refund.created as a fact: Creem\'s refund id, our attempt from the checkou
     checkout: { id: 'ch_4l0N34kxo16AhRKUHFUuXr', request_id: 'my-request-id' }, created_at: 1728734351525,
   }
   assert.deepEqual(refundFact(sample), {
-    kind: 'refund', providerRefundRef: 'ref_3DB9NQFvk18TJwSqd0N6bd', attemptId: 'my-request-id', status: 'succeeded', amount: 1000,
+    kind: 'refund', providerRefundRef: 'ref_3DB9NQFvk18TJwSqd0N6bd', attemptId: 'my-request-id', status: 'succeeded', amount: 1000, currency: 'EUR',
     matchUnanswered: true, reason: 'requested_by_customer',
   })
   assert.equal(refundFact({ ...sample, checkout: 'ch_4l0N34kxo16AhRKUHFUuXr' }).attemptId, undefined)
@@ -96,6 +96,8 @@ test('refund.created as a fact: Creem\'s refund id, our attempt from the checkou
 
 test('a refund of ours read from its transaction: refunded is done; anything else is pending, never not found', () => {
   assert.deepEqual(refundStateFromTransaction({ status: 'refunded', refunded_amount: 1000 }, 'ref_1'), { status: 'succeeded', providerRefundRef: 'ref_1' })
+  // The transaction's currency rides along, for the core to check against the record's.
+  assert.deepEqual(refundStateFromTransaction({ status: 'refunded', refunded_amount: 1000, currency: 'USD' }, 'ref_1'), { status: 'succeeded', providerRefundRef: 'ref_1', currency: 'USD' })
   assert.deepEqual(refundStateFromTransaction({ status: 'refunded', refunded_amount: 1000 }, null), { status: 'succeeded', providerRefundRef: undefined })
   assert.deepEqual(refundStateFromTransaction({ status: 'paid', refunded_amount: 0 }, 'ref_1'), { status: 'pending', providerRefundRef: 'ref_1' })
   assert.deepEqual(refundStateFromTransaction({ status: 'partialRefund', refunded_amount: 300 }, 'ref_1'), { status: 'pending', providerRefundRef: 'ref_1' })
