@@ -176,6 +176,30 @@ async function onlyDiscrepancy(ta: TestApp, kind: string) {
   return d
 }
 
+test('WeChat Pay: a dashboard refund of 500 on a payment of 1,000 with 800 of Till\'s pending creates nothing: 200 is refundable', async (t) => {
+  const w = await liveWechat(t)
+  const s = await w.session({ amount: 1000 })
+  const { attempt } = await startAttempt(w.ta.deps, s.id, { provider: 'wechat', providerConfigId: w.configId, channel: 'native' })
+  await w.ctl.pay({ out_trade_no: attempt.id })
+  const recordId = (await getSession(w.ta, s.id, w.ta.merchant.liveKey)).body.record.id
+  const ours = await w.ta.request('POST', '/api/v1/refunds', { key: w.ta.merchant.liveKey, body: { recordId, amount: 800 } })
+  assert.deepEqual([ours.body.refund.status, ours.body.refundedAmount], ['pending', 0])
+  const order = await w.ctl.order(attempt.id)
+  // Refunded in the merchant platform while Till's 800 is still processing there.
+  await w.fake.notifier.refundSettled({
+    service: 'mainland', currency: 'CNY', mchId: w.creds.mchId, outTradeNo: attempt.id, transactionId: order.transaction_id, total: 1000,
+    notifyUrl: `${w.ta.baseUrl}/hooks/wechat/${w.configId}`, createTimeMs: Date.now(), successTimeMs: Date.now(),
+    outRefundNo: 'dashboard-1', refundId: '50300000000000000009', refund: 500, status: 'SUCCESS', outcome: 'SUCCESS',
+  })
+  assert.deepEqual((await refundRows(w.ta, recordId)).map((r) => [r.id, r.status, r.amount]), [[ours.body.refund.id, 'pending', 800]])
+  assert.deepEqual([(await recordRow(w.ta, recordId)).refunded_amount, (await recordRow(w.ta, recordId)).status], [0, 'refunding'])
+  const d = await onlyDiscrepancy(w.ta, 'refund_amount')
+  assert.deepEqual(d.expected, { recordId, refundable: 200, currency: 'CNY' })
+  // Till's own refund still settles; then nothing is left that a dashboard refund could add to.
+  await w.ctl.tick()
+  assert.deepEqual([(await recordRow(w.ta, recordId)).refunded_amount, (await recordRow(w.ta, recordId)).status], [800, 'partially_refunded'])
+})
+
 test('WeChat Pay Global: a signed REFUND.SUCCESS of 300 CNY on a JPY record refunds nothing, ours or started outside Till', async (t) => {
   const w = await liveWechat(t, { crossBorder: 'JPY' })
   const s = await w.session({ amount: 1000, currency: 'JPY' })
