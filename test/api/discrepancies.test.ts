@@ -120,6 +120,28 @@ test('a payment reported without an amount or currency, or with other ones, is n
   assert.equal((await ta.admin('GET', '/discrepancies?merchant_id=mer_none')).body.data.length, 0)
 })
 
+test('a session paid twice through two attempts: both notifications answer 200, one record, one payment.succeeded, one paid_twice', async (t) => {
+  const ta = await startTestApp(t)
+  const created = await ta.request('POST', '/api/v1/checkout', { key: ta.merchant.testKey, body: { amount: 1000, currency: 'CNY' } })
+  const start = () => startAttempt(ta.deps, created.body.id, { provider: 'mock', providerConfigId: null, channel: 'mock' })
+  const first = (await start()).attempt
+  const second = (await start()).attempt
+  const paid = (attemptId: string): Fact => ({ kind: 'payment', attemptId, status: 'succeeded', providerRef: `pay_${attemptId}`, amount: 1000, currency: 'CNY' })
+  await notify(ta, [paid(first.id)])
+  await notify(ta, [paid(second.id)])
+  const { rows } = await ta.database.pool.query('select attempt_id from records where session_id = $1', [created.body.id])
+  assert.deepEqual(rows, [{ attempt_id: first.id }])
+  assert.equal((await sessionRow(ta, created.body.id)).status, 'paid')
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', created.body.id)).map((e) => e.type), ['payment.succeeded'])
+  const d = await onlyDiscrepancy(ta, 'paid_twice')
+  assert.deepEqual([d.report.attemptId, d.merchantId], [second.id, ta.merchant.id])
+  assert.equal(d.expected.paidBy.attemptId, first.id)
+  // The same second payment reported again is the same money: nothing more is recorded.
+  await notify(ta, [paid(second.id)])
+  assert.equal((await discrepancies(ta)).data.length, 1)
+  assert.equal(await metric(ta, 'mock', 'paid_twice'), 1)
+})
+
 /** Not paid, nothing recorded or told the merchant, one payment_amount discrepancy naming both currencies. */
 async function refusedAsOtherCurrency(ta: TestApp, provider: string, configId: string, sessionId: string, attemptId: string, expected: { amount: number; currency: string }, reported: string) {
   const s = await getSession(ta, sessionId, ta.merchant.liveKey)
