@@ -75,6 +75,9 @@ test("Creem's tax-inclusive refund amounts in Till's terms, adding up exactly to
   const parts = [[333, 333], [333, 666], [544, 1210]].map(([r, after]) => tillRefundAmount(refundOf(r, { amount: 1000, amount_paid: 1210, refunded_amount: after }))!)
   assert.deepEqual(parts, [275, 275, 450])
   assert.equal(parts.reduce((s, x) => s + x, 0), 1000)
+  // 2, 2 and 1206 of 1210: scaled one by one they would make 2 + 2 + 997 = 1001.
+  const small = [[2, 2], [2, 4], [1206, 1210]].map(([r, after]) => tillRefundAmount(refundOf(r, { amount: 1000, amount_paid: 1210, refunded_amount: after }))!)
+  assert.deepEqual(small, [2, 1, 997])
   // A transaction snapshot taken before this refund counted: scaled on its own.
   assert.equal(tillRefundAmount(refundOf(605, { amount: 1000, amount_paid: 1210, refunded_amount: 0 })), 500)
   assert.equal(tillRefundAmount({ id: 'ref_1', refund_amount: 700 }), 700)
