@@ -304,6 +304,26 @@ test('a notification is verified over its raw bytes: pretty-printed and signed a
   assert.deepEqual(await types(w.ta, 'sessionId', id), ['payment.succeeded'])
 })
 
+test('a genuine refund notification posted to another configuration of the same keys leaves the refund pending: unknown_refund', async (t) => {
+  const w = await till(t)
+  const sameKeys = await w.addConfig('second', w.creds)
+  const { id, recordId } = await w.paid()
+  await w.ctl.notifications({ mode: 'drop' })
+  const refundId = (await w.refund(recordId)).body.refund.id
+  await w.ctl.tick()
+  // Verified and decrypted under "second", but Till made the refund under "main".
+  await w.ctl.resend({ out_refund_no: refundId }, `${w.ta.baseUrl}/hooks/wechat/${sameKeys}`)
+  assert.deepEqual((await w.ctl.deliveries()).map((d) => [d.eventType, d.status]), [['TRANSACTION.SUCCESS', 204], ['REFUND.SUCCESS', null], ['REFUND.SUCCESS', 204]])
+  const s = await w.read(id)
+  assert.deepEqual([s.status, s.record.status, s.record.refundedAmount], ['paid', 'refunding', 0])
+  assert.deepEqual(await types(w.ta, 'refundId', refundId), ['refund.pending'])
+  const { data: [d, ...more] } = (await w.ta.admin('GET', '/discrepancies')).body
+  assert.deepEqual([more.length, d.kind, d.providerConfigId, d.report.refundId], [0, 'unknown_refund', sameKeys, refundId])
+  // The same notification at its own configuration settles it.
+  await w.ctl.resend({ out_refund_no: refundId })
+  assert.equal((await w.read(id)).status, 'refunded')
+})
+
 test('canceling a session closes its open WeChat order at the next reconciliation', async (t) => {
   const w = await till(t)
   const id = await w.session()
