@@ -31,6 +31,20 @@ async function metric(ta: TestApp, provider: string, kind: string) {
 
 const discrepancies = async (ta: TestApp) => (await ta.admin('GET', '/discrepancies')).body
 
+/** A record's refunded amount and status, as stored. */
+async function totals(ta: TestApp, recordId: string) {
+  const r = await recordRow(ta, recordId)
+  return [r.refunded_amount, r.status]
+}
+
+/** The one discrepancy recorded, which must be of this kind. */
+async function onlyDiscrepancy(ta: TestApp, kind: string) {
+  const [d, ...more] = (await discrepancies(ta)).data
+  assert.equal(more.length, 0, JSON.stringify(more))
+  assert.equal(d?.kind, kind, JSON.stringify(d))
+  return d
+}
+
 test('WeChat: a signed REFUND.SUCCESS for a refund Till never issued, 50,000 on a payment of 9,900, refunds nothing', async (t) => {
   const w = await liveWechat(t)
   const s = await w.session()
@@ -190,14 +204,6 @@ test('Creem: a completed checkout whose order Creem shows in USD does not mark a
   await refusedAsOtherCurrency(c.ta, 'creem', c.configId, id, attempt.id, { amount: 1234, currency: 'EUR' }, 'USD')
 })
 
-/** The one discrepancy recorded, of this kind, and the refund left as it was: nothing refunded, no event. */
-async function onlyDiscrepancy(ta: TestApp, kind: string) {
-  const [d, ...more] = (await discrepancies(ta)).data
-  assert.equal(more.length, 0, JSON.stringify(more))
-  assert.equal(d?.kind, kind, JSON.stringify(d))
-  return d
-}
-
 test('WeChat Pay: a dashboard refund of 500 on a payment of 1,000 with 800 of Till\'s pending creates nothing: 200 is refundable', async (t) => {
   const w = await liveWechat(t)
   const s = await w.session({ amount: 1000 })
@@ -214,12 +220,12 @@ test('WeChat Pay: a dashboard refund of 500 on a payment of 1,000 with 800 of Ti
     outRefundNo: 'dashboard-1', refundId: '50300000000000000009', refund: 500, status: 'SUCCESS', outcome: 'SUCCESS',
   })
   assert.deepEqual((await refundRows(w.ta, recordId)).map((r) => [r.id, r.status, r.amount]), [[ours.body.refund.id, 'pending', 800]])
-  assert.deepEqual([(await recordRow(w.ta, recordId)).refunded_amount, (await recordRow(w.ta, recordId)).status], [0, 'refunding'])
+  assert.deepEqual(await totals(w.ta, recordId), [0, 'refunding'])
   const d = await onlyDiscrepancy(w.ta, 'refund_amount')
   assert.deepEqual(d.expected, { recordId, refundable: 200, currency: 'CNY' })
   // Till's own refund still settles; then nothing is left that a dashboard refund could add to.
   await w.ctl.tick()
-  assert.deepEqual([(await recordRow(w.ta, recordId)).refunded_amount, (await recordRow(w.ta, recordId)).status], [800, 'partially_refunded'])
+  assert.deepEqual(await totals(w.ta, recordId), [800, 'partially_refunded'])
 })
 
 test('WeChat Pay Global: a signed REFUND.SUCCESS of 300 CNY on a JPY record refunds nothing, ours or started outside Till', async (t) => {
@@ -243,7 +249,7 @@ test('WeChat Pay Global: a signed REFUND.SUCCESS of 300 CNY on a JPY record refu
   await w.fake.notifier.refundSettled({ ...forged, outRefundNo: 'dashboard-1', refundId: '50300000000000000001' })
   w.ta.clock.advance(1000) // listed newest first
   await w.fake.notifier.refundSettled({ ...forged, outRefundNo: pending.id, refundId: '50300000000000000002' })
-  assert.deepEqual([(await recordRow(w.ta, recordId)).refunded_amount, (await recordRow(w.ta, recordId)).status], [334, 'refunding'])
+  assert.deepEqual(await totals(w.ta, recordId), [334, 'refunding'])
   assert.deepEqual((await refundRows(w.ta, recordId)).map((r) => [r.amount, r.status]), [[334, 'succeeded'], [300, 'pending']])
   assert.deepEqual((await eventsWhere(w.ta, 'refundId', pending.id)).map((e) => e.type), ['refund.pending'])
   const list = (await discrepancies(w.ta)).data
@@ -272,7 +278,7 @@ test('Creem: refund.created in USD on a EUR record refunds nothing', async (t) =
   c.fake.store.transactions.get(transaction)!.currency = 'USD'
   await c.ctl.dashboardRefund(transaction, 500)
   assert.deepEqual(await refundRows(c.ta, recordId), [])
-  assert.deepEqual([(await recordRow(c.ta, recordId)).refunded_amount, (await recordRow(c.ta, recordId)).status], [0, 'paid'])
+  assert.deepEqual(await totals(c.ta, recordId), [0, 'paid'])
   const d = await onlyDiscrepancy(c.ta, 'refund_currency')
   assert.deepEqual([d.report.currency, d.report.amount, d.expected], ['USD', 500, { recordId, currency: 'EUR' }])
 })
