@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { AlreadyRefunded, AmountExceedsRefundable } from './errors.js'
-import { recordStatus, refundable, refundAmount, type RecordStatus } from './refund-math.js'
+import { inRecordCurrency, recordStatus, refundable, refundAmount, type RecordStatus } from './refund-math.js'
 
 test('refundable = amount − succeeded − pending, never negative', () => {
   const cases: [number, number, number, number][] = [
@@ -83,4 +83,17 @@ test('recordStatus follows from totals; any pending refund means refunding', () 
   for (const [amount, refunded, pending, expected] of cases) {
     assert.equal(recordStatus(amount, refunded, pending), expected, `${amount} ${refunded} ${pending}`)
   }
+})
+
+test('a provider\'s refund report is read only in the record\'s currency: an amount needs its currency, a bare status does not', () => {
+  const cases: [{ amount?: number; currency?: string }, boolean][] = [
+    [{ amount: 300, currency: 'JPY' }, true],
+    [{ amount: 300, currency: 'CNY' }, false],
+    [{ amount: 300, currency: 'jpy' }, false],
+    [{ amount: 300 }, false],
+    [{ currency: 'JPY' }, true],
+    [{ currency: 'CNY' }, false],
+    [{}, true],
+  ]
+  for (const [report, expected] of cases) assert.equal(inRecordCurrency(report, 'JPY'), expected, JSON.stringify(report))
 })

@@ -26,3 +26,13 @@ export function recordStatus(amount: number, refundedAmount: number, hasPending:
   if (refundedAmount > 0) return 'partially_refunded'
   return 'paid'
 }
+
+/**
+ * Whether a provider's report of a refund can be read against a record in `currency`: an amount is
+ * only meaningful with its currency, and a currency named must be the record's (a CNY refund is
+ * not yen). A bare status, settling Till's own refund by its id, names neither.
+ */
+export function inRecordCurrency(report: { amount?: number; currency?: string }, currency: string): boolean {
+  if (report.currency === undefined) return report.amount === undefined
+  return report.currency === currency
+}

@@ -69,6 +69,8 @@ export interface RefundFact {
   attemptId?: string
   status: 'succeeded' | 'pending' | 'failed'
   amount?: number
+  /** The currency of `amount`, as the provider reports it; Till compares it with the record's. */
+  currency?: string
   reason?: string
   failureReason?: string
   /**
@@ -149,6 +151,8 @@ export interface RefundState {
   status: 'succeeded' | 'pending' | 'failed'
   providerRefundRef?: string
   failureReason?: string
+  /** The currency the provider reports the refund in, where its answer says: checked against the record's. */
+  currency?: string
 }
 
 export interface PaymentProvider {

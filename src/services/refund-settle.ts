@@ -1,7 +1,7 @@
 /** Settling refunds: the provider's answer, a notification or a reconciliation query lands here. */
 import { refundEventData, refundEventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
-import { recordStatus, refundable } from '../domain/refund-math.js'
+import { inRecordCurrency, recordStatus, refundable } from '../domain/refund-math.js'
 import { nextStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RefundFact, RefundState } from '../providers/types.js'
 import type { Tx } from '../store/db.js'
@@ -66,6 +66,14 @@ export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: 
   if (!peek) return null
   const record = (await records.getRecordById(tx, peek.recordId, true))!
   const refund = (await records.getRefund(tx, refundId, true))!
+  // An answer in another currency settled nothing Till asked for: the refund stays pending, reconciliation asks again.
+  if (!inRecordCurrency(state, record.currency)) {
+    await recordDiscrepancy(tx, deps, {
+      provider: record.provider, providerConfigId: record.providerConfigId, merchantId: record.merchantId, kind: 'refund_currency',
+      report: state, expected: { refundId: refund.id, currency: record.currency },
+    })
+    return { record, refund }
+  }
   return settleLocked(tx, deps, record, refund, state)
 }
 
@@ -73,8 +81,8 @@ const factState = (fact: RefundFact): RefundState => ({ status: fact.status, pro
 
 /**
  * A refund reported by a provider: ours (settle it) or one started outside Till (record it). A report
- * that does not match what Till asked for (an id Till never issued, another amount, more than is
- * refundable, no amount or payment to match) changes nothing and is recorded as a discrepancy.
+ * that does not match what Till asked for (an id Till never issued, another currency or amount, more
+ * than is refundable, no amount or payment to match) changes nothing and is recorded as a discrepancy.
  */
 export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, configId: string | null, fact: RefundFact) {
   const discrepancy = (kind: DiscrepancyKind, expected: object, merchantId?: string) =>
@@ -86,6 +94,7 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
       return discrepancy('unknown_refund', { refund: 'none with this id under this configuration' }, record?.merchantId)
     }
     const refund = (await records.getRefund(tx, ours.id, true))!
+    if (!inRecordCurrency(fact, record.currency)) return discrepancy('refund_currency', { refundId: refund.id, currency: record.currency }, record.merchantId)
     // Settled by our own id, the amount is ours; a provider naming another one refunded something else.
     if (fact.amount !== undefined && fact.amount !== refund.amount) return discrepancy('refund_amount', { refundId: refund.id, amount: refund.amount }, record.merchantId)
     await settleLocked(tx, deps, record, refund, factState(fact))
@@ -101,6 +110,7 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   const record = await records.getRecordBySession(tx, attempt.sessionId)
   if (!record) return discrepancy('unmatched_refund', { payment: 'a paid session' }, attempt.merchantId)
   const locked = (await records.getRecordById(tx, record.id, true))!
+  if (!inRecordCurrency(fact, locked.currency)) return discrepancy('refund_currency', { recordId: locked.id, currency: locked.currency }, locked.merchantId)
   // Ours by the provider's id; or ours whose answer (with that id) has not been stored yet: a provider
   // that does not know our refund id (Creem) can notify before its answer to our call is saved.
   const known = (await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef))

@@ -172,6 +172,29 @@ test('keys belong to one merchant and one mode', async (t) => {
   assert.equal(await sessionCount(ta), 1)
 })
 
+test('refund keys belong to one merchant: two merchants each refund their own record with the same key', async (t) => {
+  const ta = await startTestApp(t)
+  const other = await ta.newMerchant('Other')
+  const mine = await paidSession(ta)
+  const created = await ta.request('POST', '/api/v1/checkout', { key: other.testKey, body: { amount: 1000, currency: 'CNY' } })
+  const theirs = await ta.request('POST', `/api/v1/test_helpers/sessions/${created.body.id}/pay`, { key: other.testKey, body: {} })
+  const refundAs = (key: string, recordId: string, amount: number) =>
+    ta.request('POST', '/api/v1/refunds', { key, body: { recordId, amount }, headers: { 'idempotency-key': 'shared-refund-key' } })
+  const a = await refundAs(ta.merchant.testKey, mine.record.id, 300)
+  // The same key, another merchant, the same request shape: its own refund, not a replay nor a mismatch.
+  const b = await refundAs(other.testKey, theirs.body.record.id, 300)
+  assert.deepEqual([a.status, a.body.id, a.body.refundedAmount], [200, mine.record.id, 300])
+  assert.deepEqual([b.status, b.body.id, b.body.refundedAmount], [200, theirs.body.record.id, 300])
+  assert.equal(b.headers.get('idempotent-replayed'), null)
+  assert.notEqual(b.body.refund.id, a.body.refund.id)
+  assert.deepEqual((await refundRows(ta, mine.record.id)).map((r) => r.merchant_id), [ta.merchant.id])
+  assert.deepEqual((await refundRows(ta, theirs.body.record.id)).map((r) => r.merchant_id), [other.id])
+  // With the stored answers gone, each merchant's refund still remembers its own key.
+  await ta.database.pool.query('delete from idempotency_keys')
+  const bAgain = await refundAs(other.testKey, theirs.body.record.id, 300)
+  assert.deepEqual([bAgain.status, bAgain.body.refund.id], [200, b.body.refund.id])
+})
+
 test('a refund retried with the same key returns the same refund and never refunds twice', async (t) => {
   const ta = await startTestApp(t)
   const paid = await paidSession(ta)
@@ -323,6 +346,11 @@ test('a refund retried after its key row was lost returns the same refund for th
   await ta.database.pool.query('delete from idempotency_keys') // as after a takeover
   const again = await refund(ta, { recordId: first.record.id, amount: 100 }, 'k-lost')
   assert.equal(again.body.refund.id, a.body.refund.id)
+  // The same record with another amount is another request, even without the stored answer to compare with.
+  await ta.database.pool.query('delete from idempotency_keys')
+  const otherAmount = await refund(ta, { recordId: first.record.id, amount: 200 }, 'k-lost')
+  assert.deepEqual([otherAmount.status, otherAmount.body], [400, { error: 'idempotency key reused with a different request', code: 'idempotency_mismatch' }])
+  assert.deepEqual((await refundRows(ta, first.record.id)).map((r) => [r.id, r.amount]), [[a.body.refund.id, 100]])
   await ta.database.pool.query('delete from idempotency_keys')
   const elsewhere = await refund(ta, { recordId: other.record.id, amount: 100 }, 'k-lost')
   assert.equal(elsewhere.status, 400)

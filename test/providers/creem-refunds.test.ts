@@ -21,14 +21,14 @@ test('a refund names the transaction, answers pending without an id, and refund.
   assert.deepEqual([req.status, req.body], [200, { status: 'pending' }])
   const queryRef = { refundId: 'ref_ours', providerRefundRef: null, amount: 1234, createdAt: s.clock(), payment: ref }
   // Creem cannot look the refund up: pending, never "not found" (which would send it again).
-  assert.deepEqual(await s.provider.queryRefund(s.cfg, queryRef), { status: 'pending', providerRefundRef: undefined })
+  assert.deepEqual(await s.provider.queryRefund(s.cfg, queryRef), { status: 'pending', providerRefundRef: undefined, currency: 'EUR' })
   await s.ctl.tick()
   const fact = lastRefundFact(s)
   assert.match(fact.providerRefundRef!, /^ref_[0-9A-Za-z]{22}$/)
   assert.deepEqual(fact, {
-    kind: 'refund', providerRefundRef: fact.providerRefundRef, attemptId: a.attemptId, status: 'succeeded', amount: 1234, matchUnanswered: true, reason: 'requested_by_customer',
+    kind: 'refund', providerRefundRef: fact.providerRefundRef, attemptId: a.attemptId, status: 'succeeded', amount: 1234, currency: 'EUR', matchUnanswered: true, reason: 'requested_by_customer',
   })
-  assert.deepEqual(await s.provider.queryRefund(s.cfg, { ...queryRef, providerRefundRef: fact.providerRefundRef! }), { status: 'succeeded', providerRefundRef: fact.providerRefundRef })
+  assert.deepEqual(await s.provider.queryRefund(s.cfg, { ...queryRef, providerRefundRef: fact.providerRefundRef! }), { status: 'succeeded', providerRefundRef: fact.providerRefundRef, currency: 'EUR' })
   // Nothing is left: Creem refuses a second refund.
   await assert.rejects(s.provider.refund(s.cfg, refundInput(ref)), (e: unknown) => e instanceof ProviderError && e.outcome === 'rejected' && e.message === 'Creem 400 Bad Request: Transaction has no refundable amount left')
 })
@@ -66,7 +66,7 @@ test('a refund made in the dashboard arrives as refund.created with no refund id
   await s.ctl.dashboardRefund(String(ref.data.transactionId), 500, 'duplicate')
   const first = lastRefundFact(s)
   assert.deepEqual({ ...first, providerRefundRef: undefined }, {
-    kind: 'refund', providerRefundRef: undefined, attemptId: a.attemptId, status: 'succeeded', amount: 500, matchUnanswered: true, reason: 'duplicate',
+    kind: 'refund', providerRefundRef: undefined, attemptId: a.attemptId, status: 'succeeded', amount: 500, currency: 'EUR', matchUnanswered: true, reason: 'duplicate',
   })
   assert.equal(first.refundId, undefined)
   assert.equal((await s.ctl.transaction(String(ref.data.transactionId))).status, 'partialRefund')

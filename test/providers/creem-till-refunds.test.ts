@@ -223,3 +223,25 @@ test('a full refund in the dashboard makes the session refunded', async (t) => {
   const s = await c.read(id)
   assert.deepEqual([s.status, s.record.status, (await recordRow(c.ta, recordId)).refunded_amount], ['refunded', 'refunded', 1234])
 })
+
+test('tax is scaled cumulatively: on 1,000 charged 1,210, dashboard refunds of 2, 2 and 1,206 add up to exactly 1,000', async (t) => {
+  const c = await creemTill(t)
+  const id = await c.session({ amount: 1000 })
+  const { attempt } = await c.start(id)
+  // Creem adds 21 % on top (a product with exclusive tax): the customer pays 1,210.
+  const checkout = c.fake.store.checkouts.get(attempt.providerRef!)!
+  c.fake.store.products.get(checkout.productId)!.taxMode = 'exclusive'
+  await c.ctl.complete(attempt.providerRef!, { taxRate: 0.21 })
+  const { record } = await c.read(id)
+  const transaction = (await c.ctl.checkout(attempt.providerRef!)).order.transaction
+  assert.deepEqual([record.amount, (await c.ctl.transaction(transaction)).amount_paid], [1000, 1210])
+  for (const amount of [2, 2, undefined]) {
+    c.ta.clock.advance(1000)
+    await c.ctl.dashboardRefund(transaction, amount)
+  }
+  // 2 of 1,210 is 1.65 of 1,000: each part is what the running total adds, so nothing is lost or made up.
+  assert.deepEqual((await refundRows(c.ta, record.id)).map((r) => [r.initiated_by, r.amount, r.status]), [['provider', 2, 'succeeded'], ['provider', 1, 'succeeded'], ['provider', 997, 'succeeded']])
+  const after = await c.read(id)
+  assert.deepEqual([after.status, after.record.status, after.record.refundedAmount], ['refunded', 'refunded', 1000])
+  assert.deepEqual((await c.ta.admin('GET', '/discrepancies')).body.data, [])
+})

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { reconcileAttempts } from '../../src/jobs/reconcile.js'
+import { webhookSignature } from '../../src/providers/creem/sign.js'
 import { fitsSession } from '../../src/providers/registry.js'
 import { cancelSession, expireDue } from '../../src/services/payments.js'
 import { creemTill } from '../helpers/creem-till.js'
@@ -137,6 +138,26 @@ test('a tampered body or a bad signature is refused with 401 and changes nothing
   c.ta.clock.advance(30_000)
   await c.ctl.tick()
   assert.equal((await c.read(id)).status, 'paid')
+})
+
+test('a webhook is verified over its raw bytes: pretty-printed and signed as sent it pays; signed over its compact form it is refused', async (t) => {
+  const c = await creemTill(t)
+  await c.ctl.notifications({ mode: 'drop' })
+  const id = await c.session()
+  const { attempt } = await c.start(id)
+  await c.ctl.complete(attempt.providerRef!)
+  const [event] = await c.ctl.events()
+  const pretty = JSON.stringify(event.body, null, 2)
+  const post = (signedOver: string) =>
+    c.ta.request('POST', `/hooks/creem/${c.configId}`, { raw: pretty, headers: { 'creem-signature': webhookSignature(c.creds.webhookSecret, signedOver) } })
+  // What a receiver that parsed and re-serialised the body would have checked.
+  const compact = await post(JSON.stringify(event.body))
+  assert.deepEqual([compact.status, compact.body], [401, { error: 'signature refused: mismatch' }])
+  assert.equal((await c.read(id)).status, 'processing')
+  const asSent = await post(pretty)
+  assert.equal(asSent.status, 200)
+  assert.equal((await c.read(id)).status, 'paid')
+  assert.deepEqual(await c.types('sessionId', id), ['payment.succeeded'])
 })
 
 test('a genuine webhook posted to another configuration\'s URL does not touch this session', async (t) => {

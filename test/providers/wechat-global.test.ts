@@ -57,8 +57,8 @@ test('JPY is zero-decimal: ¥1,500 is total 1500, a ¥500 refund is 500, and the
   const refund = await s.ctl.refund('ref_000000000000000000000001')
   assert.deepEqual([refund.status, refund.amount.refund, refund.amount.currency, refund.amount.payer_refund], ['SUCCESS', 500, 'JPY', 2400])
   const notified = facts(s).filter((f) => f.kind === 'refund') as RefundFact[]
-  assert.deepEqual(notified.map((f) => [f.refundId, f.status, f.amount, f.providerRefundRef]), [['ref_000000000000000000000001', 'succeeded', 500, first.providerRefundRef]])
-  assert.deepEqual(await s.provider.queryRefund(s.cfg, { refundId: 'ref_000000000000000000000001', providerRefundRef: null, amount: 500, createdAt: s.clock(), payment: refundInput('x', 1).payment }), { status: 'succeeded', providerRefundRef: first.providerRefundRef })
+  assert.deepEqual(notified.map((f) => [f.refundId, f.status, f.amount, f.currency, f.providerRefundRef]), [['ref_000000000000000000000001', 'succeeded', 500, 'JPY', first.providerRefundRef]])
+  assert.deepEqual(await s.provider.queryRefund(s.cfg, { refundId: 'ref_000000000000000000000001', providerRefundRef: null, amount: 500, createdAt: s.clock(), payment: refundInput('x', 1).payment }), { status: 'succeeded', providerRefundRef: first.providerRefundRef, currency: 'JPY' })
   // ¥1,001 more would exceed ¥1,500: WeChat refuses, definitively.
   await assert.rejects(s.provider.refund(s.cfg, refundInput('ref_000000000000000000000002', 1001)), isRejected('INVALID_REQUEST'))
   await s.ctl.refundOutcome({ status: 'CLOSED' })

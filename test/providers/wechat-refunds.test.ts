@@ -29,18 +29,18 @@ test('a refund is PROCESSING (pending) until REFUND.SUCCESS arrives; the query a
   const a = await s.paid()
   const r = refundInput(s, a.attemptId, 3000)
   const first = await s.provider.refund(s.cfg, r)
-  assert.equal(first.status, 'pending')
+  assert.deepEqual([first.status, first.currency], ['pending', 'CNY'])
   assert.match(first.providerRefundRef!, /^50\d{27}$/)
   assert.deepEqual(await s.provider.queryRefund(s.cfg, refundRef(r)), first)
   assert.equal(s.rx.received.length, 1, 'no refund notification before WeChat settles it')
   assert.equal((await s.ctl.tick()).ran, 1)
   assert.deepEqual(s.rx.received[1].result, {
     ack: { status: 204 },
-    facts: [{ kind: 'refund', refundId: r.refundId, providerRefundRef: first.providerRefundRef, attemptId: a.attemptId, status: 'succeeded', amount: 3000 }],
+    facts: [{ kind: 'refund', refundId: r.refundId, providerRefundRef: first.providerRefundRef, attemptId: a.attemptId, status: 'succeeded', amount: 3000, currency: 'CNY' }],
   })
-  assert.deepEqual(await s.provider.queryRefund(s.cfg, refundRef(r)), { status: 'succeeded', providerRefundRef: first.providerRefundRef })
+  assert.deepEqual(await s.provider.queryRefund(s.cfg, refundRef(r)), { status: 'succeeded', providerRefundRef: first.providerRefundRef, currency: 'CNY' })
   // A retry (say after a crash) with the same id: the same refund, not a second one.
-  assert.deepEqual(await s.provider.refund(s.cfg, r), { status: 'succeeded', providerRefundRef: first.providerRefundRef })
+  assert.deepEqual(await s.provider.refund(s.cfg, r), { status: 'succeeded', providerRefundRef: first.providerRefundRef, currency: 'CNY' })
   assert.equal((await s.ctl.order(a.attemptId)).refunds.length, 1)
   assert.equal((await s.ctl.order(a.attemptId)).trade_state, 'REFUND')
   assert.deepEqual(await s.provider.queryPayment(s.cfg, r.payment), { status: 'succeeded', providerRef: (await s.ctl.order(a.attemptId)).transaction_id, amount: 9900, currency: 'CNY', paidAt: new Date('2026-05-20T04:00:00.000Z') })
@@ -70,7 +70,7 @@ test('ABNORMAL stays pending and CLOSED is a failure; a delayed outcome waits fo
   assert.deepEqual((s.rx.received.at(-1)!.result.facts[0] as { status: string }).status, 'pending')
   assert.equal(JSON.parse(s.rx.received.at(-1)!.body.toString()).event_type, 'REFUND.ABNORMAL')
   const q = await s.provider.queryRefund(s.cfg, refundRef(abnormal))
-  assert.deepEqual(q, { status: 'pending', providerRefundRef: q.providerRefundRef, failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' })
+  assert.deepEqual(q, { status: 'pending', providerRefundRef: q.providerRefundRef, currency: 'CNY', failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' })
 
   await s.ctl.refundOutcome({ status: 'CLOSED', delayMs: 60_000 })
   const closed = refundInput(s, a.attemptId, 1000)

@@ -6,6 +6,9 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { reconcileAttempts, reconcileRefunds } from '../../src/jobs/reconcile.js'
+import { SIGN_SCHEME } from '../../src/providers/wechat/constants.js'
+import { beijing, gcmSeal, randomAlnum, signB64, uuid, wechatSigningString } from '../../src/providers/wechat/fake/crypto.js'
+import { signer, transactionView } from '../../src/providers/wechat/fake/views.js'
 import { toBeijingTime } from '../../src/providers/wechat/wire.js'
 import { cancelSession, expireDue, startAttempt } from '../../src/services/payments.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
@@ -265,6 +268,60 @@ test('a genuine notification posted to another configuration\'s URL does not tou
   assert.deepEqual(await types(w.ta, 'sessionId', id), [])
   await w.ctl.resend({ out_trade_no: attempt.id })
   assert.equal((await w.read(id)).status, 'paid')
+})
+
+test('a notification is verified over its raw bytes: pretty-printed and signed as sent it pays; signed over its compact form it is refused', async (t) => {
+  const w = await till(t)
+  await w.ctl.notifications({ mode: 'drop' })
+  const id = await w.session()
+  const { attempt } = await w.start(id)
+  await w.ctl.pay({ out_trade_no: attempt.id })
+  // TRANSACTION.SUCCESS as the fake seals it, its envelope laid out with indentation.
+  const store = w.fake.store
+  const sealNonce = randomAlnum(12)
+  const plain = JSON.stringify(transactionView(store.order(w.creds.mchId, attempt.id)!))
+  const envelope = {
+    id: uuid(), create_time: beijing(store.nowMs()), resource_type: 'encrypt-resource', event_type: 'TRANSACTION.SUCCESS', summary: '支付成功',
+    resource: { original_type: 'transaction', algorithm: 'AEAD_AES_256_GCM', ciphertext: gcmSeal(store.merchants.get(w.creds.mchId)!.apiV3Key, sealNonce, 'transaction', plain), associated_data: 'transaction', nonce: sealNonce },
+  }
+  const pretty = JSON.stringify(envelope, null, 2)
+  const post = (signedOver: string) => {
+    const ts = String(Math.floor(w.ta.clock().getTime() / 1000))
+    const nonce = randomAlnum(32)
+    const who = signer(store)
+    const headers = {
+      'wechatpay-timestamp': ts, 'wechatpay-nonce': nonce, 'wechatpay-serial': who.serial, 'wechatpay-signature-type': SIGN_SCHEME,
+      'wechatpay-signature': signB64(who.key, wechatSigningString(ts, nonce, signedOver)),
+    }
+    return w.ta.request('POST', `/hooks/wechat/${w.configId}`, { raw: pretty, headers })
+  }
+  const compact = await post(JSON.stringify(envelope))
+  assert.equal(compact.status, 401)
+  assert.equal((await w.read(id)).status, 'processing')
+  const asSent = await post(pretty)
+  assert.equal(asSent.status, 204)
+  assert.equal((await w.read(id)).status, 'paid')
+  assert.deepEqual(await types(w.ta, 'sessionId', id), ['payment.succeeded'])
+})
+
+test('a genuine refund notification posted to another configuration of the same keys leaves the refund pending: unknown_refund', async (t) => {
+  const w = await till(t)
+  const sameKeys = await w.addConfig('second', w.creds)
+  const { id, recordId } = await w.paid()
+  await w.ctl.notifications({ mode: 'drop' })
+  const refundId = (await w.refund(recordId)).body.refund.id
+  await w.ctl.tick()
+  // Verified and decrypted under "second", but Till made the refund under "main".
+  await w.ctl.resend({ out_refund_no: refundId }, `${w.ta.baseUrl}/hooks/wechat/${sameKeys}`)
+  assert.deepEqual((await w.ctl.deliveries()).map((d) => [d.eventType, d.status]), [['TRANSACTION.SUCCESS', 204], ['REFUND.SUCCESS', null], ['REFUND.SUCCESS', 204]])
+  const s = await w.read(id)
+  assert.deepEqual([s.status, s.record.status, s.record.refundedAmount], ['paid', 'refunding', 0])
+  assert.deepEqual(await types(w.ta, 'refundId', refundId), ['refund.pending'])
+  const { data: [d, ...more] } = (await w.ta.admin('GET', '/discrepancies')).body
+  assert.deepEqual([more.length, d.kind, d.providerConfigId, d.report.refundId], [0, 'unknown_refund', sameKeys, refundId])
+  // The same notification at its own configuration settles it.
+  await w.ctl.resend({ out_refund_no: refundId })
+  assert.equal((await w.read(id)).status, 'refunded')
 })
 
 test('canceling a session closes its open WeChat order at the next reconciliation', async (t) => {

@@ -75,6 +75,9 @@ test("Creem's tax-inclusive refund amounts in Till's terms, adding up exactly to
   const parts = [[333, 333], [333, 666], [544, 1210]].map(([r, after]) => tillRefundAmount(refundOf(r, { amount: 1000, amount_paid: 1210, refunded_amount: after }))!)
   assert.deepEqual(parts, [275, 275, 450])
   assert.equal(parts.reduce((s, x) => s + x, 0), 1000)
+  // 2, 2 and 1206 of 1210: scaled one by one they would make 2 + 2 + 997 = 1001.
+  const small = [[2, 2], [2, 4], [1206, 1210]].map(([r, after]) => tillRefundAmount(refundOf(r, { amount: 1000, amount_paid: 1210, refunded_amount: after }))!)
+  assert.deepEqual(small, [2, 1, 997])
   // A transaction snapshot taken before this refund counted: scaled on its own.
   assert.equal(tillRefundAmount(refundOf(605, { amount: 1000, amount_paid: 1210, refunded_amount: 0 })), 500)
   assert.equal(tillRefundAmount({ id: 'ref_1', refund_amount: 700 }), 700)
@@ -88,7 +91,7 @@ test('refund.created as a fact: Creem\'s refund id, our attempt from the checkou
     checkout: { id: 'ch_4l0N34kxo16AhRKUHFUuXr', request_id: 'my-request-id' }, created_at: 1728734351525,
   }
   assert.deepEqual(refundFact(sample), {
-    kind: 'refund', providerRefundRef: 'ref_3DB9NQFvk18TJwSqd0N6bd', attemptId: 'my-request-id', status: 'succeeded', amount: 1000,
+    kind: 'refund', providerRefundRef: 'ref_3DB9NQFvk18TJwSqd0N6bd', attemptId: 'my-request-id', status: 'succeeded', amount: 1000, currency: 'EUR',
     matchUnanswered: true, reason: 'requested_by_customer',
   })
   assert.equal(refundFact({ ...sample, checkout: 'ch_4l0N34kxo16AhRKUHFUuXr' }).attemptId, undefined)
@@ -96,6 +99,8 @@ test('refund.created as a fact: Creem\'s refund id, our attempt from the checkou
 
 test('a refund of ours read from its transaction: refunded is done; anything else is pending, never not found', () => {
   assert.deepEqual(refundStateFromTransaction({ status: 'refunded', refunded_amount: 1000 }, 'ref_1'), { status: 'succeeded', providerRefundRef: 'ref_1' })
+  // The transaction's currency rides along, for the core to check against the record's.
+  assert.deepEqual(refundStateFromTransaction({ status: 'refunded', refunded_amount: 1000, currency: 'USD' }, 'ref_1'), { status: 'succeeded', providerRefundRef: 'ref_1', currency: 'USD' })
   assert.deepEqual(refundStateFromTransaction({ status: 'refunded', refunded_amount: 1000 }, null), { status: 'succeeded', providerRefundRef: undefined })
   assert.deepEqual(refundStateFromTransaction({ status: 'paid', refunded_amount: 0 }, 'ref_1'), { status: 'pending', providerRefundRef: 'ref_1' })
   assert.deepEqual(refundStateFromTransaction({ status: 'partialRefund', refunded_amount: 300 }, 'ref_1'), { status: 'pending', providerRefundRef: 'ref_1' })

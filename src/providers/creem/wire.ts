@@ -237,6 +237,7 @@ export function refundFact(r: Refund): RefundFact {
     attemptId: checkout?.request_id ?? undefined,
     status: s.status,
     amount: tillRefundAmount(r),
+    currency: r.refund_currency,
     matchUnanswered: true,
     ...(r.reason ? { reason: r.reason } : {}),
     ...(s.failureReason ? { failureReason: s.failureReason } : {}),
@@ -252,8 +253,8 @@ export function refundFact(r: Refund): RefundFact {
  * failure are learnt from refund.created.
  */
 export function refundStateFromTransaction(t: Transaction, providerRefundRef: string | null): RefundState {
-  const ref = providerRefundRef ?? undefined
-  return t.status === 'refunded' ? { status: 'succeeded', providerRefundRef: ref } : { status: 'pending', providerRefundRef: ref }
+  const named = { providerRefundRef: providerRefundRef ?? undefined, ...(t.currency ? { currency: t.currency } : {}) }
+  return t.status === 'refunded' ? { status: 'succeeded', ...named } : { status: 'pending', ...named }
 }
 
 export const messageOf = (body: ErrorBody | null) => (Array.isArray(body?.message) ? body.message.join('; ') : body?.message)

@@ -63,6 +63,7 @@ export function createMockProvider(now: () => Date): PaymentProvider {
       return {
         status,
         providerRefundRef: `mock_ref_${r.refundId.slice(4)}`,
+        currency: r.currency,
         ...(status === 'failed' ? { failureReason: 'the mock provider was told to fail this refund' } : {}),
       }
     },

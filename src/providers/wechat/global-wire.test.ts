@@ -57,9 +57,12 @@ test('refunds: REFUNDCLOSE is a failure, ABNORMAL stays pending, no status is pe
   assert.equal(globalRefundState('ABNORMAL').status, 'pending')
   assert.deepEqual(globalRefundState(undefined, '5000001'), { status: 'pending', providerRefundRef: '5000001' })
   assert.deepEqual(globalRefundState('SUCCESS', '5000001'), { status: 'succeeded', providerRefundRef: '5000001' })
+  assert.deepEqual(globalRefundState('SUCCESS', '5000001', 'JPY'), { status: 'succeeded', providerRefundRef: '5000001', currency: 'JPY' })
   const ours = 'ref_000000000000000000000001'
-  assert.deepEqual(globalRefundFact({ out_refund_no: ours, refund_id: '50001', out_trade_no: 'att_1', refund_status: 'SUCCESS', amount: { refund: 500 } }),
-    { kind: 'refund', refundId: ours, providerRefundRef: '50001', attemptId: 'att_1', status: 'succeeded', amount: 500 })
+  // The listed currency as the notice names it; none named is none assumed.
+  assert.deepEqual(globalRefundFact({ out_refund_no: ours, refund_id: '50001', out_trade_no: 'att_1', refund_status: 'SUCCESS', amount: { refund: 500, currency: 'JPY', payer_refund: 2400, payer_currency: 'CNY' } }),
+    { kind: 'refund', refundId: ours, providerRefundRef: '50001', attemptId: 'att_1', status: 'succeeded', amount: 500, currency: 'JPY' })
+  assert.equal(globalRefundFact({ out_refund_no: ours, refund_id: '50001', refund_status: 'SUCCESS', amount: { refund: 500 } }).currency, undefined)
   const byId = globalRefundFact({ out_refund_no: 'merchant-platform-7', id: '50002', out_trade_no: 'att_1', status: 'REFUNDCLOSE', amount: { refund: 200 } })
   assert.deepEqual([byId.refundId, byId.providerRefundRef, byId.status], [undefined, '50002', 'failed'])
 })

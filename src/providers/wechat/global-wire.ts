@@ -135,8 +135,8 @@ export function globalPaymentFact(t: GlobalTransaction): PaymentFact {
 }
 
 /** The global API closes a refund as REFUNDCLOSE; the rest reads as on the mainland. */
-export const globalRefundState = (status: string | undefined, refundId?: string): RefundState =>
-  refundState(status === 'REFUNDCLOSE' ? 'CLOSED' : status, refundId)
+export const globalRefundState = (status: string | undefined, refundId?: string, currency?: string): RefundState =>
+  refundState(status === 'REFUNDCLOSE' ? 'CLOSED' : status, refundId, currency)
 
 const OUR_REFUND_ID = /^ref_[0-9A-Za-z]{24}$/
 
@@ -151,6 +151,7 @@ export function globalRefundFact(n: GlobalRefund): RefundFact {
     attemptId: n.out_trade_no,
     status: s.status,
     amount: n.amount?.refund,
+    currency: n.amount?.currency,
     ...(s.failureReason ? { failureReason: s.failureReason } : {}),
   }
 }

@@ -70,14 +70,14 @@ export function globalOps(client: WechatClient, now: () => Date) {
       if (r.reason) body.reason = Array.from(r.reason).slice(0, 80).join('')
       const res = await client.call<GlobalRefund>(cfg, 'POST', GLOBAL_PATHS.refunds, body)
       // The documented create answer carries no status: absent means accepted and processing.
-      return globalRefundState(res.data?.status, res.data?.id ?? res.data?.refund_id)
+      return globalRefundState(res.data?.status, res.data?.id ?? res.data?.refund_id, res.data?.amount?.currency)
     },
 
     async queryRefund(cfg: ProviderConfig, ref: RefundRef): Promise<RefundState> {
       const c = credentialsOf(cfg)
       try {
         const res = await client.call<GlobalRefund>(cfg, 'GET', `${GLOBAL_PATHS.refundByOutRefundNo}${encodeURIComponent(ref.refundId)}?mchid=${encodeURIComponent(c.mchId)}`)
-        return globalRefundState(res.data?.status, res.data?.id ?? res.data?.refund_id)
+        return globalRefundState(res.data?.status, res.data?.id ?? res.data?.refund_id, res.data?.amount?.currency)
       } catch (e) {
         if (e instanceof ProviderError && e.code === 'RESOURCE_NOT_EXISTS') throw new ProviderError('unknown', 'not_found', `WeChat Pay Global has no refund ${ref.refundId}`)
         throw e

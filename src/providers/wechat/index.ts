@@ -125,7 +125,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       // Shown to the payer; 80 characters is the documented limit.
       if (r.reason) body.reason = Array.from(r.reason).slice(0, 80).join('')
       const res = await client.call<Refund>(cfg, 'POST', PATHS.refunds, body)
-      return refundState(res.data?.status, res.data?.refund_id)
+      return refundState(res.data?.status, res.data?.refund_id, res.data?.amount?.currency)
     },
 
     /** RESOURCE_NOT_EXISTS means WeChat never received it: `not_found` makes reconciliation send it again with the same id. */
@@ -133,7 +133,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       if (isCrossBorder(cfg)) return global.queryRefund(cfg, ref)
       try {
         const res = await client.call<Refund>(cfg, 'GET', `${PATHS.refunds}/${encodeURIComponent(ref.refundId)}`)
-        return refundState(res.data?.status, res.data?.refund_id)
+        return refundState(res.data?.status, res.data?.refund_id, res.data?.amount?.currency)
       } catch (e) {
         if (e instanceof ProviderError && e.code === 'RESOURCE_NOT_EXISTS') throw new ProviderError('unknown', 'not_found', `WeChat Pay has no refund ${ref.refundId}`)
         throw e

@@ -93,6 +93,7 @@ test('trade_state maps to attempt states; REFUND means paid', () => {
 test('refund status: PROCESSING and ABNORMAL are pending, SUCCESS succeeded, CLOSED failed', () => {
   assert.deepEqual(refundState('PROCESSING', '50000000382019052709732678859'), { status: 'pending', providerRefundRef: '50000000382019052709732678859' })
   assert.deepEqual(refundState('SUCCESS', 'r1'), { status: 'succeeded', providerRefundRef: 'r1' })
+  assert.deepEqual(refundState('SUCCESS', 'r1', 'CNY'), { status: 'succeeded', providerRefundRef: 'r1', currency: 'CNY' })
   assert.deepEqual(refundState('CLOSED', 'r1'), { status: 'failed', providerRefundRef: 'r1', failureReason: 'CLOSED: the refund was closed by WeChat Pay' })
   assert.deepEqual(refundState('ABNORMAL', 'r1'), { status: 'pending', providerRefundRef: 'r1', failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' })
 })
@@ -100,8 +101,10 @@ test('refund status: PROCESSING and ABNORMAL are pending, SUCCESS succeeded, CLO
 test('a refund notice names our refund only when out_refund_no is one of our ids', () => {
   const n = { out_trade_no: 'att_1', refund_id: '50000000382019052709732678859', refund_status: 'SUCCESS', amount: { total: 9900, refund: 100 } }
   assert.deepEqual(refundFact({ ...n, out_refund_no: 'ref_0123456789ABCDEFGHIJabcd' }), {
-    kind: 'refund', refundId: 'ref_0123456789ABCDEFGHIJabcd', providerRefundRef: '50000000382019052709732678859', attemptId: 'att_1', status: 'succeeded', amount: 100,
+    kind: 'refund', refundId: 'ref_0123456789ABCDEFGHIJabcd', providerRefundRef: '50000000382019052709732678859', attemptId: 'att_1', status: 'succeeded', amount: 100, currency: 'CNY',
   })
+  // The mainland's plaintext names no currency (its API refunds CNY only); one named is kept as named.
+  assert.equal(refundFact({ ...n, amount: { ...n.amount, currency: 'USD' } }).currency, 'USD')
   // Started in the merchant platform: recorded as a refund Till did not start.
   assert.equal(refundFact({ ...n, out_refund_no: '1217752501201407033233368018' }).refundId, undefined)
 })

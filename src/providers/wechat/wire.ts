@@ -184,22 +184,27 @@ export function paymentFact(t: Transaction): PaymentFact {
 /**
  * Refund status → Till's. ABNORMAL is not a failure: WeChat still holds the amount until the
  * merchant settles it in the merchant platform, and it may still end SUCCESS, so it stays pending
- * (reconciliation keeps asking) and the amount stays reserved. CLOSED is final.
+ * (reconciliation keeps asking) and the amount stays reserved. CLOSED is final. `currency` is the
+ * one a refund object's amount names, for the core to check against the record's.
  */
-export function refundState(status: string | undefined, refundId?: string): RefundState {
+export function refundState(status: string | undefined, refundId?: string, currency?: string): RefundState {
+  const named = { providerRefundRef: refundId, ...(currency ? { currency } : {}) }
   switch (status) {
     case 'SUCCESS':
-      return { status: 'succeeded', providerRefundRef: refundId }
+      return { status: 'succeeded', ...named }
     case 'CLOSED':
-      return { status: 'failed', providerRefundRef: refundId, failureReason: 'CLOSED: the refund was closed by WeChat Pay' }
+      return { status: 'failed', ...named, failureReason: 'CLOSED: the refund was closed by WeChat Pay' }
     case 'ABNORMAL':
-      return { status: 'pending', providerRefundRef: refundId, failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' }
+      return { status: 'pending', ...named, failureReason: 'ABNORMAL: the refund could not reach the payer; handle it in the merchant platform' }
     default:
-      return { status: 'pending', providerRefundRef: refundId }
+      return { status: 'pending', ...named }
   }
 }
 
-/** A REFUND.* notification as a refund fact; refunds started outside Till carry no refund id of ours. */
+/**
+ * A REFUND.* notification as a refund fact; refunds started outside Till carry no refund id of ours.
+ * The mainland's plaintext names no currency: its API refunds CNY only, so an absent one is CNY.
+ */
 export function refundFact(n: RefundNotice): RefundFact {
   const s = refundState(n.refund_status, n.refund_id)
   return {
@@ -209,6 +214,7 @@ export function refundFact(n: RefundNotice): RefundFact {
     attemptId: n.out_trade_no,
     status: s.status,
     amount: n.amount?.refund,
+    currency: n.amount?.currency ?? 'CNY',
     ...(s.failureReason ? { failureReason: s.failureReason } : {}),
   }
 }
