@@ -222,6 +222,7 @@ export const en = {
   'activity.sign_in_failed': 'Failed sign-in',
   'activity.sign_out': 'Signed out',
   'activity.password_changed': 'Changed the password',
+  'activity.password_change_failed': 'Wrong current password when changing it',
   'activity.password_set': 'Password set by the operator',
   'activity.key_created': 'Created a key',
   'activity.key_revoked': 'Revoked a key',
@@ -243,6 +244,7 @@ export const en = {
   'password.submit': 'Change password',
   'password.done': 'Password changed. Your other sessions were signed out.',
   'password.wrong': 'The current password is not correct.',
+  'password.throttled': 'Too many wrong passwords for this account. Wait 15 minutes and try again.',
 
   'error.notFound.title': 'Not found',
   'error.notFound.body': 'There is nothing here, or it belongs to another account or mode.',

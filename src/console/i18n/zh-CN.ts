@@ -224,6 +224,7 @@ export const zhCN: ConsoleCatalogue = {
   'activity.sign_in_failed': '登录失败',
   'activity.sign_out': '退出登录',
   'activity.password_changed': '修改密码',
+  'activity.password_change_failed': '修改密码时当前密码错误',
   'activity.password_set': '运维人员设置了密码',
   'activity.key_created': '创建密钥',
   'activity.key_revoked': '吊销密钥',
@@ -245,6 +246,7 @@ export const zhCN: ConsoleCatalogue = {
   'password.submit': '修改密码',
   'password.done': '密码已修改，其他登录会话已退出。',
   'password.wrong': '当前密码不正确。',
+  'password.throttled': '此账号密码错误次数过多，请 15 分钟后再试。',
 
   'error.notFound.title': '未找到',
   'error.notFound.body': '这里没有内容，或它属于其他账号或模式。',
