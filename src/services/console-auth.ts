@@ -12,6 +12,7 @@ import * as repo from '../store/repos/console.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { merchants } from '../store/schema.js'
 import { recordActivity } from './activity.js'
+import { loginEmail, settingEmail } from './merchants.js'
 import type { Deps } from './deps.js'
 
 /** Signed out after this long without a request. */
@@ -145,16 +146,16 @@ export async function changePassword(deps: Deps, s: ConsoleSession, current: str
 /** From the operator (admin API, `till merchants set-password`): sets or resets it, and signs every session out. */
 export async function setPassword(deps: Deps, merchantId: string, input: { password: string; email?: string }) {
   checkNewPassword(input.password)
-  if (input.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw new InvalidField('email', 'must be an email address')
+  const given = input.email === undefined ? undefined : loginEmail(input.email)
   const hash = await hashPassword(input.password)
   const m = await getMerchant(deps.db, merchantId)
   if (!m) throw new NotFound()
-  const email = input.email?.toLowerCase() ?? m.email
+  const email = given ?? m.email
   if (!email) throw new InvalidField('email', 'is required: this merchant has no console login yet')
-  await deps.db.transaction(async (tx) => {
+  await settingEmail(() => deps.db.transaction(async (tx) => {
     await tx.update(merchants).set({ passwordHash: hash, email }).where(eq(merchants.id, merchantId))
     await repo.revokeOtherSessions(tx, merchantId, null, deps.clock())
-  })
+  }))
   await recordActivity(deps, { merchantId, actor: 'operator', action: 'password_set' })
   return { id: m.id, email, passwordSet: true as const }
 }
