@@ -62,7 +62,7 @@ export const consoleActivity = pgTable('console_activity', {
   uniqueIndex('console_activity_refund_uq').on(t.merchantId, t.subject).where(sql`${t.action} = 'refund_created'`),
 ])
 
-/** Failed console sign-ins per account and per address, in fixed windows, shared by every instance. */
+/** Console password checks (failed, or in progress) per account and per address, in fixed windows, shared by every instance. */
 export const consoleSignInFailures = pgTable('console_sign_in_failures', {
   key: text('key').notNull(),
   windowStart: bigint('window_start', { mode: 'number' }).notNull(),

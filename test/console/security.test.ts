@@ -1,6 +1,7 @@
 /**
  * The console's security rules over HTTP: cookie flags, hashed and rotated sessions, the same answer
- * for an unknown email and a wrong password, throttling per account and per address, CSRF on every
+ * for an unknown email and a wrong password, throttling per account and per address (bursts of
+ * parallel guesses included, IPv6 by its /64, change password counted alike), CSRF on every
  * post, another merchant's ids and the other mode's ids answering 404, escaping, expiry, sign-out.
  */
 import assert from 'node:assert/strict'

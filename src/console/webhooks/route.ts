@@ -1,7 +1,8 @@
 /**
  * Webhook endpoints of the selected mode, through services/webhook-endpoints.ts (the API's own):
- * add (secret shown once), rotate, expire the previous secrets, enable/disable, delete; each endpoint's recent deliveries with
- * every attempt, "Resend" (services/events.ts) and "Send test event" (services/test-events.ts).
+ * add (secret shown once), rotate, expire the previous secrets, enable/disable, delete; each
+ * endpoint's recent deliveries with every attempt, "Resend" (services/events.ts) and "Send test
+ * event" (services/test-events.ts).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFound, TillError } from '../../domain/errors.js'
