@@ -52,7 +52,7 @@ const (
 	CodeProviderUnavailable        ErrorCode = "provider_unavailable"         // 400: no provider can take this session (ProviderHints, configurations)
 	CodeIdempotencyMismatch        ErrorCode = "idempotency_mismatch"         // 400: the Idempotency-Key was used before with a different request
 	CodeAlreadyExists              ErrorCode = "already_exists"               // 400
-	CodeLimitReached               ErrorCode = "limit_reached"                // 400: a per-merchant limit (webhook endpoints per mode)
+	CodeLimitReached               ErrorCode = "limit_reached"                // 400: a per-merchant limit (webhook endpoints per mode, previous secrets signing)
 	CodeWebhookEndpointUnavailable ErrorCode = "webhook_endpoint_unavailable" // 400
 	CodeInvalidRequest             ErrorCode = "invalid_request"              // 400
 	CodeMissingAPIKey              ErrorCode = "missing_api_key"              // 401
@@ -61,6 +61,7 @@ const (
 	CodeNotFound                   ErrorCode = "not_found"                    // 404
 	CodeMethodNotAllowed           ErrorCode = "method_not_allowed"           // 405
 	CodeIdempotencyInFlight        ErrorCode = "idempotency_in_flight"        // 409: the same Idempotency-Key is still being processed (retried)
+	CodeEmailInUse                 ErrorCode = "email_in_use"                 // 409: the admin API's merchant email is another merchant's login
 	CodeConflict                   ErrorCode = "conflict"                     // 409
 	CodeBodyTooLarge               ErrorCode = "body_too_large"               // 413
 	CodeHeadersTooLarge            ErrorCode = "headers_too_large"            // 431: the request line and headers are over 16 KiB

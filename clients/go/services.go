@@ -43,9 +43,16 @@ func (s *WebhookEndpointService) Delete(ctx context.Context, id string) (*Delete
 }
 
 // RotateSecret makes a new signing secret (in the answer's Secret). For 24 hours the old one keeps
-// signing beside it, and the X-Service-Signature header carries both.
+// signing beside it, and the X-Service-Signature header carries both (and the signatures of secrets
+// replaced before it, each within its own 24 hours).
 func (s *WebhookEndpointService) RotateSecret(ctx context.Context, id string, params *Params) (*WebhookEndpoint, error) {
 	return send[WebhookEndpoint](ctx, s.c, http.MethodPost, "/api/v1/webhook_endpoints/%s/rotate_secret", []string{id}, nil, keyOf(params), nil)
+}
+
+// ExpirePreviousSecrets stops the secrets replaced by rotations from signing, now (a leaked one):
+// only the current secret signs from the next delivery on.
+func (s *WebhookEndpointService) ExpirePreviousSecrets(ctx context.Context, id string, params *Params) (*WebhookEndpoint, error) {
+	return send[WebhookEndpoint](ctx, s.c, http.MethodPost, "/api/v1/webhook_endpoints/%s/expire_previous_secrets", []string{id}, nil, keyOf(params), nil)
 }
 
 // EventService reads webhook events (/api/v1/events), newest first, and sends them again.

@@ -93,6 +93,10 @@ var operations = []operation{
 		invoke: func(ctx context.Context, c *Client) error {
 			return ignore(c.WebhookEndpoints.RotateSecret(ctx, "ID", nil))
 		}},
+	{method: "POST", path: "/api/v1/webhook_endpoints/{id}/expire_previous_secrets", result: WebhookEndpoint{}, extra: []string{"secret"},
+		invoke: func(ctx context.Context, c *Client) error {
+			return ignore(c.WebhookEndpoints.ExpirePreviousSecrets(ctx, "ID", nil))
+		}},
 	{method: "GET", path: "/api/v1/events", result: page[Event]{},
 		query:  (&EventListParams{ListParams: ListParams{Limit: 1, StartingAfter: "x"}, Type: EventPaymentFailed}).query(),
 		invoke: func(ctx context.Context, c *Client) error { return drain(c.Events.List(ctx, nil)) }},
@@ -112,7 +116,7 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeOf(RefundBehavior("")): strs(RefundBehaviorSucceed, RefundBehaviorPending, RefundBehaviorFail),
 	reflect.TypeOf(EventType("")): strs(EventPaymentSucceeded, EventPaymentFailed, EventSessionCanceled, EventSessionExpired,
 		EventRefundPending, EventRefundSucceeded, EventRefundFailed),
-	reflect.TypeOf(ErrorCode("")):      strs(CodeInvalidField, CodeUnknownField, CodeInvalidJSON, CodeBodyTooDeep, CodeAmountExceedsRefundable, CodeAlreadyRefunded, CodePartialRefundUnsupported, CodeSessionTerminal, CodeRefundNotPending, CodeProviderUnavailable, CodeIdempotencyMismatch, CodeAlreadyExists, CodeLimitReached, CodeWebhookEndpointUnavailable, CodeInvalidRequest, CodeMissingAPIKey, CodeInvalidAPIKey, CodeTestModeOnly, CodeNotFound, CodeMethodNotAllowed, CodeIdempotencyInFlight, CodeConflict, CodeBodyTooLarge, CodeHeadersTooLarge, CodeUnsupportedMediaType, CodeRateLimited, CodeInternalError, CodeServiceUnavailable),
+	reflect.TypeOf(ErrorCode("")):      strs(CodeInvalidField, CodeUnknownField, CodeInvalidJSON, CodeBodyTooDeep, CodeAmountExceedsRefundable, CodeAlreadyRefunded, CodePartialRefundUnsupported, CodeSessionTerminal, CodeRefundNotPending, CodeProviderUnavailable, CodeIdempotencyMismatch, CodeAlreadyExists, CodeLimitReached, CodeWebhookEndpointUnavailable, CodeInvalidRequest, CodeMissingAPIKey, CodeInvalidAPIKey, CodeTestModeOnly, CodeNotFound, CodeMethodNotAllowed, CodeIdempotencyInFlight, CodeEmailInUse, CodeConflict, CodeBodyTooLarge, CodeHeadersTooLarge, CodeUnsupportedMediaType, CodeRateLimited, CodeInternalError, CodeServiceUnavailable),
 	reflect.TypeOf(DeliveryStatus("")): strs(DeliveryPending, DeliveryDelivered, DeliveryFailed, DeliveryCanceled),
 }
 

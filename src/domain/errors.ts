@@ -17,8 +17,8 @@ export const ERROR_CODES = {
   refund_not_pending: { status: 400, meaning: 'The refund is already settled (test helpers settle only pending refunds).', action: 'Read the refund; only a pending one can be settled.' },
   provider_unavailable: { status: 400, meaning: 'No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.', action: 'Check `providerHints` and the provider configurations in the console.' },
   idempotency_mismatch: { status: 400, meaning: 'The Idempotency-Key was used before with a different request.', action: 'Use a new key for a new request; retry only with the same request.' },
-  already_exists: { status: 400, meaning: 'Something with this name already exists (a provider label, an email).', action: 'Choose another name, or change the existing one.' },
-  limit_reached: { status: 400, meaning: 'A per-merchant limit is reached (webhook endpoints per mode).', action: 'Delete one you no longer need.' },
+  already_exists: { status: 400, meaning: 'Something with this name already exists (a provider label).', action: 'Choose another name, or change the existing one.' },
+  limit_reached: { status: 400, meaning: 'A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint\'s current one).', action: 'Delete one you no longer need (expire the previous secrets).' },
   webhook_endpoint_unavailable: { status: 400, meaning: 'No enabled webhook endpoint can take this event (the one named is disabled, or none matches).', action: 'Enable or create an endpoint for the event type.' },
   invalid_request: { status: 400, meaning: 'The request cannot be served as sent.', action: 'Read `error` for the reason.' },
   missing_api_key: { status: 401, meaning: 'No `Authorization` header.', action: 'Send `Authorization: Bearer sk_…` (or HTTP Basic with the key as user name).' },
@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   not_found: { status: 404, meaning: 'No such object for this key (another merchant\'s, or the other mode\'s, is not found either), or no such path.', action: 'Check the id, and that the key is of the same merchant and mode.' },
   method_not_allowed: { status: 405, meaning: 'The path exists, but not with this method; `Allow` lists the methods it takes.', action: 'Use one of the methods in `Allow`.' },
   idempotency_in_flight: { status: 409, meaning: 'A request with this Idempotency-Key is still being processed.', action: 'Retry the same request a moment later: it then replays the first answer.' },
+  email_in_use: { status: 409, meaning: 'The email is another merchant\'s console login (emails are compared ignoring case).', action: 'Use another email, or free it on the merchant that has it.' },
   conflict: { status: 409, meaning: 'The request conflicts with the object\'s current state.', action: 'Read the object and retry if it still applies.' },
   body_too_large: { status: 413, meaning: 'The body is over 64 KiB.', action: 'Send a smaller body.' },
   headers_too_large: { status: 431, meaning: 'The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).', action: 'Send fewer or shorter filters.' },
@@ -151,6 +152,11 @@ export class PayloadTooLarge extends TillError {
 export class Conflict extends TillError {
   constructor(message: string) {
     super(409, message, {}, 'conflict')
+  }
+}
+export class EmailInUse extends TillError {
+  constructor() {
+    super(409, 'email is already in use', {}, 'email_in_use')
   }
 }
 export class ServiceUnavailable extends TillError {

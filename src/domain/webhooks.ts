@@ -51,7 +51,7 @@ export function deliveryBody(payload: string, signedAt: Date): string {
 /** Lowercase hex HMAC-SHA256 of the raw body bytes; the key is the whole `whsec_…` string as UTF-8. */
 export const sign = (secret: string, body: string | Buffer) => createHmac('sha256', secret).update(body).digest('hex')
 
-/** The header value: the current secret's signature, then the previous one's while it still signs. */
+/** The header value: the current secret's signature, then those of the replaced secrets still signing. */
 export const signatureHeader = (secrets: string[], body: string | Buffer) => secrets.map((s) => sign(s, body)).join(',')
 
 /** Retry-After as seconds or an HTTP date, in ms from `now`; null when absent or unreadable. */

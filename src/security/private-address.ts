@@ -25,7 +25,7 @@ const LISTS = Object.entries(RANGES).map(([kind, ranges]) => {
 })
 
 /** The eight 16-bit groups of an IPv6 address (which may end in a dotted IPv4). */
-function ipv6Groups(ip: string): number[] {
+export function ipv6Groups(ip: string): number[] {
   let text = ip.split('%')[0]
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
   if (dotted) {

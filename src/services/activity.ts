@@ -4,10 +4,10 @@ import * as repo from '../store/repos/console.js'
 import type { Deps } from './deps.js'
 
 export type ActivityAction =
-  | 'sign_in' | 'sign_in_failed' | 'sign_out' | 'password_changed' | 'password_set'
+  | 'sign_in' | 'sign_in_failed' | 'sign_out' | 'password_changed' | 'password_change_failed' | 'password_set' | 'console_login_cleared'
   | 'key_created' | 'key_revoked'
   | 'provider_config_created' | 'provider_config_updated'
-  | 'endpoint_created' | 'endpoint_updated' | 'endpoint_deleted' | 'endpoint_secret_rotated' | 'endpoint_test_sent' | 'event_resent'
+  | 'endpoint_created' | 'endpoint_updated' | 'endpoint_deleted' | 'endpoint_secret_rotated' | 'endpoint_previous_secrets_expired' | 'endpoint_test_sent' | 'event_resent'
   | 'refund_created' | 'settings_updated'
 
 export interface ActivityEntry {

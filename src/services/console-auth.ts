@@ -1,16 +1,18 @@
 /**
  * Console sign-in (docs/console.md): email and password (scrypt, security/api-keys.ts), an opaque
- * random session token whose SHA-256 is stored, idle and absolute expiry, revocation, and failed
- * sign-ins counted per account and per address so that guessing is slow from anywhere.
+ * random session token whose SHA-256 is stored, idle and absolute expiry, revocation, and password
+ * checks limited per account and per address so that guessing is slow from anywhere.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
 import { InvalidField, NotFound } from '../domain/errors.js'
 import { hashPassword, verifyPassword } from '../security/api-keys.js'
+import { clientNetwork } from '../security/client-network.js'
 import * as repo from '../store/repos/console.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { merchants } from '../store/schema.js'
 import { recordActivity } from './activity.js'
+import { loginEmail, settingEmail } from './merchants.js'
 import type { Deps } from './deps.js'
 
 /** Signed out after this long without a request. */
@@ -25,34 +27,54 @@ const TOUCH_MS = 60_000
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const windowOf = (now: Date) => now.getTime() - (now.getTime() % THROTTLE_WINDOW_MS)
-const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`
-const addressKey = (ip: string) => `address:${ip}`
+const normalEmail = (email: string) => email.trim().toLowerCase()
+const accountKey = (email: string) => `account:${normalEmail(email)}`
+const addressKey = (ip: string) => `address:${clientNetwork(ip)}`
 
 // Spent on an unknown email, so it takes as long as a wrong password.
 let dummyHash: Promise<string> | null = null
+
+type Guess = 'ok' | 'invalid' | 'throttled'
+
+/**
+ * One guess at an account's password, wherever it is asked (sign-in, change password). The check is
+ * claimed on the account's and the address's counters in one statement before the password is
+ * hashed, so a burst of parallel requests cannot all read a count under the limit: the claims past
+ * the limit are refused unchecked. A wrong password keeps its claim (that is the failure count); a
+ * refused or a right one gives it back, so the limits count failed checks and checks in progress.
+ */
+async function guess(deps: Deps, email: string, ip: string, check: () => Promise<boolean>): Promise<Guess> {
+  const window = windowOf(deps.clock())
+  const keys = [accountKey(email), addressKey(ip)]
+  const [account, address] = await repo.claimAttempt(deps.db, keys, window)
+  if (account > MAX_FAILURES_PER_ACCOUNT || address > MAX_FAILURES_PER_ADDRESS) {
+    await repo.releaseAttempt(deps.db, keys, window)
+    return 'throttled'
+  }
+  if (!(await check())) return 'invalid'
+  await repo.releaseAttempt(deps.db, keys, window)
+  return 'ok'
+}
 
 export type SignInResult =
   | { ok: true; token: string; merchantId: string }
   | { ok: false; reason: 'invalid' | 'throttled' }
 
 export async function signIn(deps: Deps, input: { email: string; password: string; ip: string; userAgent?: string; previousToken?: string }): Promise<SignInResult> {
-  const now = deps.clock()
-  const window = windowOf(now)
-  const keys = [accountKey(input.email), addressKey(input.ip)]
-  const [account, address] = await Promise.all(keys.map((k) => repo.failures(deps.db, k, window)))
-  if (account >= MAX_FAILURES_PER_ACCOUNT || address >= MAX_FAILURES_PER_ADDRESS) return { ok: false, reason: 'throttled' }
-
-  const email = input.email.trim().toLowerCase()
-  const [m] = email ? await deps.db.select().from(merchants).where(sql`lower(${merchants.email}) = ${email}`).limit(1) : []
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'))
-  const stored = m?.passwordHash ?? await dummyHash
-  const good = (await verifyPassword(input.password, stored)) && m !== undefined && m.passwordHash !== null
-  if (!good) {
-    await repo.countFailure(deps.db, keys, window)
-    if (m) await recordActivity(deps, { merchantId: m.id, actor: email, action: 'sign_in_failed', ip: input.ip })
-    return { ok: false, reason: 'invalid' }
+  const email = normalEmail(input.email)
+  // Emails are unique ignoring case (merchants_email_lower_uq): at most one account matches.
+  const [m] = email ? await deps.db.select().from(merchants).where(sql`lower(${merchants.email}) = ${email}`) : []
+  const result = await guess(deps, email, input.ip, async () => {
+    dummyHash ??= hashPassword(randomBytes(16).toString('hex'))
+    const stored = m?.passwordHash ?? await dummyHash
+    return (await verifyPassword(input.password, stored)) && m !== undefined && m.passwordHash !== null
+  })
+  if (result !== 'ok') {
+    if (result === 'invalid' && m) await recordActivity(deps, { merchantId: m.id, actor: email, action: 'sign_in_failed', ip: input.ip })
+    return { ok: false, reason: result }
   }
   // A new token at every sign-in; the one the browser had (if any) stops working.
+  const now = deps.clock()
   const token = randomBytes(32).toString('base64url')
   await deps.db.transaction(async (tx) => {
     if (input.previousToken) await repo.revokeSession(tx, sha256(input.previousToken), now)
@@ -101,33 +123,39 @@ export function checkNewPassword(password: string) {
   if (password.length > 200) throw new InvalidField('password', 'must be at most 200 characters')
 }
 
-/** From the console: the current password is asked again; every other session of the merchant ends. */
-export async function changePassword(deps: Deps, s: ConsoleSession, current: string, next: string, ip: string): Promise<boolean> {
-  if (!s.merchant.passwordHash || !(await verifyPassword(current, s.merchant.passwordHash))) return false
+/**
+ * From the console: the current password is asked again, as one guess of the account's sign-in
+ * limit; every other session of the merchant ends.
+ */
+export async function changePassword(deps: Deps, s: ConsoleSession, current: string, next: string, ip: string): Promise<Guess> {
   checkNewPassword(next)
+  const actor = s.merchant.email ?? s.merchant.id
+  const result = await guess(deps, actor, ip, async () => s.merchant.passwordHash !== null && verifyPassword(current, s.merchant.passwordHash))
+  if (result === 'invalid') await recordActivity(deps, { merchantId: s.merchant.id, actor, action: 'password_change_failed', ip })
+  if (result !== 'ok') return result
   const hash = await hashPassword(next)
   const now = deps.clock()
   await deps.db.transaction(async (tx) => {
     await tx.update(merchants).set({ passwordHash: hash }).where(eq(merchants.id, s.merchant.id))
     await repo.revokeOtherSessions(tx, s.merchant.id, s.tokenHash, now)
   })
-  await recordActivity(deps, { merchantId: s.merchant.id, actor: s.merchant.email ?? s.merchant.id, action: 'password_changed', ip })
-  return true
+  await recordActivity(deps, { merchantId: s.merchant.id, actor, action: 'password_changed', ip })
+  return 'ok'
 }
 
 /** From the operator (admin API, `till merchants set-password`): sets or resets it, and signs every session out. */
 export async function setPassword(deps: Deps, merchantId: string, input: { password: string; email?: string }) {
   checkNewPassword(input.password)
-  if (input.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw new InvalidField('email', 'must be an email address')
+  const given = input.email === undefined ? undefined : loginEmail(input.email)
   const hash = await hashPassword(input.password)
   const m = await getMerchant(deps.db, merchantId)
   if (!m) throw new NotFound()
-  const email = input.email?.toLowerCase() ?? m.email
+  const email = given ?? m.email
   if (!email) throw new InvalidField('email', 'is required: this merchant has no console login yet')
-  await deps.db.transaction(async (tx) => {
+  await settingEmail(() => deps.db.transaction(async (tx) => {
     await tx.update(merchants).set({ passwordHash: hash, email }).where(eq(merchants.id, merchantId))
     await repo.revokeOtherSessions(tx, merchantId, null, deps.clock())
-  })
+  }))
   await recordActivity(deps, { merchantId, actor: 'operator', action: 'password_set' })
   return { id: m.id, email, passwordSet: true as const }
 }

@@ -1,7 +1,7 @@
 /** Merchants and their secret keys (docs/integrate.md#keys-modes-and-authentication, docs/operate.md#admin-api). Keys are shown once and stored hashed. */
 import { sql } from 'drizzle-orm'
 import type { Mode } from '../domain/checkout-rules.js'
-import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
+import { EmailInUse, InvalidField, NotFound } from '../domain/errors.js'
 import { newId, randomBase62 } from '../domain/ids.js'
 import { generateApiKey, hashPassword } from '../security/api-keys.js'
 import type { Executor } from '../store/db.js'
@@ -22,29 +22,41 @@ async function addKey(tx: Executor, merchantId: string, mode: Mode, now: Date) {
   return { id: row.id, mode, key }
 }
 
+/** A console login email as stored: lower-cased, one merchant's whatever its case (merchants_email_lower_uq). */
+export function loginEmail(email: string): string {
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new InvalidField('email', 'must be an email address')
+  return email.toLowerCase()
+}
+
+/** A write that sets a login email: the email's unique index answers for a taken one, with 409. */
+export async function settingEmail<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (e) {
+    const pg = (e as { cause?: { code?: string; constraint?: string } }).cause
+    if (pg?.code === '23505' && pg.constraint === 'merchants_email_lower_uq') throw new EmailInUse()
+    throw e
+  }
+}
+
 function checkMerchantInput(input: MerchantInput) {
-  if (input.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw new InvalidField('email', 'must be an email address')
   if (input.password !== undefined && input.password.length < 8) throw new InvalidField('password', 'must be at least 8 characters')
+  return { ...input, email: input.email === undefined ? undefined : loginEmail(input.email) }
 }
 
 /** A merchant with one test and one live key, inside the caller's transaction. */
 async function insertMerchantWithKeys(tx: Executor, input: MerchantInput, passwordHash: string | null, now: Date) {
   const id = newId('mer')
-  try {
-    await repo.insertMerchant(tx, { id, name: input.name, email: input.email ?? null, passwordHash, createdAt: now })
-  } catch (e) {
-    if ((e as { cause?: { code?: string }; code?: string }).cause?.code === '23505') throw new BadRequest('email is already in use', 'already_exists')
-    throw e
-  }
+  await repo.insertMerchant(tx, { id, name: input.name, email: input.email ?? null, passwordHash, createdAt: now })
   const test = await addKey(tx, id, 'test', now)
   const live = await addKey(tx, id, 'live', now)
   return { id, name: input.name, email: input.email ?? null, keys: { test: test.key, live: live.key } }
 }
 
-export async function createMerchant(deps: Deps, input: MerchantInput) {
-  checkMerchantInput(input)
+export async function createMerchant(deps: Deps, body: MerchantInput) {
+  const input = checkMerchantInput(body)
   const passwordHash = input.password ? await hashPassword(input.password) : null
-  return deps.db.transaction((tx) => insertMerchantWithKeys(tx, input, passwordHash, deps.clock()))
+  return settingEmail(() => deps.db.transaction((tx) => insertMerchantWithKeys(tx, input, passwordHash, deps.clock())))
 }
 
 export async function createApiKey(deps: Deps, merchantId: string, mode: Mode) {

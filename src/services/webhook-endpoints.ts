@@ -1,6 +1,7 @@
 /**
  * Webhook endpoints (docs/integrate.md#webhooks): per merchant and mode, an https URL in live mode, an optional
- * event-type filter, and a `whsec_` secret shown once, sealed at rest and rotated with a 24 h overlap.
+ * event-type filter, and a `whsec_` secret shown once, sealed at rest and rotated with a 24 h overlap
+ * (every replaced secret signs until its own overlap ends, or until the merchant expires them).
  */
 import type { Mode } from '../domain/checkout-rules.js'
 import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
@@ -13,9 +14,12 @@ import { cancelPending } from '../store/repos/deliveries.js'
 import * as repo from '../store/repos/webhook-endpoints.js'
 import type { EndpointRow } from '../store/repos/webhook-endpoints.js'
 import type { Scope } from '../store/repos/scope.js'
+import type { PreviousSecret } from '../store/schema.js'
 import type { Deps } from './deps.js'
 
 export const MAX_ENDPOINTS_PER_MODE = 16
+/** Replaced secrets signing at once beside the current one: each adds a signature to every delivery. */
+export const MAX_PREVIOUS_SECRETS = 4
 
 export interface EndpointInput {
   url: string
@@ -29,15 +33,19 @@ export interface EndpointPatch {
   enabled?: boolean
 }
 
-export function endpointView(e: EndpointRow) {
+/** Replaced secrets still inside their overlap at `now`. */
+const stillSigning = (previous: PreviousSecret[], now: Date) => previous.filter((p) => p.expiresAt > now.getTime())
+
+export function endpointView(e: EndpointRow, now: Date) {
+  const signing = stillSigning(e.previousSecrets, now)
   return {
     id: e.id,
     url: e.url,
     mode: e.mode,
     events: e.events ?? null,
     enabled: e.enabled,
-    /** Until then deliveries carry the signature of the secret before the last rotation too. */
-    previousSecretExpiresAt: e.previousSecretExpiresAt?.toISOString() ?? null,
+    /** Until then deliveries carry signatures of replaced secrets too (the last of them to expire); null when none does. */
+    previousSecretExpiresAt: signing.length ? new Date(Math.max(...signing.map((p) => p.expiresAt))).toISOString() : null,
     createdAt: e.createdAt.toISOString(),
     updatedAt: e.updatedAt.toISOString(),
   }
@@ -59,11 +67,9 @@ export function checkEndpointUrl(value: string, mode: Mode): string {
 
 const aad = (merchantId: string, endpointId: string) => `webhook_endpoint:${merchantId}:${endpointId}`
 
-/** The secrets that sign a delivery now: the current one, then the previous one during its overlap. */
-export function signingSecrets(deps: Deps, e: { id: string; merchantId: string; secretEnc: string; previousSecretEnc: string | null; previousSecretExpiresAt: Date | null }, now: Date): string[] {
-  const secrets = [deps.box.open(e.secretEnc, aad(e.merchantId, e.id))]
-  if (e.previousSecretEnc && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now) secrets.push(deps.box.open(e.previousSecretEnc, aad(e.merchantId, e.id)))
-  return secrets
+/** The secrets that sign a delivery now: the current one, then the replaced ones still in their overlap, newest first. */
+export function signingSecrets(deps: Deps, e: { id: string; merchantId: string; secretEnc: string; previousSecrets: PreviousSecret[] }, now: Date): string[] {
+  return [e.secretEnc, ...stillSigning(e.previousSecrets, now).map((p) => p.secretEnc)].map((sealed) => deps.box.open(sealed, aad(e.merchantId, e.id)))
 }
 
 async function insert(deps: Deps, tx: Executor, scope: Scope, input: EndpointInput) {
@@ -84,7 +90,7 @@ async function insert(deps: Deps, tx: Executor, scope: Scope, input: EndpointInp
     createdAt: now,
     updatedAt: now,
   })
-  return { ...endpointView(row), secret }
+  return { ...endpointView(row, now), secret }
 }
 
 export async function createEndpoint(deps: Deps, scope: Scope, input: EndpointInput) {
@@ -106,13 +112,13 @@ export async function createEndpointForMerchant(deps: Deps, merchantId: string, 
 }
 
 export async function listEndpoints(deps: Deps, scope: Scope) {
-  return (await repo.listEndpoints(deps.db, scope)).map(endpointView)
+  return (await repo.listEndpoints(deps.db, scope)).map((e) => endpointView(e, deps.clock()))
 }
 
 export async function getEndpoint(deps: Deps, scope: Scope, id: string) {
   const e = await repo.getEndpoint(deps.db, scope, id)
   if (!e) throw new NotFound()
-  return endpointView(e)
+  return endpointView(e, deps.clock())
 }
 
 /** Disabling pauses an endpoint: no new deliveries, and scheduled ones wait until it is enabled again. */
@@ -121,11 +127,12 @@ export async function updateEndpoint(deps: Deps, scope: Scope, id: string, patch
   return deps.db.transaction(async (tx) => {
     const e = await repo.getEndpoint(tx, scope, id, true)
     if (!e) throw new NotFound()
-    const next: Partial<EndpointRow> = { updatedAt: deps.clock() }
+    const now = deps.clock()
+    const next: Partial<EndpointRow> = { updatedAt: now }
     if (patch.url !== undefined) next.url = patch.url
     if (patch.events !== undefined) next.events = patch.events
     if (patch.enabled !== undefined) next.enabled = patch.enabled
-    return endpointView(await repo.updateEndpoint(tx, e.id, next))
+    return endpointView(await repo.updateEndpoint(tx, e.id, next), now)
   })
 }
 
@@ -141,20 +148,36 @@ export async function deleteEndpoint(deps: Deps, scope: Scope, id: string) {
   })
 }
 
-/** A new secret, shown once; the current one keeps signing beside it for 24 h (a second rotation drops the oldest). */
+/**
+ * A new secret, shown once; the current one keeps signing beside it for 24 h, and so do those
+ * replaced before it, each until its own 24 h end: a receiver still on any of them keeps verifying.
+ */
 export async function rotateSecret(deps: Deps, scope: Scope, id: string) {
   return deps.db.transaction(async (tx) => {
     const e = await repo.getEndpoint(tx, scope, id, true)
     if (!e) throw new NotFound()
     const now = deps.clock()
+    const previous = stillSigning(e.previousSecrets, now)
+    if (previous.length >= MAX_PREVIOUS_SECRETS) {
+      throw new BadRequest(`at most ${MAX_PREVIOUS_SECRETS} previous secrets sign beside the current one: expire them first`, 'limit_reached')
+    }
     const secret = generateWebhookSecret()
     const row = await repo.updateEndpoint(tx, e.id, {
       secretEnc: deps.box.seal(secret, aad(e.merchantId, e.id)),
-      previousSecretEnc: e.secretEnc,
-      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      previousSecrets: [{ secretEnc: e.secretEnc, expiresAt: now.getTime() + ROTATION_OVERLAP_MS }, ...previous],
       updatedAt: now,
     })
-    return { ...endpointView(row), secret }
+    return { ...endpointView(row, now), secret }
+  })
+}
+
+/** The replaced secrets stop signing now (a leaked one must not wait out its 24 h); the current one signs alone. */
+export async function expirePreviousSecrets(deps: Deps, scope: Scope, id: string) {
+  return deps.db.transaction(async (tx) => {
+    const e = await repo.getEndpoint(tx, scope, id, true)
+    if (!e) throw new NotFound()
+    const now = deps.clock()
+    return endpointView(await repo.updateEndpoint(tx, e.id, { previousSecrets: [], updatedAt: now }), now)
   })
 }
 

@@ -10,7 +10,8 @@ const createdAt = () => ts('created_at').notNull().defaultNow()
 export const merchants = pgTable('merchants', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
-  email: text('email').unique(),
+  /** The console login, stored lower-cased; unique whatever its case (merchants_email_lower_uq). */
+  email: text('email'),
   passwordHash: text('password_hash'),
   createdAt: createdAt(),
   /** What customers see on the hosted pages (console Settings); null falls back to `name`. */
@@ -19,7 +20,7 @@ export const merchants = pgTable('merchants', {
   supportEmail: text('support_email'),
   /** Content hash of the logo in merchant_logos: part of its URL, so a new logo gets a new one. */
   logoHash: text('logo_hash'),
-})
+}, (t) => [uniqueIndex('merchants_email_lower_uq').on(sql`lower(${t.email})`)])
 
 /** A merchant's logo, uploaded in the console and served by Till itself (CSP: images from 'self'). */
 export const merchantLogos = pgTable('merchant_logos', {
@@ -61,7 +62,7 @@ export const consoleActivity = pgTable('console_activity', {
   uniqueIndex('console_activity_refund_uq').on(t.merchantId, t.subject).where(sql`${t.action} = 'refund_created'`),
 ])
 
-/** Failed console sign-ins per account and per address, in fixed windows, shared by every instance. */
+/** Console password checks (failed, or in progress) per account and per address, in fixed windows, shared by every instance. */
 export const consoleSignInFailures = pgTable('console_sign_in_failures', {
   key: text('key').notNull(),
   windowStart: bigint('window_start', { mode: 'number' }).notNull(),
@@ -206,6 +207,12 @@ export const events = pgTable('events', {
   index('events_session_idx').on(t.merchantId, t.mode, sql`(${t.data}->>'sessionId')`),
 ])
 
+/** A replaced webhook secret (sealed like secret_enc) and when it stops signing, in epoch milliseconds. */
+export interface PreviousSecret {
+  secretEnc: string
+  expiresAt: number
+}
+
 /** Where a merchant wants its events (docs/integrate.md#webhooks). Deleted endpoints stay, so attempt history stays readable. */
 export const webhookEndpoints = pgTable('webhook_endpoints', {
   id: text('id').primaryKey(),
@@ -217,9 +224,8 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   enabled: boolean('enabled').notNull().default(true),
   /** AES-256-GCM boxes bound to the endpoint row: the secret must be readable to sign with it. */
   secretEnc: text('secret_enc').notNull(),
-  /** After a rotation the old secret signs beside the new one until previous_secret_expires_at. */
-  previousSecretEnc: text('previous_secret_enc'),
-  previousSecretExpiresAt: ts('previous_secret_expires_at'),
+  /** Secrets replaced by rotations, each signing beside the current one until its own expiry. */
+  previousSecrets: jsonb('previous_secrets').$type<PreviousSecret[]>().notNull().default([]),
   createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),

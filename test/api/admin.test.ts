@@ -75,7 +75,6 @@ test('a bad merchant request is refused and creates no merchant', async (t) => {
     [{ name: '' }, 'name: must not be empty'],
     [{ name: 'X', email: 'not-an-email' }, 'email: must be an email address'],
     [{ name: 'X', password: 'short' }, 'password: must be at least 8 characters'],
-    [{ name: 'X', email: 'taken@shop.example' }, 'email is already in use'],
     [{ name: 'X', plan: 'gold' }, 'unknown field: plan'],
   ]
   for (const [body, error] of cases) {
@@ -85,6 +84,26 @@ test('a bad merchant request is refused and creates no merchant', async (t) => {
     assert.deepEqual(res.body, errorBody(error))
     assert.equal(await count(ta, 'merchants'), before)
   }
+})
+
+test('a login email is one merchant\'s, whatever its case: stored lower-cased, a taken one answers 409 email_in_use', async (t) => {
+  const ta = await startTestApp(t)
+  const first = await ta.admin('POST', '/merchants', { name: 'First', email: 'Owner@Shop.Example', password: 'correct horse' })
+  assert.equal(first.status, 201, JSON.stringify(first.body))
+  assert.equal(first.body.email, 'owner@shop.example')
+  assert.equal((await ta.admin('GET', `/merchants/${first.body.id}`)).body.email, 'owner@shop.example')
+
+  const taken = { error: 'email is already in use', code: 'email_in_use' }
+  for (const email of ['owner@shop.example', 'OWNER@shop.example']) {
+    const before = await count(ta, 'merchants')
+    const res = await ta.admin('POST', '/merchants', { name: 'Second', email, password: 'another horse' })
+    assert.deepEqual([res.status, res.body], [409, taken], email)
+    assert.equal(await count(ta, 'merchants'), before)
+  }
+  // Giving another merchant that login is refused alike, and changes nothing.
+  const moved = await ta.admin('POST', `/merchants/${ta.merchant.id}/password`, { password: 'long enough', email: 'owner@SHOP.example' })
+  assert.deepEqual([moved.status, moved.body], [409, taken])
+  assert.equal((await ta.admin('GET', `/merchants/${ta.merchant.id}`)).body.email, null)
 })
 
 test('a new API key is returned once with its id and mode, and works', async (t) => {

@@ -54,7 +54,7 @@ test('each code has the status its table gives, and the body carries error, code
   await expect('provider_unavailable', post(ta, '/api/v1/checkout', { amount: 100, currency: 'CNY' }, ta.merchant.liveKey), { error: 'no provider available for CNY in live mode' })
   await expect('idempotency_mismatch', post(ta, '/api/v1/checkout', { amount: 200, currency: 'CNY' }, key, { 'Idempotency-Key': 'k1' }),
     { error: 'idempotency key reused with a different request' })
-  await expect('already_exists', ta.admin('POST', '/merchants', { name: 'A', email: 'a@shop.example' }).then(() => ta.admin('POST', '/merchants', { name: 'B', email: 'a@shop.example' })),
+  await expect('email_in_use', ta.admin('POST', '/merchants', { name: 'A', email: 'a@shop.example' }).then(() => ta.admin('POST', '/merchants', { name: 'B', email: 'A@shop.example' })),
     { error: 'email is already in use' })
   await expect('missing_api_key', ta.request('GET', '/api/v1/sessions', { key: null }), { error: 'missing API key: send Authorization: Bearer <secret key>' })
   await expect('invalid_api_key', ta.request('GET', '/api/v1/sessions', { key: 'sk_test_nope' }), { error: 'invalid API key' })
@@ -70,6 +70,7 @@ test('each code has the status its table gives, and the body carries error, code
   // Codes whose situations need more staging are each pinned by the test named here.
   const elsewhere: Partial<Record<ErrorCode, string>> = {
     partial_refund_unsupported: 'test/providers/creem-till-refunds.test.ts',
+    already_exists: 'test/api/admin.test.ts',
     limit_reached: 'test/webhooks/endpoints.test.ts',
     webhook_endpoint_unavailable: 'test/webhooks/events-api.test.ts',
     idempotency_in_flight: 'test/api/idempotency.test.ts',

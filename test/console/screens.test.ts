@@ -111,12 +111,23 @@ test('an endpoint added in the console gets its secret once, receives a signed t
 
   const rotated = await browser.submit(`/console/test/webhooks/${id}`, `/console/test/webhooks/${id}/rotate`)
   assert.notEqual(shownOnce(rotated.html), secret)
+  assert.match(rotated.html, /Previous secrets sign beside it until/)
+  const expired = await browser.submit(`/console/test/webhooks/${id}`, `/console/test/webhooks/${id}/expire-previous`)
+  assert.equal(expired.status, 303)
+  const after = await browser.get(expired.location!)
+  assert.match(after.html, /The previous secrets no longer sign/)
+  assert.doesNotMatch(after.html, /Previous secrets sign beside it until/)
+  await browser.submit(`/console/test/webhooks/${id}`, `/console/test/webhooks/${id}/test`, { type: 'refund.succeeded' })
+  await deliverDue(ta.deps)
+  const last = rx.requests.at(-1)!
+  assert.ok(verifySignature(shownOnce(rotated.html)!, last.body, last.headers['x-service-signature']))
+  assert.equal(String(last.headers['x-service-signature']).split(',').length, 1)
   assert.equal((await browser.submit(`/console/test/webhooks/${id}`, `/console/test/webhooks/${id}/state`, { change: 'disable' })).status, 303)
   assert.match((await browser.get(`/console/test/webhooks/${id}`)).html, /Disabled/)
   assert.equal((await browser.submit(`/console/test/webhooks/${id}/delete`, `/console/test/webhooks/${id}/delete`)).status, 303)
   assert.equal((await browser.get(`/console/test/webhooks/${id}`)).status, 404)
   const activity = (await browser.get('/console/test/activity')).html
-  for (const a of ['endpoint_created', 'endpoint_test_sent', 'event_resent', 'endpoint_secret_rotated', 'endpoint_updated', 'endpoint_deleted']) assert.match(activity, new RegExp(`data-action="${a}"`), a)
+  for (const a of ['endpoint_created', 'endpoint_test_sent', 'event_resent', 'endpoint_secret_rotated', 'endpoint_previous_secrets_expired', 'endpoint_updated', 'endpoint_deleted']) assert.match(activity, new RegExp(`data-action="${a}"`), a)
   assert.doesNotMatch((await browser.get('/console/live/activity')).html, /endpoint_created/, 'test-mode entries stay in test mode')
 })
 

@@ -1,6 +1,7 @@
 /**
  * The console's security rules over HTTP: cookie flags, hashed and rotated sessions, the same answer
- * for an unknown email and a wrong password, throttling per account and per address, CSRF on every
+ * for an unknown email and a wrong password, throttling per account and per address (bursts of
+ * parallel guesses included, IPv6 by its /64, change password counted alike), CSRF on every
  * post, another merchant's ids and the other mode's ids answering 404, escaping, expiry, sign-out.
  */
 import assert from 'node:assert/strict'
@@ -109,6 +110,83 @@ test('sign-in is throttled per address across accounts', async (t) => {
   const b = new ConsoleBrowser(ta)
   for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) assert.equal((await b.signIn(`guess${i}@example.com`, 'x')).status, 401)
   assert.equal((await b.signIn(m.email, m.password)).status, 429)
+})
+
+/** Sign-in forms fetched first, then all posted at once: a burst, each browser with its own headers. */
+async function signInBurst(ta: Awaited<ReturnType<typeof startTestApp>>, email: string, n: number, headersOf: (i: number) => Record<string, string> = () => ({})) {
+  const forms = await Promise.all(Array.from({ length: n }, async (_, i) => {
+    const b = new ConsoleBrowser(ta, headersOf(i))
+    return { b, token: loginTokenOf((await b.get('/console/login')).html) }
+  }))
+  const answers = await Promise.all(forms.map(({ b, token }, i) => b.post('/console/login', { token, email, password: `wrong ${i}` })))
+  return answers.map((a) => a.status).sort()
+}
+
+const activityCount = async (ta: Awaited<ReturnType<typeof startTestApp>>, merchantId: string, action: string) =>
+  Number((await ta.database.pool.query('select count(*) from console_activity where merchant_id = $1 and action = $2', [merchantId, action])).rows[0].count)
+
+const tally = (statuses: number[]) => Object.fromEntries([...new Set(statuses)].map((s) => [s, statuses.filter((x) => x === s).length]))
+
+test('a burst of 40 wrong passwords gets 5 password checks, from one address and from forty', async (t) => {
+  const ta = await startTestApp(t, { trustProxy: true })
+  const one = await merchantWithLogin(ta, 'One')
+  assert.deepEqual(tally(await signInBurst(ta, one.email, 40)), { 401: MAX_FAILURES_PER_ACCOUNT, 429: 40 - MAX_FAILURES_PER_ACCOUNT })
+  assert.equal(await activityCount(ta, one.id, 'sign_in_failed'), MAX_FAILURES_PER_ACCOUNT)
+  // The refused ones are not counted against the address: another account still signs in from it.
+  const other = await merchantWithLogin(ta, 'Other')
+  assert.equal((await new ConsoleBrowser(ta).signIn(other.email, other.password)).status, 303)
+
+  const forty = await merchantWithLogin(ta, 'Forty')
+  const statuses = await signInBurst(ta, forty.email, 40, (i) => ({ 'x-forwarded-for': `198.51.100.${i + 1}` }))
+  assert.deepEqual(tally(statuses), { 401: MAX_FAILURES_PER_ACCOUNT, 429: 40 - MAX_FAILURES_PER_ACCOUNT })
+  assert.equal(await activityCount(ta, forty.id, 'sign_in_failed'), MAX_FAILURES_PER_ACCOUNT)
+  // The right password is refused too until the window ends; then it signs in.
+  assert.equal((await new ConsoleBrowser(ta).signIn(forty.email, forty.password)).status, 429)
+  ta.clock.advance(15 * 60_000)
+  assert.equal((await new ConsoleBrowser(ta).signIn(forty.email, forty.password)).status, 303)
+})
+
+test('a successful sign-in does not count as a failure', async (t) => {
+  const ta = await startTestApp(t)
+  const m = await merchantWithLogin(ta)
+  const b = new ConsoleBrowser(ta)
+  for (let i = 1; i < MAX_FAILURES_PER_ACCOUNT; i++) assert.equal((await b.signIn(m.email, `wrong ${i}`)).status, 401)
+  assert.equal((await b.signIn(m.email, m.password)).status, 303)
+  assert.equal((await b.signIn(m.email, 'the last wrong one')).status, 401)
+  assert.equal((await b.signIn(m.email, m.password)).status, 429)
+})
+
+test('the per-address limit counts an IPv6 client by its /64, and an IPv4-mapped address as its IPv4 address', async (t) => {
+  const ta = await startTestApp(t, { trustProxy: true })
+  const m = await merchantWithLogin(ta)
+  const from = (ip: string) => new ConsoleBrowser(ta, { 'x-forwarded-for': ip })
+  // Half the guesses from one address of the /64, half from another: together they reach the limit.
+  for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) {
+    const ip = i % 2 ? '2001:db8:1:2::1' : `2001:db8:1:2:${(i + 1).toString(16)}::9`
+    assert.equal((await from(ip).signIn(`guess${i}@example.com`, 'x')).status, 401)
+  }
+  assert.equal((await from('2001:0db8:0001:0002:ffff:ffff:ffff:ffff').signIn(m.email, m.password)).status, 429)
+  assert.equal((await from('2001:db8:1:3::1').signIn(m.email, m.password)).status, 303, 'the next /64 is another client')
+
+  for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) assert.equal((await from('::ffff:192.0.2.7').signIn(`other${i}@example.com`, 'x')).status, 401)
+  assert.equal((await from('192.0.2.7').signIn(m.email, m.password)).status, 429)
+  assert.equal((await from('192.0.2.8').signIn(m.email, m.password)).status, 303)
+})
+
+test('change password: wrong current passwords count as failed sign-ins of the account, each one logged', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const csrf = csrfOf((await browser.get('/console/test/password')).html)
+  const change = (current: string) => browser.post('/console/test/password', { csrf, current, password: 'a new password' })
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => change(`wrong ${i}`)))
+  assert.deepEqual(tally(answers.map((a) => a.status)), { 400: MAX_FAILURES_PER_ACCOUNT, 429: 40 - MAX_FAILURES_PER_ACCOUNT })
+  assert.match(answers.find((a) => a.status === 429)!.html, /Too many wrong passwords/)
+  assert.equal(await activityCount(ta, m.id, 'password_change_failed'), MAX_FAILURES_PER_ACCOUNT)
+  // The account's guesses are spent, wherever the password is asked.
+  assert.equal((await change(m.password)).status, 429)
+  assert.equal((await new ConsoleBrowser(ta).signIn(m.email, m.password)).status, 429)
+  ta.clock.advance(15 * 60_000)
+  assert.equal((await change(m.password)).status, 303)
 })
 
 test('every post needs the session\'s CSRF token; the sign-in form needs its own', async (t) => {

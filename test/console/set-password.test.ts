@@ -29,3 +29,15 @@ test('set-password gives a merchant without a login one, and resets a password s
   assert.deepEqual([short.status, short.body.error], [400, 'password: must be at least 8 characters'])
   assert.equal((await ta.admin('POST', '/merchants/mer_000000000000000000000000/password', { password: 'long enough' })).status, 404)
 })
+
+test('set-password refuses a login another merchant has, whatever its case, and changes nothing', async (t) => {
+  const ta = await startTestApp(t)
+  const owner = await merchantWithLogin(ta, 'Owner')
+  const other = await merchantWithLogin(ta, 'Other')
+  const res = await till(['merchants', 'set-password', other.id, '--email', owner.email.toUpperCase(), '--password-file', '-'], { env: envFor(ta), input: 'a long password\n' })
+  assert.equal(res.code, 1)
+  assert.match(res.stderr, /email is already in use \(HTTP 409/)
+  assert.equal((await ta.admin('GET', `/merchants/${other.id}`)).body.email, other.email)
+  assert.equal((await new ConsoleBrowser(ta).signIn(other.email, other.password)).status, 303)
+  assert.equal((await new ConsoleBrowser(ta).signIn(owner.email, owner.password)).status, 303)
+})

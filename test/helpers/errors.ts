@@ -16,7 +16,8 @@ const BY_MESSAGE: [RegExp, string][] = [
   [/^request body too large$/, 'body_too_large'],
   [/^Content-Type must be application\/json$/, 'unsupported_media_type'],
   [/^(no provider available for |unknown provider in hints: |provider \S+ not available: )/, 'provider_unavailable'],
-  [/( already exists| is already in use)$/, 'already_exists'],
+  [/ already exists$/, 'already_exists'],
+  [/^email is already in use$/, 'email_in_use'],
   [/^at most \d+ webhook endpoints per mode$/, 'limit_reached'],
 ]
 

@@ -1,6 +1,7 @@
 /**
  * /api/v1/webhook_endpoints and the admin route: the secret shown once, the field messages, https in
- * live mode, the filter, enable/disable, delete, rotation with two signatures for 24 h, and scoping.
+ * live mode, the filter, enable/disable, delete, rotation with every replaced secret signing for 24 h,
+ * expiring them at once, and scoping.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -182,17 +183,64 @@ test('rotating the secret: the new one is shown once; for 24 h both sign, comma-
   assert.ok(verifySignature(rotated.body.secret, after.body, after.headers['x-service-signature']))
   assert.equal(verifySignature(ep.secret, after.body, after.headers['x-service-signature']), false)
 
-  // A second rotation inside the overlap keeps only the one just replaced beside the newest.
+  // Two rotations in a row drop nothing: every replaced secret signs, newest first, until its own expiry.
   const again = await api(ta, 'POST', `/${ep.id}/rotate_secret`)
+  ta.clock.advance(HOUR)
   const third = await api(ta, 'POST', `/${ep.id}/rotate_secret`)
+  assert.equal(third.body.previousSecretExpiresAt, new Date(ta.clock().getTime() + 24 * HOUR).toISOString(), 'the last of them to expire')
   await paidSession(ta)
   await worker.runOnce()
   const last = rx.requests[3]
   const sigs = String(last.headers['x-service-signature']).split(',')
-  assert.equal(sigs.length, 2)
+  assert.equal(sigs.length, 3)
   assert.ok(verifySignature(third.body.secret, last.body, sigs[0]))
   assert.ok(verifySignature(again.body.secret, last.body, sigs[1]))
-  assert.equal(verifySignature(rotated.body.secret, last.body, last.headers['x-service-signature']), false)
+  assert.ok(verifySignature(rotated.body.secret, last.body, sigs[2]), 'the secret before both rotations still verifies')
+  // 24 h after the first of the two rotations, its secret stops; the other signs one hour more.
+  ta.clock.advance(23 * HOUR)
+  await paidSession(ta)
+  await worker.runOnce()
+  const later = rx.requests[4]
+  assert.equal(String(later.headers['x-service-signature']).split(',').length, 2)
+  assert.equal(verifySignature(rotated.body.secret, later.body, later.headers['x-service-signature']), false)
+  assert.ok(verifySignature(again.body.secret, later.body, later.headers['x-service-signature']))
+})
+
+test('expiring the previous secrets at once: from then on deliveries carry only the current secret\'s signature', async (t) => {
+  const ta = await startTestApp(t)
+  const rx = await startReceiver(t)
+  const ep = await createEndpoint(ta, rx.url)
+  const worker = createOutbox(ta.deps)
+  t.after(() => worker.stop())
+  await api(ta, 'POST', `/${ep.id}/rotate_secret`)
+  const current = await api(ta, 'POST', `/${ep.id}/rotate_secret`)
+
+  const expired = await api(ta, 'POST', `/${ep.id}/expire_previous_secrets`)
+  assert.equal(expired.status, 200, JSON.stringify(expired.body))
+  const { secret, ...view } = current.body
+  assert.deepEqual(expired.body, { ...view, previousSecretExpiresAt: null, updatedAt: expired.body.updatedAt })
+  assert.deepEqual((await api(ta, 'GET', `/${ep.id}`)).body, expired.body)
+  await paidSession(ta)
+  await worker.runOnce()
+  const [delivered] = await rx.received(1)
+  assert.match(String(delivered.headers['x-service-signature']), /^[0-9a-f]{64}$/)
+  assert.ok(verifySignature(secret, delivered.body, delivered.headers['x-service-signature']))
+  assert.equal(verifySignature(ep.secret, delivered.body, delivered.headers['x-service-signature']), false)
+
+  // Nothing left to expire: the same answer. Another mode's key, or an unknown id: 404.
+  assert.deepEqual((await api(ta, 'POST', `/${ep.id}/expire_previous_secrets`)).body.previousSecretExpiresAt, null)
+  assert.equal((await api(ta, 'POST', `/${ep.id}/expire_previous_secrets`, undefined, ta.merchant.liveKey)).status, 404)
+  assert.equal((await api(ta, 'POST', '/we_nope/expire_previous_secrets')).status, 404)
+})
+
+test('at most 4 previous secrets sign beside the current one: a fifth rotation inside their overlap is refused, not silently dropping one', async (t) => {
+  const ta = await startTestApp(t)
+  const ep = await createEndpoint(ta, 'https://shop.example.com/hook')
+  for (let i = 0; i < 4; i++) assert.equal((await api(ta, 'POST', `/${ep.id}/rotate_secret`)).status, 200)
+  const refused = await api(ta, 'POST', `/${ep.id}/rotate_secret`)
+  assert.deepEqual([refused.status, refused.body], [400, { error: 'at most 4 previous secrets sign beside the current one: expire them first', code: 'limit_reached' }])
+  assert.equal((await api(ta, 'POST', `/${ep.id}/expire_previous_secrets`)).status, 200)
+  assert.equal((await api(ta, 'POST', `/${ep.id}/rotate_secret`)).status, 200)
 })
 
 test('admin: POST /admin/v1/merchants/{id}/webhook_endpoints registers one in either mode', async (t) => {
@@ -221,7 +269,7 @@ test('admin: POST /admin/v1/merchants/{id}/webhook_endpoints registers one in ei
 test('the OpenAPI document describes the endpoint and event routes', async (t) => {
   const ta = await startTestApp(t)
   const doc = (await ta.request('GET', '/api/v1/openapi.json')).body
-  for (const path of ['/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints/{id}', '/api/v1/webhook_endpoints/{id}/rotate_secret', '/api/v1/events', '/api/v1/events/{id}', '/api/v1/events/{id}/redeliver']) {
+  for (const path of ['/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints/{id}', '/api/v1/webhook_endpoints/{id}/rotate_secret', '/api/v1/webhook_endpoints/{id}/expire_previous_secrets', '/api/v1/events', '/api/v1/events/{id}', '/api/v1/events/{id}/redeliver']) {
     assert.ok(doc.paths[path], path)
   }
   assert.deepEqual(Object.keys(doc.paths['/api/v1/webhook_endpoints/{id}']).sort(), ['delete', 'get', 'patch'])

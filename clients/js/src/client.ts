@@ -122,8 +122,10 @@ export class Till {
     retrieve: Method<'/api/v1/webhook_endpoints/{id}', 'get'>
     update: Method<'/api/v1/webhook_endpoints/{id}', 'patch'>
     delete: Method<'/api/v1/webhook_endpoints/{id}', 'delete'>
-    /** A new secret; the old one keeps signing beside it for 24 h (the header then carries both). */
+    /** A new secret; the old one keeps signing beside it for 24 h (the header then carries both), as do secrets replaced before it within their own 24 h. */
     rotateSecret: Method<'/api/v1/webhook_endpoints/{id}/rotate_secret', 'post'>
+    /** The secrets replaced by rotations stop signing now (a leaked one); only the current one signs. */
+    expirePreviousSecrets: Method<'/api/v1/webhook_endpoints/{id}/expire_previous_secrets', 'post'>
   }
 
   /** Events, newest first, with their deliveries; redeliver sends one again now. */
@@ -179,6 +181,7 @@ export class Till {
       update: op('patch', '/api/v1/webhook_endpoints/{id}', 'body'),
       delete: op('delete', '/api/v1/webhook_endpoints/{id}', 'none'),
       rotateSecret: op('post', '/api/v1/webhook_endpoints/{id}/rotate_secret', 'none'),
+      expirePreviousSecrets: op('post', '/api/v1/webhook_endpoints/{id}/expire_previous_secrets', 'none'),
     }
     this.events = {
       list: listMethod(op('get', '/api/v1/events', 'query')),

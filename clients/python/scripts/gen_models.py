@@ -80,7 +80,10 @@ OPERATIONS: List[Op] = [
        "Changes the given fields only; `events=None` means every event type.", ids=("endpoint_id",)),
     Op("DELETE", "/api/v1/webhook_endpoints/{id}", "webhook_endpoints", "delete", "Deletes the endpoint.", ids=("endpoint_id",)),
     Op("POST", "/api/v1/webhook_endpoints/{id}/rotate_secret", "webhook_endpoints", "rotate_secret",
-       "A new secret; the old one keeps signing beside it for 24 h (the header then carries both).", ids=("endpoint_id",)),
+       "A new secret; the old one keeps signing beside it for 24 h (the header then carries both), "
+       "as do secrets replaced before it within their own 24 h.", ids=("endpoint_id",)),
+    Op("POST", "/api/v1/webhook_endpoints/{id}/expire_previous_secrets", "webhook_endpoints", "expire_previous_secrets",
+       "The secrets replaced by rotations stop signing now (a leaked one); only the current one signs.", ids=("endpoint_id",)),
     Op("GET", "/api/v1/events", "events", "list", "One page of events, newest first; `starting_after` an event id to go on."),
     Op("GET", "/api/v1/events/{id}", "events", "retrieve", "The event with its deliveries and every attempt.", ids=("event_id",)),
     Op("POST", "/api/v1/events/{id}/redeliver", "events", "redeliver",

@@ -54,10 +54,10 @@ export type DiscrepancyQueryT = Static<typeof DiscrepancyQuery>
 
 const hide = { hide: true, response: errors(400, 401, 404) }
 export const S = {
-  createMerchant: { ...hide, body: MerchantBody },
+  createMerchant: { hide: true, body: MerchantBody, response: errors(400, 401, 409) },
   merchant: { ...hide, params: MerchantParams },
   createKey: { ...hide, params: MerchantParams, body: ApiKeyBody },
-  setPassword: { ...hide, params: MerchantParams, body: PasswordBody },
+  setPassword: { hide: true, params: MerchantParams, body: PasswordBody, response: errors(400, 401, 404, 409) },
   key: { ...hide, params: Type.Object({ id: Type.String(), keyId: Type.String() }) },
   createConfig: { ...hide, params: MerchantParams, body: ProviderConfigBody },
   createEndpoint: { ...hide, params: MerchantParams, body: AdminEndpointBody },

@@ -16,4 +16,5 @@ export const webhookEndpointRoutes = (deps: Deps): FastifyPluginAsync => async (
     endpoints.updateEndpoint(deps, req.ctx, req.params.id, req.body))
   app.delete<Id>('/webhook_endpoints/:id', { schema: S.remove }, (req) => endpoints.deleteEndpoint(deps, req.ctx, req.params.id))
   app.post<Id>('/webhook_endpoints/:id/rotate_secret', { schema: S.rotate, config: secretAnswer }, (req) => endpoints.rotateSecret(deps, req.ctx, req.params.id))
+  app.post<Id>('/webhook_endpoints/:id/expire_previous_secrets', { schema: S.expirePrevious }, (req) => endpoints.expirePreviousSecrets(deps, req.ctx, req.params.id))
 }

@@ -32,7 +32,7 @@ export const WebhookEndpoint = Type.Object({
   mode: Mode,
   events: Nullable(Type.Array(Type.String())),
   enabled: Type.Boolean(),
-  previousSecretExpiresAt: Nullable(Timestamp),
+  previousSecretExpiresAt: Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds; until then deliveries also carry the signatures of secrets replaced by rotations, each for 24 h after its own rotation' })),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
@@ -66,8 +66,15 @@ export const S = {
   },
   rotate: {
     summary: 'Rotate the signing secret: the old one keeps signing beside the new one for 24 h',
+    description: 'Secrets replaced earlier and still inside their own 24 h keep signing too, up to 4 besides the current one; past that the rotation is refused (limit_reached) until they are expired.',
     tags,
     params: IdParam,
-    response: { 200: WebhookEndpointWithSecret, ...errors(401, 404, 409, 429) },
+    response: { 200: WebhookEndpointWithSecret, ...errors(400, 401, 404, 409, 429) },
+  },
+  expirePrevious: {
+    summary: 'Stop signing with the secrets replaced by rotations, now: only the current secret signs from the next delivery on',
+    tags,
+    params: IdParam,
+    response: { 200: WebhookEndpoint, ...errors(401, 404, 409, 429) },
   },
 }

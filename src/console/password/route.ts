@@ -15,8 +15,9 @@ export const passwordRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
   app.post<ModeParams>('/:mode/password', async (req, reply) => {
     const c = consoleContext(req, reply, '/password')
     try {
-      const ok = await changePassword(deps, req.consoleSession!, field(req.body, 'current'), field(req.body, 'password'), req.ip)
-      if (!ok) return sendHtml(reply, 400, PasswordPage({ c, error: c.t('password.wrong'), done: false }))
+      const result = await changePassword(deps, req.consoleSession!, field(req.body, 'current'), field(req.body, 'password'), req.ip)
+      if (result === 'invalid') return sendHtml(reply, 400, PasswordPage({ c, error: c.t('password.wrong'), done: false }))
+      if (result === 'throttled') return sendHtml(reply, 429, PasswordPage({ c, error: c.t('password.throttled'), done: false }))
     } catch (e) {
       if (!(e instanceof TillError) || e.status !== 400) throw e
       return sendHtml(reply, 400, PasswordPage({ c, error: e.message, done: false }))

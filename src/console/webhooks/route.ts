@@ -1,7 +1,8 @@
 /**
  * Webhook endpoints of the selected mode, through services/webhook-endpoints.ts (the API's own):
- * add (secret shown once), rotate, enable/disable, delete; each endpoint's recent deliveries with
- * every attempt, "Resend" (services/events.ts) and "Send test event" (services/test-events.ts).
+ * add (secret shown once), rotate, expire the previous secrets, enable/disable, delete; each
+ * endpoint's recent deliveries with every attempt, "Resend" (services/events.ts) and "Send test
+ * event" (services/test-events.ts).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFound, TillError } from '../../domain/errors.js'
@@ -17,7 +18,7 @@ import type { ConsoleContext } from '../views/layout.js'
 import { DeletePage, EndpointPage, WebhooksPage } from './view.js'
 
 type IdParams = { Params: { mode: string; id: string } }
-const NOTICES = ['saved', 'test', 'resent', 'deleted'] as const
+const NOTICES = ['saved', 'test', 'resent', 'deleted', 'secrets-expired'] as const
 export type WebhookNotice = (typeof NOTICES)[number]
 const noticeOf = (q: { notice?: string }) => (NOTICES as readonly string[]).includes(q.notice ?? '') ? (q.notice as WebhookNotice) : null
 
@@ -71,6 +72,13 @@ export const webhookRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     const rotated = await endpoints.rotateSecret(deps, scopeOf(c, req), req.params.id)
     await log(req, c, 'endpoint_secret_rotated', rotated.id, { url: rotated.url })
     return endpointPage(req, reply, c, req.params.id, { secret: rotated.secret })
+  })
+
+  app.post<IdParams>('/:mode/webhooks/:id/expire-previous', async (req, reply) => {
+    const c = consoleContext(req, reply, `/webhooks/${req.params.id}`)
+    const endpoint = await endpoints.expirePreviousSecrets(deps, scopeOf(c, req), req.params.id)
+    await log(req, c, 'endpoint_previous_secrets_expired', endpoint.id, { url: endpoint.url })
+    return seeOther(reply, `/console/${c.mode}/webhooks/${endpoint.id}?notice=secrets-expired`)
   })
 
   app.post<IdParams>('/:mode/webhooks/:id/state', async (req, reply) => {

@@ -22,7 +22,7 @@ interface DeliveryItem {
   attemptLog: { attemptedAt: Date; statusCode: number | null; latencyMs: number; responseBody: string | null; error: string | null }[]
 }
 
-const NOTICE_KEYS = { saved: 'webhooks.saved', resent: 'webhooks.resent', deleted: 'webhooks.deleted', test: 'webhooks.testSent' } as const
+const NOTICE_KEYS = { saved: 'webhooks.saved', resent: 'webhooks.resent', deleted: 'webhooks.deleted', test: 'webhooks.testSent', 'secrets-expired': 'webhooks.secretsExpired' } as const
 
 function EventChoices({ c, selected }: { c: ConsoleContext; selected: string[] | null }) {
   const { t } = c
@@ -109,6 +109,14 @@ export function EndpointPage({ c, endpoint, deliveries, secret, error, notice, t
         <a class="button button-secondary button-small" href={`${here}/delete`}>{t('webhooks.delete')}</a>
       </div>
       <p class="help">{t('webhooks.rotateNote')}</p>
+      {endpoint.previousSecretExpiresAt && (
+        <div class="actions">
+          <p>{t('webhooks.previousUntil', { time: when(endpoint.previousSecretExpiresAt, locale)! })}</p>
+          <PostForm c={c} action={`${here}/expire-previous`} class="inline" confirm={t('webhooks.expirePreviousNote')}>
+            <button type="submit" class="button button-secondary button-small" title={t('webhooks.expirePreviousNote')}>{t('webhooks.expirePrevious')}</button>
+          </PostForm>
+        </div>
+      )}
 
       <h2>{t('webhooks.deliveries')}</h2>
       <p><a href={here}>{t('webhooks.refresh')}</a></p>

@@ -1,4 +1,4 @@
-/** The console's own tables: sign-in sessions, failed sign-in counters and the activity log. */
+/** The console's own tables: sign-in sessions, password-check counters and the activity log. */
 import { and, asc, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { consoleActivity, consoleSessions, consoleSignInFailures, events, merchants } from '../schema.js'
@@ -33,22 +33,27 @@ export async function revokeOtherSessions(tx: Executor, merchantId: string, keep
   await tx.update(consoleSessions).set({ revokedAt: at }).where(and(eq(consoleSessions.merchantId, merchantId), isNull(consoleSessions.revokedAt), others))
 }
 
-/** Adds one failure to each key's window and answers the counts after it. */
-export async function countFailure(tx: Executor, keys: string[], windowStart: number): Promise<number[]> {
-  const out: number[] = []
-  for (const key of keys) {
-    const [r] = await tx.insert(consoleSignInFailures).values({ key, windowStart, count: 1 })
-      .onConflictDoUpdate({ target: [consoleSignInFailures.key, consoleSignInFailures.windowStart], set: { count: sql`${consoleSignInFailures.count} + 1` } })
-      .returning({ count: consoleSignInFailures.count })
-    out.push(r.count)
-  }
-  return out
+/**
+ * Claims one password check on every key's window in one statement, and answers each key's count
+ * after it, in the order of `keys`. Each row's lock is held only for the statement; keys are always
+ * passed in the same order (account, then address), so two claims never wait on each other in a cycle.
+ */
+export async function claimAttempt(tx: Executor, keys: string[], windowStart: number): Promise<number[]> {
+  const rows = await tx.insert(consoleSignInFailures).values(keys.map((key) => ({ key, windowStart, count: 1 })))
+    .onConflictDoUpdate({ target: [consoleSignInFailures.key, consoleSignInFailures.windowStart], set: { count: sql`${consoleSignInFailures.count} + 1` } })
+    .returning({ key: consoleSignInFailures.key, count: consoleSignInFailures.count })
+  return keys.map((k) => rows.find((r) => r.key === k)!.count)
 }
 
-export async function failures(tx: Executor, key: string, windowStart: number): Promise<number> {
-  const [r] = await tx.select({ count: consoleSignInFailures.count }).from(consoleSignInFailures)
-    .where(and(eq(consoleSignInFailures.key, key), eq(consoleSignInFailures.windowStart, windowStart)))
-  return r?.count ?? 0
+/**
+ * Gives back a claim of the same window (a check that was refused, or that succeeded). One key per
+ * statement: holding one row lock at a time, it cannot deadlock with a claim.
+ */
+export async function releaseAttempt(tx: Executor, keys: string[], windowStart: number) {
+  for (const key of keys) {
+    await tx.update(consoleSignInFailures).set({ count: sql`${consoleSignInFailures.count} - 1` })
+      .where(and(eq(consoleSignInFailures.key, key), eq(consoleSignInFailures.windowStart, windowStart)))
+  }
 }
 
 export async function purgeFailures(tx: Executor, before: number) {

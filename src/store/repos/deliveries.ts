@@ -2,7 +2,7 @@
 import { asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { rawStatement } from '../prepared.js'
-import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints, type PreviousSecret } from '../schema.js'
 
 /** NOTIFY is sent on commit only, so a worker woken by it always finds the committed rows. */
 export const WEBHOOK_CHANNEL = 'till_webhooks'
@@ -61,8 +61,7 @@ export interface Claimed {
   mode: 'test' | 'live'
   url: string
   secretEnc: string
-  previousSecretEnc: string | null
-  previousSecretExpiresAt: Date | null
+  previousSecrets: PreviousSecret[]
 }
 
 function toClaimed(r: Record<string, any>): Claimed {
@@ -78,8 +77,7 @@ function toClaimed(r: Record<string, any>): Claimed {
     mode: r.mode,
     url: r.url,
     secretEnc: r.secret_enc,
-    previousSecretEnc: r.previous_secret_enc,
-    previousSecretExpiresAt: pgDate(r.previous_secret_expires_at),
+    previousSecrets: r.previous_secrets,
   }
 }
 
@@ -162,7 +160,7 @@ const recordAndClaimStmt = rawStatement('deliveries_record_and_claim', `
     from locked, events e, webhook_endpoints ep
     where d.id = locked.id and e.id = d.event_id and ep.id = d.endpoint_id
     returning d.id, d.attempts, d.lease_token, e.id as event_id, e.type as event_type, e.payload,
-      ep.id as endpoint_id, ep.merchant_id, ep.mode, ep.url, ep.secret_enc, ep.previous_secret_enc, ep.previous_secret_expires_at`)
+      ep.id as endpoint_id, ep.merchant_id, ep.mode, ep.url, ep.secret_enc, ep.previous_secrets`)
 
 /** Records `items` (any number, one commit) and, with `claim`, leases up to `claim.limit` due deliveries in the same statement. */
 export async function recordAndClaim(tx: Executor, items: Recorded[], now: Date, claim?: ClaimOptions): Promise<Claimed[]> {

@@ -92,8 +92,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -143,6 +143,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -157,7 +158,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -428,8 +429,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -884,8 +885,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -1122,8 +1123,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -1197,6 +1198,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -1211,7 +1213,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1670,8 +1672,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -2160,8 +2162,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -2235,6 +2237,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -2249,7 +2252,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2506,8 +2509,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -2581,6 +2584,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -2595,7 +2599,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2852,8 +2856,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -2927,6 +2931,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -2941,7 +2946,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3198,8 +3203,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -3273,6 +3278,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -3287,7 +3293,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3539,8 +3545,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -3614,6 +3620,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -3628,7 +3635,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3880,8 +3887,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -3955,6 +3962,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -3969,7 +3977,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4366,8 +4374,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -4417,6 +4425,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -4431,7 +4440,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4827,8 +4836,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -5110,8 +5119,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -5342,7 +5351,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate the signing secret: the old one keeps signing beside the new one for 24 h */
+        /**
+         * Rotate the signing secret: the old one keeps signing beside the new one for 24 h
+         * @description Secrets replaced earlier and still inside their own 24 h keep signing too, up to 4 besides the current one; past that the rotation is refused (limit_reached) until they are expired.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5387,8 +5399,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
-                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
@@ -5399,8 +5410,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -5474,6 +5485,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -5488,7 +5500,323 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request body over 64 KiB
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Content-Type is not application/json
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description service unavailable: the database cannot be reached; retry later
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook_endpoints/{id}/expire_previous_secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop signing with the secrets replaced by rotations, now: only the current secret signs from the next delivery on */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description kept 24 h: a retry with the same key and request replays the first answer (Idempotent-Replayed: true) */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            url: string;
+                            /** @enum {unknown} */
+                            mode: "test" | "live";
+                            events: string[] | null;
+                            enabled: boolean;
+                            previousSecretExpiresAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
+                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
+                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
+                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
+                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
+                 *     - `invalid_request`: The request cannot be served as sent.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "test_mode_only" | "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
+                 *     - `conflict`: The request conflicts with the object's current state.
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {unknown}
+                             */
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5712,8 +6040,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -6150,8 +6478,8 @@ export interface paths {
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label, an email).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+                 *     - `already_exists`: Something with this name already exists (a provider label).
+                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
                  *     - `invalid_request`: The request cannot be served as sent.
                  */
@@ -6225,6 +6553,7 @@ export interface paths {
                 };
                 /**
                  * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
                  *     - `conflict`: The request conflicts with the object's current state.
                  */
                 409: {
@@ -6239,7 +6568,7 @@ export interface paths {
                              * @description stable: branch on this, not on `error`
                              * @enum {unknown}
                              */
-                            code: "idempotency_in_flight" | "conflict";
+                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6418,8 +6747,8 @@ export interface components {
          *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
          *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
          *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-         *     - `already_exists`: Something with this name already exists (a provider label, an email).
-         *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode).
+         *     - `already_exists`: Something with this name already exists (a provider label).
+         *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
          *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
          *     - `invalid_request`: The request cannot be served as sent.
          *     - `missing_api_key`: No `Authorization` header.
@@ -6428,6 +6757,7 @@ export interface components {
          *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
          *     - `method_not_allowed`: The path exists, but not with this method; `Allow` lists the methods it takes.
          *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+         *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
          *     - `conflict`: The request conflicts with the object's current state.
          *     - `body_too_large`: The body is over 64 KiB.
          *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
@@ -6443,7 +6773,7 @@ export interface components {
              * @description stable: branch on this, not on `error`
              * @enum {unknown}
              */
-            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "conflict" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "email_in_use" | "conflict" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
             param?: string;
         } & {

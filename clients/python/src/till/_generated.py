@@ -52,7 +52,7 @@ __all__ = [
 
 Currency = Literal["CNY", "USD", "EUR", "HKD", "JPY"]
 DeliveryStatus = Literal["pending", "delivered", "failed", "canceled"]
-ErrorCode = Literal["invalid_field", "unknown_field", "invalid_json", "body_too_deep", "amount_exceeds_refundable", "already_refunded", "partial_refund_unsupported", "session_terminal", "refund_not_pending", "provider_unavailable", "idempotency_mismatch", "already_exists", "limit_reached", "webhook_endpoint_unavailable", "invalid_request", "missing_api_key", "invalid_api_key", "test_mode_only", "not_found", "method_not_allowed", "idempotency_in_flight", "conflict", "body_too_large", "headers_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
+ErrorCode = Literal["invalid_field", "unknown_field", "invalid_json", "body_too_deep", "amount_exceeds_refundable", "already_refunded", "partial_refund_unsupported", "session_terminal", "refund_not_pending", "provider_unavailable", "idempotency_mismatch", "already_exists", "limit_reached", "webhook_endpoint_unavailable", "invalid_request", "missing_api_key", "invalid_api_key", "test_mode_only", "not_found", "method_not_allowed", "idempotency_in_flight", "email_in_use", "conflict", "body_too_large", "headers_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 EventType = Literal["payment.succeeded", "payment.failed", "session.canceled", "session.expired", "refund.pending", "refund.succeeded", "refund.failed"]
 Mode = Literal["test", "live"]
 RecordStatus = Literal["paid", "partially_refunded", "refunded", "refunding"]
@@ -1413,11 +1413,30 @@ class WebhookEndpointsResource:
         timeout_ms: Optional[int] = None,
         max_retries: Optional[int] = None,
     ) -> WebhookEndpointWithSecret:
-        """POST /api/v1/webhook_endpoints/{id}/rotate_secret: A new secret; the old one keeps signing beside it for 24 h (the header then carries both)."""
+        """POST /api/v1/webhook_endpoints/{id}/rotate_secret: A new secret; the old one keeps signing beside it for 24 h (the header then carries both), as do secrets replaced before it within their own 24 h."""
         return WebhookEndpointWithSecret(
             self._sender.request(
                 "POST",
                 path_with("/api/v1/webhook_endpoints/{id}/rotate_secret", endpoint_id),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def expire_previous_secrets(
+        self,
+        endpoint_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> WebhookEndpoint:
+        """POST /api/v1/webhook_endpoints/{id}/expire_previous_secrets: The secrets replaced by rotations stop signing now (a leaked one); only the current one signs."""
+        return WebhookEndpoint(
+            self._sender.request(
+                "POST",
+                path_with("/api/v1/webhook_endpoints/{id}/expire_previous_secrets", endpoint_id),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
@@ -2028,11 +2047,30 @@ class AsyncWebhookEndpointsResource:
         timeout_ms: Optional[int] = None,
         max_retries: Optional[int] = None,
     ) -> WebhookEndpointWithSecret:
-        """POST /api/v1/webhook_endpoints/{id}/rotate_secret: A new secret; the old one keeps signing beside it for 24 h (the header then carries both)."""
+        """POST /api/v1/webhook_endpoints/{id}/rotate_secret: A new secret; the old one keeps signing beside it for 24 h (the header then carries both), as do secrets replaced before it within their own 24 h."""
         return WebhookEndpointWithSecret(
             await self._sender.request(
                 "POST",
                 path_with("/api/v1/webhook_endpoints/{id}/rotate_secret", endpoint_id),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    async def expire_previous_secrets(
+        self,
+        endpoint_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> WebhookEndpoint:
+        """POST /api/v1/webhook_endpoints/{id}/expire_previous_secrets: The secrets replaced by rotations stop signing now (a leaked one); only the current one signs."""
+        return WebhookEndpoint(
+            await self._sender.request(
+                "POST",
+                path_with("/api/v1/webhook_endpoints/{id}/expire_previous_secrets", endpoint_id),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,

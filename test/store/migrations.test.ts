@@ -1,0 +1,86 @@
+/**
+ * Migrations that change existing rows, run on a database migrated up to the one before and filled
+ * with the rows they must handle, as an upgrade would meet them.
+ */
+import assert from 'node:assert/strict'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { test, type TestContext } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { drizzle } from 'drizzle-orm/node-postgres'
+import { migrate } from 'drizzle-orm/node-postgres/migrator'
+import { runMigrations } from '../../src/store/db.js'
+import { freshDatabase, openTestPool } from '../helpers/db.js'
+
+const MIGRATIONS = fileURLToPath(new URL('../../src/store/migrations', import.meta.url))
+
+/** An empty database migrated up to and including `tag`, as a Till of that version left it. */
+async function migratedUpTo(t: TestContext, tag: string) {
+  const db = await freshDatabase({ migrated: false })
+  const database = openTestPool(db.url, 2)
+  t.after(async () => {
+    await database.close()
+    await db.drop()
+  })
+  const dir = mkdtempSync(path.join(tmpdir(), 'till-migrations-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  cpSync(MIGRATIONS, dir, { recursive: true })
+  const journal = JSON.parse(readFileSync(path.join(dir, 'meta/_journal.json'), 'utf8'))
+  const last = journal.entries.findIndex((e: { tag: string }) => e.tag === tag)
+  assert.ok(last >= 0, tag)
+  journal.entries = journal.entries.slice(0, last + 1)
+  writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify(journal))
+  await migrate(drizzle(database.pool), { migrationsFolder: dir })
+  return database
+}
+
+test('0006: emails that differ only in case keep one login, the oldest merchant\'s; the others\' is cleared, logged, and their sessions end', async (t) => {
+  const { pool } = await migratedUpTo(t, '0005_discrepancies')
+  await pool.query(`insert into merchants (id, name, email, password_hash, created_at) values
+    ('mer_b', 'Later', 'dup@example.com', 'hash-b', '2024-02-01T00:00:00Z'),
+    ('mer_c', 'Same time, larger id', 'DUP@EXAMPLE.COM', 'hash-c', '2024-01-01T00:00:00Z'),
+    ('mer_a', 'Oldest', 'Dup@Example.com', 'hash-a', '2024-01-01T00:00:00Z'),
+    ('mer_s', 'Alone', 'Solo@Example.com', 'hash-s', '2024-01-01T00:00:00Z'),
+    ('mer_n', 'No login', null, null, '2024-01-01T00:00:00Z')`)
+  await pool.query(`insert into console_sessions (token_hash, merchant_id, csrf_token, last_seen_at) values
+    ('t-a', 'mer_a', 'x', now()), ('t-b', 'mer_b', 'x', now())`)
+
+  await runMigrations(pool)
+
+  const merchants = (await pool.query('select id, email, password_hash from merchants order by id')).rows
+  assert.deepEqual(merchants, [
+    { id: 'mer_a', email: 'dup@example.com', password_hash: 'hash-a' },
+    { id: 'mer_b', email: null, password_hash: null },
+    { id: 'mer_c', email: null, password_hash: null },
+    { id: 'mer_n', email: null, password_hash: null },
+    { id: 'mer_s', email: 'solo@example.com', password_hash: 'hash-s' },
+  ])
+  const sessions = (await pool.query('select token_hash, revoked_at is not null as revoked from console_sessions order by token_hash')).rows
+  assert.deepEqual(sessions, [{ token_hash: 't-a', revoked: false }, { token_hash: 't-b', revoked: true }])
+  const logged = (await pool.query(`select merchant_id, actor, detail from console_activity where action = 'console_login_cleared' order by merchant_id`)).rows
+  assert.deepEqual(logged, [
+    { merchant_id: 'mer_b', actor: 'operator', detail: { email: 'dup@example.com', keptBy: 'mer_a' } },
+    { merchant_id: 'mer_c', actor: 'operator', detail: { email: 'DUP@EXAMPLE.COM', keptBy: 'mer_a' } },
+  ])
+  await assert.rejects(pool.query(`insert into merchants (id, name, email) values ('mer_d', 'D', 'SOLO@example.com')`), { code: '23505' })
+})
+
+test('0006: a previous webhook secret still in its overlap is carried into the list, with its expiry; an expired one is not', async (t) => {
+  const { pool } = await migratedUpTo(t, '0005_discrepancies')
+  const expiresAt = new Date(Date.now() + 3600_000)
+  await pool.query(`insert into merchants (id, name) values ('mer_a', 'A')`)
+  await pool.query(`insert into webhook_endpoints (id, merchant_id, mode, url, secret_enc, previous_secret_enc, previous_secret_expires_at) values
+    ('we_live', 'mer_a', 'test', 'https://x.example', 'current', 'previous', $1),
+    ('we_past', 'mer_a', 'test', 'https://x.example', 'current', 'previous', now() - interval '1 second'),
+    ('we_none', 'mer_a', 'test', 'https://x.example', 'current', null, null)`, [expiresAt])
+
+  await runMigrations(pool)
+
+  const rows = (await pool.query('select id, secret_enc, previous_secrets from webhook_endpoints order by id')).rows
+  assert.deepEqual(rows, [
+    { id: 'we_live', secret_enc: 'current', previous_secrets: [{ secretEnc: 'previous', expiresAt: expiresAt.getTime() }] },
+    { id: 'we_none', secret_enc: 'current', previous_secrets: [] },
+    { id: 'we_past', secret_enc: 'current', previous_secrets: [] },
+  ])
+})
