@@ -10,6 +10,8 @@ import { clientConfig } from '../store/db.js'
 import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeKeys } from '../store/repos/idempotency.js'
 import { purgeWindows } from '../store/repos/rate-limits.js'
+import { purgeFailures } from '../store/repos/console.js'
+import { THROTTLE_WINDOW_MS } from '../services/console-auth.js'
 import { createOutbox } from './outbox.js'
 import { drainDue, reconcileAttempts, reconcileRefunds } from './reconcile.js'
 
@@ -31,6 +33,8 @@ export const JOBS: Job[] = [
   sweep('idempotency-purge', 3_600_000, (d) => purgeKeys(d.db, new Date(d.clock().getTime() - 24 * 3600_000))),
   // Rate-limit windows last a second; a minute's worth is kept, the rest goes.
   sweep('rate-limit-purge', 60_000, (d) => purgeWindows(d.db, d.clock().getTime() - 60_000)),
+  // Sign-in counters matter only inside their window; older windows go.
+  sweep('sign-in-failure-purge', 60_000, (d) => purgeFailures(d.db, d.clock().getTime() - THROTTLE_WINDOW_MS)),
   {
     // A pass only fills free delivery slots and returns; deliveries finish on their own time.
     name: 'webhooks',

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
-import { IDLE_MS, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS } from '../../src/services/console-auth.js'
+import { JOBS } from '../../src/jobs/runner.js'
+import { IDLE_MS, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS } from '../../src/services/console-auth.js'
 import { bootstrapDemo } from '../../src/services/merchants.js'
 import { startTestApp } from '../helpers/app.js'
 import { ConsoleBrowser, csrfOf, loginTokenOf, merchantWithLogin, signedIn } from '../helpers/console.js'
@@ -310,4 +311,19 @@ test('a page asked for before signing in is where the sign-in leads; only consol
   const evil = await b.get('/console/login?next=//evil.example/console/test')
   const again = await b.post('/console/login', { token: loginTokenOf(evil.html), email: m.email, password: m.password, next: '//evil.example/' })
   assert.equal(again.location, '/console/test/payments')
+})
+
+test('the sign-in-failure-purge job drops counters whose window has passed, and only those', async (t) => {
+  const ta = await startTestApp(t)
+  const m = await merchantWithLogin(ta)
+  const count = async () => Number((await ta.database.pool.query('select count(*) from console_sign_in_failures')).rows[0].count)
+  await new ConsoleBrowser(ta).signIn(m.email, 'wrong')
+  const before = await count()
+  assert.ok(before > 0)
+  const purge = JOBS.find((j) => j.name === 'sign-in-failure-purge')!.start(ta.deps)
+  await purge.run()
+  assert.equal(await count(), before)
+  ta.clock.advance(2 * THROTTLE_WINDOW_MS)
+  await purge.run()
+  assert.equal(await count(), 0)
 })
