@@ -250,6 +250,7 @@ export const en = {
   'error.forbidden.body': 'Go back, reload the page and try again.',
   'error.badRequest.title': 'That did not work',
   'error.badRequest.body': 'The request could not be understood.',
+  'error.duplicateField': 'The form field “{field}” was sent more than once, so it cannot be read one way. Nothing was changed: reload the page and send the form again.',
   'error.server.title': 'Something went wrong',
   'error.server.body': 'Please try again in a moment.',
 }

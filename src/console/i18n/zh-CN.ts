@@ -252,6 +252,7 @@ export const zhCN: ConsoleCatalogue = {
   'error.forbidden.body': '请返回、刷新页面后重试。',
   'error.badRequest.title': '操作未完成',
   'error.badRequest.body': '无法理解该请求。',
+  'error.duplicateField': '表单字段“{field}”提交了不止一次，无法确定其含义。未做任何更改：请刷新页面后重新提交。',
   'error.server.title': '出错了',
   'error.server.body': '请稍后再试。',
 }
