@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { paidSession, startTestApp } from '../helpers/app.js'
-import { csrfOf, signedIn } from '../helpers/console.js'
+import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
 import { parseMajor } from '../../src/console/payments/route.js'
 
 const rowsOf = (html: string) => [...html.matchAll(/data-session="(sess_\w+)"/g)].map((m) => m[1])
@@ -84,4 +84,34 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
   const activity = await browser.get('/console/test/activity')
   assert.equal((activity.html.match(/data-action="refund_created"/g) ?? []).length, 1)
   assert.match(activity.html, /¥25\.50\u00a0CNY/)
+})
+
+test('list filters it cannot read answer 400 with a message on the page, never 500: a NUL in the search, a repeated filter, impossible or out-of-range dates', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const paid = await paidSession({ ...ta, merchant: { id: m.id, testKey: m.testKey, liveKey: m.liveKey } }, { amount: 100, currency: 'CNY', metadata: { order: 'A-1' } })
+  const list = (query: string) => browser.get(`/console/test/payments?${query}`)
+  const refused = async (query: string, message: RegExp) => {
+    const page = await list(query)
+    assert.equal(page.status, 400, query)
+    assert.match(page.html, message, query)
+    assert.match(page.html, /role="search"/, `${query}: the filters are still there to fix`)
+    assert.deepEqual(rowsOf(page.html), [], query)
+  }
+  await refused('q=A-1%00', /The search cannot contain a NUL character/)
+  await refused('q=A-1&q=A-2', /The filter “q” was given more than once/)
+  await refused('status=paid&status=pending', /The filter “status” was given more than once/)
+  await refused('from=2026-01-01&from=2026-01-02', /“from” was given more than once/)
+  const zh = new ConsoleBrowser(ta, { 'accept-language': 'zh-CN' })
+  zh.cookies.set('till_console', browser.cookies.get('till_console')!)
+  assert.match((await zh.get('/console/test/payments?q=a&q=b')).html, /筛选条件“q”给出了不止一次/)
+  for (const date of ['0000-01-01', '2026-02-30', '2026-13-01', '20260101', '+02026-01-01', '2026-1-1']) {
+    await refused(`from=${date}`, /Dates must be real days written year-month-day, from 0001-01-01 to 9999-12-31/)
+    await refused(`to=${date}`, /Dates must be real days/)
+  }
+  // The calendar's very ends are dates like any other.
+  assert.deepEqual(rowsOf((await list('from=0001-01-01&to=9999-12-31')).html), [paid.id])
+  assert.deepEqual(rowsOf((await list('from=9999-12-31')).html), [])
+  assert.deepEqual(rowsOf((await list('to=0001-01-01')).html), [])
+  assert.deepEqual(rowsOf((await list('from=2024-02-29&q=A-1')).html), [paid.id], 'a leap day')
 })
