@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { appendEvent } from '../../src/store/repos/events.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
+import { statementsDuring } from '../helpers/db.js'
 import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
 import { parseMajor } from '../../src/console/payments/route.js'
 
@@ -114,4 +116,39 @@ test('list filters it cannot read answer 400 with a message on the page, never 5
   assert.deepEqual(rowsOf((await list('from=9999-12-31')).html), [])
   assert.deepEqual(rowsOf((await list('to=0001-01-01')).html), [])
   assert.deepEqual(rowsOf((await list('from=2024-02-29&q=A-1')).html), [paid.id], 'a leap day')
+})
+
+test('a payment\'s page costs the same few queries with 20 events as with 200, each with its delivery and attempts', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const endpoint = await ta.request('POST', '/api/v1/webhook_endpoints', { key: m.testKey, body: { url: 'https://hooks.example.com/till' } })
+  assert.equal(endpoint.status, 201, endpoint.text)
+  const scope = { merchantId: m.id, mode: 'test' as const }
+  const merchant = { id: m.id, testKey: m.testKey, liveKey: m.liveKey }
+  const busyPayment = async (events: number) => {
+    const paid = await paidSession({ ...ta, merchant }, { amount: 5000, currency: 'CNY' })
+    const made = Number((await ta.database.pool.query(`select count(*) from events where data->>'sessionId' = $1`, [paid.id])).rows[0].count)
+    for (let i = made; i < events; i++) await appendEvent(ta.deps.db, scope, 'refund.failed', { sessionId: paid.id, recordId: paid.record.id }, ta.clock())
+    // Every delivery tried twice: the page shows how often, and the last answer.
+    await ta.database.pool.query(`insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error)
+      select d.id, now() + (n || ' s')::interval, case n when 1 then 502 else 418 end, 3, null
+      from webhook_deliveries d join events e on e.id = d.event_id, generate_series(1, 2) n where e.data->>'sessionId' = $1`, [paid.id])
+    return paid.id as string
+  }
+  const cost = async (id: string, events: number) => {
+    let html = ''
+    const n = await statementsDuring(ta.database.pool, async () => {
+      const page = await browser.get(`/console/test/payments/${id}`)
+      assert.equal(page.status, 200)
+      html = page.html
+    })
+    assert.equal((html.match(/data-event="evt_/g) ?? []).length, events)
+    assert.equal((html.match(/hooks\.example\.com\/till · <span class="badge[^"]*">Pending<\/span> · 2× · 418/g) ?? []).length, events, 'each event with its delivery, attempts and last answer')
+    return n
+  }
+  const few = await cost(await busyPayment(20), 20)
+  const many = await cost(await busyPayment(200), 200)
+  t.diagnostic(`${few} queries with 20 events, ${many} with 200`)
+  assert.ok(many <= 15, `${many} queries for a page with 200 events`)
+  assert.equal(many, few, 'the count does not grow with the events')
 })
