@@ -1,7 +1,6 @@
 /** The events API: what Till told (or will tell) a merchant, every attempt, and replays by hand. */
 import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
-import { eventsOfSession as timeline } from '../store/repos/console.js'
-import { deliveriesOf, schedule, type DeliveryRow } from '../store/repos/deliveries.js'
+import { deliveriesOf, schedule } from '../store/repos/deliveries.js'
 import * as repo from '../store/repos/events.js'
 import type { EventRow } from '../store/repos/events.js'
 import type { Scope } from '../store/repos/scope.js'
@@ -22,14 +21,10 @@ export async function listEvents(deps: Deps, scope: Scope, q: { limit?: number; 
   return { data: rows.map(eventView), hasMore }
 }
 
-/** Events as the API shows them, each with its deliveries and every attempt: a constant number of queries. */
-async function withDeliveries(deps: Deps, rows: EventRow[]) {
-  const byEvent = await deliveriesOf(deps.db, rows.map((e) => e.id))
-  return rows.map((e) => ({ ...eventView(e), deliveries: (byEvent.get(e.id) ?? []).map(deliveryView) }))
-}
-
-function deliveryView(d: DeliveryRow) {
-  return {
+export async function getEvent(deps: Deps, scope: Scope, id: string) {
+  const e = await repo.getEvent(deps.db, scope, id)
+  if (!e) throw new NotFound()
+  const deliveries = (await deliveriesOf(deps.db, e.id)).map((d) => ({
     endpointId: d.endpointId,
     url: d.url,
     status: d.status,
@@ -42,19 +37,8 @@ function deliveryView(d: DeliveryRow) {
       responseBody: a.responseBody,
       error: a.error,
     })),
-  }
-}
-
-export async function getEvent(deps: Deps, scope: Scope, id: string) {
-  const e = await repo.getEvent(deps.db, scope, id)
-  if (!e) throw new NotFound()
-  const [view] = await withDeliveries(deps, [e])
-  return view
-}
-
-/** A payment's timeline: the events naming its session, oldest first, with their deliveries. */
-export async function eventsOfSession(deps: Deps, scope: Scope, sessionId: string) {
-  return withDeliveries(deps, await timeline(deps.db, scope, sessionId))
+  }))
+  return { ...eventView(e), deliveries }
 }
 
 /**

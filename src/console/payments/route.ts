@@ -10,9 +10,9 @@ import { InvalidField, NotFound, TillError } from '../../domain/errors.js'
 import { CURRENCIES, isCurrency } from '../../domain/money.js'
 import { recordActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
-import { eventsOfSession } from '../../services/events.js'
 import { getRecord, listSessions, readSession } from '../../services/lists.js'
 import { createRefund } from '../../services/refunds.js'
+import { timelineOfSession } from '../../store/repos/console.js'
 import { actorOf, consoleContext, field, scopeOf, seeOther, sendHtml, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
 import { readListQuery } from './filters.js'
@@ -55,12 +55,12 @@ export const paymentRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     const scope = scopeOf(c, req)
     const session = await readSession(deps, scope, req.params.id)
     const record = session.record ? await getRecord(deps, scope, session.record.id) : null
-    const events = await eventsOfSession(deps, scope, session.id)
+    const events = await timelineOfSession(deps.db, scope, session.id)
     return sendHtml(reply, o.status ?? 200, PaymentPage({
       c,
       session,
       record,
-      events: events as never,
+      events,
       idempotencyKey: randomBytes(18).toString('base64url'),
       error: o.error ?? null,
       refundId: o.refundId ?? null,

@@ -1,4 +1,5 @@
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
+import type { DeliverySummary } from '../../store/repos/console.js'
 import type { ConsoleKey } from '../i18n/index.js'
 import type { ListQuery } from './filters.js'
 import { money, when } from '../format.js'
@@ -34,8 +35,8 @@ interface RecordItem {
 interface EventItem {
   id: string
   type: string
-  createdAt: string
-  deliveries: { endpointId: string; url: string; status: string; attempts: { attemptedAt: string; statusCode: number | null; error: string | null }[] }[]
+  createdAt: Date
+  deliveries: DeliverySummary[]
 }
 
 const tone = (status: string) =>
@@ -199,7 +200,7 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
                     <strong><code>{e.type}</code></strong> <span class="muted">{when(e.createdAt, locale)}</span>
                     <ul class="attempts">
                       {e.deliveries.map((d) => (
-                        <li>{d.url} · <StatusBadge c={c} kind="delivery" status={d.status} />{d.attempts.length > 0 && ` · ${d.attempts.length}× · ${d.attempts[d.attempts.length - 1].statusCode ?? d.attempts[d.attempts.length - 1].error ?? t('webhooks.noResponse')}`}</li>
+                        <li>{d.url} · <StatusBadge c={c} kind="delivery" status={d.status} />{d.attempts > 0 && ` · ${d.attempts}× · ${d.last?.statusCode ?? d.last?.error ?? t('webhooks.noResponse')}`}</li>
                       ))}
                     </ul>
                   </li>

@@ -183,43 +183,19 @@ export async function recordAttempts(tx: Executor, items: Recorded[], now: Date)
   if (items.length) await recordAndClaim(tx, items, now)
 }
 
-/** A delivery with its endpoint's URL and every attempt. */
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect & { url: string; attemptLog: (typeof webhookAttempts.$inferSelect)[] }
-
-/** Rows by a key of theirs, each list in the rows' order. */
-function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
-  const out = new Map<K, T[]>()
-  for (const row of rows) {
-    const list = out.get(key(row))
-    if (list) list.push(row)
-    else out.set(key(row), [row])
-  }
-  return out
-}
-
-/** Every attempt of these deliveries, oldest first, by delivery: one query for any number. */
-async function attemptsOf(tx: Executor, deliveryIds: number[]) {
-  const rows = deliveryIds.length
-    ? await tx.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds)).orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
+/** An event's deliveries with their endpoint's URL, and every attempt, oldest first. */
+export async function deliveriesOf(tx: Executor, eventId: string) {
+  const deliveries = await tx
+    .select({ d: webhookDeliveries, url: webhookEndpoints.url })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(eq(webhookDeliveries.eventId, eventId))
+    .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+  const ids = deliveries.map((r) => r.d.id)
+  const attempts = ids.length
+    ? await tx.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)).orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
     : []
-  return groupBy(rows, (a) => a.deliveryId)
-}
-
-/**
- * The deliveries of these events, by event, with their endpoint's URL and every attempt, oldest
- * first: two queries however many events (a payment's page shows up to 200).
- */
-export async function deliveriesOf(tx: Executor, eventIds: string[]): Promise<Map<string, DeliveryRow[]>> {
-  const rows = eventIds.length
-    ? await tx
-      .select({ d: webhookDeliveries, url: webhookEndpoints.url })
-      .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(inArray(webhookDeliveries.eventId, eventIds))
-      .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
-    : []
-  const attempts = await attemptsOf(tx, rows.map((r) => r.d.id))
-  return groupBy(rows.map(({ d, url }) => ({ ...d, url, attemptLog: attempts.get(d.id) ?? [] })), (d) => d.eventId)
+  return deliveries.map(({ d, url }) => ({ ...d, url, attemptLog: attempts.filter((a) => a.deliveryId === d.id) }))
 }
 
 /** Deliveries an endpoint will never make: on deletion they are canceled, not left pending. */
@@ -238,6 +214,9 @@ export async function deliveriesTo(tx: Executor, endpointId: string, limit: numb
     .where(eq(webhookDeliveries.endpointId, endpointId))
     .orderBy(desc(webhookDeliveries.id))
     .limit(limit)
-  const attempts = await attemptsOf(tx, rows.map((r) => r.d.id))
-  return rows.map(({ d, type }) => ({ ...d, eventType: type, attemptLog: attempts.get(d.id) ?? [] }))
+  const ids = rows.map((r) => r.d.id)
+  const attempts = ids.length
+    ? await tx.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)).orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
+    : []
+  return rows.map(({ d, type }) => ({ ...d, eventType: type, attemptLog: attempts.filter((a) => a.deliveryId === d.id) }))
 }
