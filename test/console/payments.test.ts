@@ -3,6 +3,8 @@
  * session id, record id or metadata value, keyset pages), a payment's page with its record, refunds
  * and events, and Refund through the API's path: partial, over-refund refused with its message, a
  * double post with the form's idempotency key refunding once, the other mode's and merchant's 404.
+ * Filters it cannot read one way answer 400 with a message; a payment's page costs the same few
+ * queries however many events it shows.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'

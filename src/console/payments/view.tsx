@@ -1,10 +1,9 @@
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
 import type { DeliverySummary } from '../../store/repos/console.js'
 import type { ConsoleKey } from '../i18n/index.js'
-import type { ListQuery } from './filters.js'
 import { money, when } from '../format.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
-
+import type { ListQuery } from './filters.js'
 
 interface SessionItem {
   id: string
