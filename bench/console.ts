@@ -9,7 +9,7 @@
 import { openBenchDb } from './db.js'
 import { addSessions, sampleSessionIds } from './fixtures.js'
 import { context, fmt, ms, table } from './report.js'
-import { ADMIN_TOKEN, benchMerchant, startTill } from './till.js'
+import { benchMerchant, consoleCookie, startTill } from './till.js'
 
 const SESSIONS = Number(process.env.BENCH_CONSOLE_SESSIONS) || 1_000_000
 const REQUESTS = Number(process.env.BENCH_CONSOLE_REQUESTS) || 200
@@ -40,28 +40,11 @@ export async function benchConsole(): Promise<string> {
   const rows = []
   try {
     const merchant = await benchMerchant(till.base)
-    const password = 'bench console password'
-    const set = await fetch(`${till.base}/admin/v1/merchants/${merchant.id}/password`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', password }),
-    })
-    if (set.status !== 200) throw new Error(`password not set: ${set.status}`)
     console.log(`console: ${fmt(SESSIONS)} sessions on ${db.describe}`)
     await addSessions(db.database.pool, merchant.id, SESSIONS)
     const ids = await sampleSessionIds(db.database.pool, merchant.id, REQUESTS + 10)
     const { rows: [middle] } = await db.database.pool.query(`select id from sessions where merchant_id = $1 order by created_at desc, id desc offset $2 limit 1`, [merchant.id, Math.floor(SESSIONS / 2)])
-
-    // Sign in as a browser would: the form's cookie and token, then the session cookie.
-    const login = await fetch(`${till.base}/console/login`)
-    const loginCookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
-    const token = /name="token" value="([^"]+)"/.exec(await login.text())![1]
-    const signedIn = await fetch(`${till.base}/console/login`, {
-      method: 'POST', redirect: 'manual',
-      headers: { cookie: loginCookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token, email: 'bench@example.com', password }),
-    })
-    const cookie = signedIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+    const cookie = await consoleCookie(till.base, merchant.id)
     const page = (q: string) => () => `${till.base}/console/test/payments${q}`
     const html = { cookie }
     const rowMark = /data-session="sess_/

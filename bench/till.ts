@@ -103,3 +103,26 @@ export async function benchMerchant(base: string, name = 'Bench'): Promise<{ id:
   if (res.status !== 201) throw new Error(`merchant not created: ${res.status} ${JSON.stringify(body)}`)
   return { id: body.id, key: body.keys.test }
 }
+
+/** The merchant given a console login (admin API), signed in as a browser would: its session cookie. */
+export async function consoleCookie(base: string, merchantId: string): Promise<string> {
+  const email = `${merchantId.toLowerCase()}@example.com`
+  const password = 'bench console password'
+  const set = await fetch(`${base}/admin/v1/merchants/${merchantId}/password`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  })
+  if (set.status !== 200) throw new Error(`password not set: ${set.status}`)
+  // The sign-in form's cookie and token, then the session cookie.
+  const login = await fetch(`${base}/console/login`)
+  const loginCookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+  const token = /name="token" value="([^"]+)"/.exec(await login.text())![1]
+  const signedIn = await fetch(`${base}/console/login`, {
+    method: 'POST', redirect: 'manual',
+    headers: { cookie: loginCookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, email, password }),
+  })
+  if (signedIn.status !== 303) throw new Error(`console sign-in failed: ${signedIn.status}`)
+  return signedIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+}

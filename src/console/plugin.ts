@@ -16,7 +16,8 @@ import type { Deps } from '../services/deps.js'
 import { activityRoutes } from './activity/route.js'
 import { CONSOLE_ASSETS } from './assets.js'
 import { isMode, seeOther, sendHtml } from './context.js'
-import { consoleTranslator, type ConsoleKey } from './i18n/index.js'
+import { DuplicateField, formFields } from './form.js'
+import { consoleTranslator, type ConsoleKey, type ConsoleT } from './i18n/index.js'
 import { keyRoutes } from './keys/route.js'
 import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
 import { passwordRoutes } from './password/route.js'
@@ -43,14 +44,18 @@ const MESSAGES: Record<number, [ConsoleKey, ConsoleKey]> = {
   500: ['error.server.title', 'error.server.body'],
 }
 
-function messagePage(req: FastifyRequest, reply: FastifyReply, status: number) {
+/** The error page of `status`; `body` says more than the status's own text when the error can. */
+function messagePage(req: FastifyRequest, reply: FastifyReply, status: number, body?: (t: ConsoleT) => string) {
   const locale = pageLocale(req, reply)
   const t = consoleTranslator(locale)
-  const [title, body] = MESSAGES[status] ?? (status >= 500 ? MESSAGES[500] : MESSAGES[400])
+  const [title, text] = MESSAGES[status] ?? (status >= 500 ? MESSAGES[500] : MESSAGES[400])
   setPageHeaders(reply)
   reply.header('Cache-Control', 'no-store')
-  return sendHtml(reply, status, MessagePage({ locale, title: t(title), body: t(body), back: t('common.back') }))
+  return sendHtml(reply, status, MessagePage({ locale, title: t(title), body: body?.(t) ?? t(text), back: t('common.back') }))
 }
+
+/** What the page can say about an error beyond its status. */
+const explain = (err: unknown) => err instanceof DuplicateField ? (t: ConsoleT) => t('error.duplicateField', { field: err.field.slice(0, 40) }) : undefined
 
 /** A file field of a multipart form, as the routes see it. */
 export interface UploadedFile {
@@ -59,13 +64,13 @@ export interface UploadedFile {
 }
 
 /** multipart/form-data through the WHATWG parser Node already carries (undici's Request.formData). */
-async function parseMultipart(req: FastifyRequest, body: Buffer) {
+async function multipartEntries(req: FastifyRequest, body: Buffer) {
   const form = await new Request('http://till.invalid/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(body) }).formData()
-  const out: Record<string, string | UploadedFile> = {}
+  const entries: [string, string | UploadedFile][] = []
   for (const [name, value] of form) {
-    out[name] = typeof value === 'string' ? value : { filename: value.name, bytes: Buffer.from(await value.arrayBuffer()) }
+    entries.push([name, typeof value === 'string' ? value : { filename: value.name, bytes: Buffer.from(await value.arrayBuffer()) }])
   }
-  return out
+  return entries
 }
 
 function sameToken(given: unknown, expected: string) {
@@ -77,9 +82,11 @@ function sameToken(given: unknown, expected: string) {
 
 export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.removeAllContentTypeParsers()
-  await app.register(formbody, { bodyLimit: FORM_LIMIT })
+  await app.register(formbody, { bodyLimit: FORM_LIMIT, parser: (text) => formFields(new URLSearchParams(text)) })
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: MULTIPART_LIMIT }, (req, body, done) => {
-    parseMultipart(req, body as Buffer).then((v) => done(null, v), () => done(new TillError(400, 'malformed form'), undefined))
+    multipartEntries(req, body as Buffer)
+      .then(formFields, () => { throw new TillError(400, 'malformed form') })
+      .then((v) => done(null, v), (e: Error) => done(e, undefined))
   })
   app.decorateRequest('consoleSession', null)
 
@@ -90,7 +97,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const status = toTillError(err)?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500)
     if (status >= 500) req.log.error({ err }, 'console error')
-    return messagePage(req, reply, status)
+    return messagePage(req, reply, status, explain(err))
   })
   app.setNotFoundHandler((req, reply) => messagePage(req, reply, 404))
 

@@ -3,11 +3,15 @@
  * session id, record id or metadata value, keyset pages), a payment's page with its record, refunds
  * and events, and Refund through the API's path: partial, over-refund refused with its message, a
  * double post with the form's idempotency key refunding once, the other mode's and merchant's 404.
+ * Filters it cannot read one way answer 400 with a message; a payment's page costs the same few
+ * queries however many events it shows.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { appendEvent } from '../../src/store/repos/events.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
-import { csrfOf, signedIn } from '../helpers/console.js'
+import { statementsDuring } from '../helpers/db.js'
+import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
 import { parseMajor } from '../../src/console/payments/route.js'
 
 const rowsOf = (html: string) => [...html.matchAll(/data-session="(sess_\w+)"/g)].map((m) => m[1])
@@ -84,4 +88,69 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
   const activity = await browser.get('/console/test/activity')
   assert.equal((activity.html.match(/data-action="refund_created"/g) ?? []).length, 1)
   assert.match(activity.html, /¥25\.50\u00a0CNY/)
+})
+
+test('list filters it cannot read answer 400 with a message on the page, never 500: a NUL in the search, a repeated filter, impossible or out-of-range dates', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const paid = await paidSession({ ...ta, merchant: { id: m.id, testKey: m.testKey, liveKey: m.liveKey } }, { amount: 100, currency: 'CNY', metadata: { order: 'A-1' } })
+  const list = (query: string) => browser.get(`/console/test/payments?${query}`)
+  const refused = async (query: string, message: RegExp) => {
+    const page = await list(query)
+    assert.equal(page.status, 400, query)
+    assert.match(page.html, message, query)
+    assert.match(page.html, /role="search"/, `${query}: the filters are still there to fix`)
+    assert.deepEqual(rowsOf(page.html), [], query)
+  }
+  await refused('q=A-1%00', /The search cannot contain a NUL character/)
+  await refused('q=A-1&q=A-2', /The filter “q” was given more than once/)
+  await refused('status=paid&status=pending', /The filter “status” was given more than once/)
+  await refused('from=2026-01-01&from=2026-01-02', /“from” was given more than once/)
+  const zh = new ConsoleBrowser(ta, { 'accept-language': 'zh-CN' })
+  zh.cookies.set('till_console', browser.cookies.get('till_console')!)
+  assert.match((await zh.get('/console/test/payments?q=a&q=b')).html, /筛选条件“q”给出了不止一次/)
+  for (const date of ['0000-01-01', '2026-02-30', '2026-13-01', '20260101', '+02026-01-01', '2026-1-1']) {
+    await refused(`from=${date}`, /Dates must be real days written year-month-day, from 0001-01-01 to 9999-12-31/)
+    await refused(`to=${date}`, /Dates must be real days/)
+  }
+  // The calendar's very ends are dates like any other.
+  assert.deepEqual(rowsOf((await list('from=0001-01-01&to=9999-12-31')).html), [paid.id])
+  assert.deepEqual(rowsOf((await list('from=9999-12-31')).html), [])
+  assert.deepEqual(rowsOf((await list('to=0001-01-01')).html), [])
+  assert.deepEqual(rowsOf((await list('from=2024-02-29&q=A-1')).html), [paid.id], 'a leap day')
+})
+
+test('a payment\'s page costs the same few queries with 20 events as with 200, each with its delivery and attempts', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const endpoint = await ta.request('POST', '/api/v1/webhook_endpoints', { key: m.testKey, body: { url: 'https://hooks.example.com/till' } })
+  assert.equal(endpoint.status, 201, endpoint.text)
+  const scope = { merchantId: m.id, mode: 'test' as const }
+  const merchant = { id: m.id, testKey: m.testKey, liveKey: m.liveKey }
+  const busyPayment = async (events: number) => {
+    const paid = await paidSession({ ...ta, merchant }, { amount: 5000, currency: 'CNY' })
+    const made = Number((await ta.database.pool.query(`select count(*) from events where data->>'sessionId' = $1`, [paid.id])).rows[0].count)
+    for (let i = made; i < events; i++) await appendEvent(ta.deps.db, scope, 'refund.failed', { sessionId: paid.id, recordId: paid.record.id }, ta.clock())
+    // Every delivery tried twice: the page shows how often, and the last answer.
+    await ta.database.pool.query(`insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error)
+      select d.id, now() + (n || ' s')::interval, case n when 1 then 502 else 418 end, 3, null
+      from webhook_deliveries d join events e on e.id = d.event_id, generate_series(1, 2) n where e.data->>'sessionId' = $1`, [paid.id])
+    return paid.id as string
+  }
+  const cost = async (id: string, events: number) => {
+    let html = ''
+    const n = await statementsDuring(ta.database.pool, async () => {
+      const page = await browser.get(`/console/test/payments/${id}`)
+      assert.equal(page.status, 200)
+      html = page.html
+    })
+    assert.equal((html.match(/data-event="evt_/g) ?? []).length, events)
+    assert.equal((html.match(/hooks\.example\.com\/till · <span class="badge[^"]*">Pending<\/span> · 2× · 418/g) ?? []).length, events, 'each event with its delivery, attempts and last answer')
+    return n
+  }
+  const few = await cost(await busyPayment(20), 20)
+  const many = await cost(await busyPayment(200), 200)
+  t.diagnostic(`${few} queries with 20 events, ${many} with 200`)
+  assert.ok(many <= 15, `${many} queries for a page with 200 events`)
+  assert.equal(many, few, 'the count does not grow with the events')
 })

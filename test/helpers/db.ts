@@ -98,3 +98,30 @@ export async function freshPool(t: { after(fn: () => Promise<void>): void }, siz
   })
   return database
 }
+
+/**
+ * Counts the statements `pool` sends while `fn` runs, on every connection it lends out (pool.query
+ * and transactions alike): how many queries a request costs.
+ */
+export async function statementsDuring(pool: pg.Pool, fn: () => Promise<unknown>): Promise<number> {
+  let n = 0
+  let counting = true
+  const counted = new WeakSet<pg.PoolClient>()
+  const count = (client: pg.PoolClient) => {
+    if (counted.has(client)) return
+    counted.add(client)
+    const query = client.query
+    client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+      if (counting) n++
+      return (query as (...a: unknown[]) => unknown).apply(this, args)
+    } as typeof client.query
+  }
+  pool.on('acquire', count)
+  try {
+    await fn()
+  } finally {
+    counting = false
+    pool.off('acquire', count)
+  }
+  return n
+}

@@ -170,6 +170,9 @@ export const en = {
   'payments.created': 'Created',
   'payments.id': 'Session',
   'payments.none': 'No payments match.',
+  'payments.repeatedFilter': 'The filter “{param}” was given more than once. Choose one value and filter again.',
+  'payments.nulSearch': 'The search cannot contain a NUL character.',
+  'payments.badDate': 'Dates must be real days written year-month-day, from 0001-01-01 to 9999-12-31, such as 2026-03-01.',
   'payments.provider': 'Provider',
   'payments.metadata': 'Metadata',
   'payments.expires': 'Expires',
@@ -258,6 +261,7 @@ export const en = {
   'error.forbidden.body': 'Go back, reload the page and try again.',
   'error.badRequest.title': 'That did not work',
   'error.badRequest.body': 'The request could not be understood.',
+  'error.duplicateField': 'The form field “{field}” was sent more than once, so it cannot be read one way. Nothing was changed: reload the page and send the form again.',
   'error.server.title': 'Something went wrong',
   'error.server.body': 'Please try again in a moment.',
 }

@@ -172,6 +172,9 @@ export const zhCN: ConsoleCatalogue = {
   'payments.created': '创建时间',
   'payments.id': '会话',
   'payments.none': '没有符合条件的支付。',
+  'payments.repeatedFilter': '筛选条件“{param}”给出了不止一次。请只选一个值后重新筛选。',
+  'payments.nulSearch': '搜索内容不能包含 NUL 字符。',
+  'payments.badDate': '日期须为真实存在的日子，按“年-月-日”书写，范围 0001-01-01 至 9999-12-31，例如 2026-03-01。',
   'payments.provider': '渠道',
   'payments.metadata': '元数据',
   'payments.expires': '过期时间',
@@ -260,6 +263,7 @@ export const zhCN: ConsoleCatalogue = {
   'error.forbidden.body': '请返回、刷新页面后重试。',
   'error.badRequest.title': '操作未完成',
   'error.badRequest.body': '无法理解该请求。',
+  'error.duplicateField': '表单字段“{field}”提交了不止一次，无法确定其含义。未做任何更改：请刷新页面后重新提交。',
   'error.server.title': '出错了',
   'error.server.body': '请稍后再试。',
 }

@@ -8,24 +8,19 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidField, NotFound, TillError } from '../../domain/errors.js'
 import { CURRENCIES, isCurrency } from '../../domain/money.js'
-import { SESSION_STATUSES, type SessionStatus } from '../../domain/session-machine.js'
 import { recordActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
-import { getEvent } from '../../services/events.js'
 import { getRecord, listSessions, readSession } from '../../services/lists.js'
 import { createRefund } from '../../services/refunds.js'
-import { eventsOfSession } from '../../store/repos/console.js'
+import { timelineOfSession } from '../../store/repos/console.js'
 import { actorOf, consoleContext, field, scopeOf, seeOther, sendHtml, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
-import { PaymentPage, PaymentsPage, type ListQuery } from './view.js'
+import { readListQuery } from './filters.js'
+import { PaymentPage, PaymentsPage } from './view.js'
 
 type IdParams = { Params: { mode: string; id: string } }
 export const PAGE_SIZE = 25
-const DAY_MS = 86_400_000
-const DATE = /^\d{4}-\d{2}-\d{2}$/
 const IDEMPOTENCY = /^[A-Za-z0-9_-]{16,64}$/
-
-const dateOf = (v: string | undefined) => (v && DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) ? new Date(`${v}T00:00:00Z`) : undefined)
 
 /** "12.34" in the currency's major unit → minor units; null for anything else. */
 export function parseMajor(text: string, currency: string): number | null {
@@ -38,41 +33,34 @@ export function parseMajor(text: string, currency: string): number | null {
 }
 
 export const paymentRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
-  app.get<ModeParams & { Querystring: Record<string, string | undefined> }>('/:mode/payments', async (req, reply) => {
+  app.get<ModeParams & { Querystring: Record<string, unknown> }>('/:mode/payments', async (req, reply) => {
     const c = consoleContext(req, reply, '/payments')
-    const q = req.query
-    const status = (SESSION_STATUSES as readonly string[]).includes(q.status ?? '') ? (q.status as SessionStatus) : undefined
-    const from = dateOf(q.from)
-    const to = dateOf(q.to)
-    const search = q.q?.trim() || undefined
-    const after = q.after && /^sess_\w{1,40}$/.test(q.after) ? q.after : undefined
-    const query: ListQuery = { status: status ?? '', from: from ? q.from! : '', to: to ? q.to! : '', q: search ?? '' }
+    const read = readListQuery(req.query)
+    if (read.refused) {
+      return sendHtml(reply, 400, PaymentsPage({ c, sessions: [], hasMore: false, query: read.query, paged: false, error: c.t(read.refused.key, read.refused.vars) }))
+    }
+    const { after, ...filters } = read.filters
     let page
     try {
-      page = await listSessions(deps, scopeOf(c, req), {
-        status,
-        createdGte: from,
-        createdLt: to ? new Date(to.getTime() + DAY_MS) : undefined,
-        search,
-      }, { limit: PAGE_SIZE, startingAfter: after })
+      page = await listSessions(deps, scopeOf(c, req), filters, { limit: PAGE_SIZE, startingAfter: after })
     } catch (e) {
       // A cursor from another mode or a stale link: start from the newest.
       if (!(e instanceof InvalidField)) throw e
       page = { data: [], hasMore: false }
     }
-    return sendHtml(reply, 200, PaymentsPage({ c, sessions: page.data, hasMore: page.hasMore, query, paged: after !== undefined }))
+    return sendHtml(reply, 200, PaymentsPage({ c, sessions: page.data, hasMore: page.hasMore, query: read.query, paged: after !== undefined, error: null }))
   })
 
   async function paymentPage(req: FastifyRequest<IdParams>, reply: FastifyReply, c: ConsoleContext, o: { status?: number; error?: string; refundId?: string; amount?: string; reason?: string } = {}) {
     const scope = scopeOf(c, req)
     const session = await readSession(deps, scope, req.params.id)
     const record = session.record ? await getRecord(deps, scope, session.record.id) : null
-    const events = await Promise.all((await eventsOfSession(deps.db, scope, session.id)).map((e) => getEvent(deps, scope, e.id)))
+    const events = await timelineOfSession(deps.db, scope, session.id)
     return sendHtml(reply, o.status ?? 200, PaymentPage({
       c,
       session,
       record,
-      events: events as never,
+      events,
       idempotencyKey: randomBytes(18).toString('base64url'),
       error: o.error ?? null,
       refundId: o.refundId ?? null,

@@ -1,14 +1,9 @@
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
+import type { DeliverySummary } from '../../store/repos/console.js'
 import type { ConsoleKey } from '../i18n/index.js'
 import { money, when } from '../format.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
-
-export interface ListQuery {
-  status: string
-  from: string
-  to: string
-  q: string
-}
+import type { ListQuery } from './filters.js'
 
 interface SessionItem {
   id: string
@@ -39,8 +34,8 @@ interface RecordItem {
 interface EventItem {
   id: string
   type: string
-  createdAt: string
-  deliveries: { endpointId: string; url: string; status: string; attempts: { attemptedAt: string; statusCode: number | null; error: string | null }[] }[]
+  createdAt: Date
+  deliveries: DeliverySummary[]
 }
 
 const tone = (status: string) =>
@@ -57,7 +52,7 @@ function StatusBadge({ c, kind, status }: { c: ConsoleContext; kind: 'session' |
   return <span class={`badge ${tone(status)}`}>{text ?? status}</span>
 }
 
-export function PaymentsPage({ c, sessions, hasMore, query, paged }: { c: ConsoleContext; sessions: SessionItem[]; hasMore: boolean; query: ListQuery; paged: boolean }) {
+export function PaymentsPage({ c, sessions, hasMore, query, paged, error }: { c: ConsoleContext; sessions: SessionItem[]; hasMore: boolean; query: ListQuery; paged: boolean; error: string | null }) {
   const { t, locale } = c
   const listUrl = `${base(c.mode)}/payments`
   const keep = new URLSearchParams(Object.entries(query).filter(([, v]) => v))
@@ -65,6 +60,7 @@ export function PaymentsPage({ c, sessions, hasMore, query, paged }: { c: Consol
   return (
     <ConsoleLayout c={c} title={t('payments.pageTitle')} section="payments">
       <h1>{t('payments.pageTitle')}</h1>
+      {error && <Notice kind="error">{error}</Notice>}
       <form method="get" action={listUrl} class="filters panel" role="search">
         <div class="field">
           <label for="status">{t('payments.status')}</label>
@@ -203,7 +199,7 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
                     <strong><code>{e.type}</code></strong> <span class="muted">{when(e.createdAt, locale)}</span>
                     <ul class="attempts">
                       {e.deliveries.map((d) => (
-                        <li>{d.url} · <StatusBadge c={c} kind="delivery" status={d.status} />{d.attempts.length > 0 && ` · ${d.attempts.length}× · ${d.attempts[d.attempts.length - 1].statusCode ?? d.attempts[d.attempts.length - 1].error ?? t('webhooks.noResponse')}`}</li>
+                        <li>{d.url} · <StatusBadge c={c} kind="delivery" status={d.status} />{d.attempts > 0 && ` · ${d.attempts}× · ${d.last?.statusCode ?? d.last?.error ?? t('webhooks.noResponse')}`}</li>
                       ))}
                     </ul>
                   </li>

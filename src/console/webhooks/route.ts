@@ -25,8 +25,8 @@ const noticeOf = (q: { notice?: string }) => (NOTICES as readonly string[]).incl
 /** The checked event types of a form; none checked, or "all", means every type (null). */
 function eventsFromForm(body: unknown): EventType[] | null {
   if (field(body, 'filter') !== 'some') return null
-  const raw = (body as Record<string, unknown>).events
-  const list = (Array.isArray(raw) ? raw : [raw]).filter((v): v is EventType => (EVENT_TYPES as readonly string[]).includes(v as string))
+  // A list field (console/form.ts): an array whenever it was sent.
+  const list = (((body as Record<string, unknown>).events ?? []) as unknown[]).filter((v): v is EventType => (EVENT_TYPES as readonly string[]).includes(v as string))
   return list.length ? list : null
 }
 

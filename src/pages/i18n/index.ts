@@ -40,8 +40,12 @@ export function translator(locale: Locale): Translate {
   return (key, vars = {}) => catalogue[key].replace(/\{(\w+)\}/g, (whole, name: string) => vars[name] ?? whole)
 }
 
+// Making a formatter costs about 80 µs, formatting with one about 1: one per language, kept.
+const timeFormats = new Map<Locale, Intl.DateTimeFormat>()
+
 /** A moment in the page's language, in UTC (the server does not know the customer's time zone). */
 export function formatTime(d: Date, locale: Locale): string {
-  const text = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', hourCycle: 'h23' }).format(d)
-  return `${text} UTC`
+  let format = timeFormats.get(locale)
+  if (!format) timeFormats.set(locale, (format = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', hourCycle: 'h23' })))
+  return `${format.format(d)} UTC`
 }

@@ -1,7 +1,7 @@
 /** The console's own tables: sign-in sessions, password-check counters and the activity log. */
-import { and, asc, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { consoleActivity, consoleSessions, consoleSignInFailures, events, merchants } from '../schema.js'
+import { consoleActivity, consoleSessions, consoleSignInFailures, events, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
 
 export type ConsoleSessionRow = typeof consoleSessions.$inferSelect
 export type ActivityRow = typeof consoleActivity.$inferSelect
@@ -78,10 +78,36 @@ export async function listActivity(tx: Executor, merchantId: string, mode: 'test
   return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit }
 }
 
-/** The events naming a session, oldest first (events_session_idx): a payment's timeline. */
-export async function eventsOfSession(tx: Executor, scope: { merchantId: string; mode: 'test' | 'live' }, sessionId: string) {
-  return tx.select().from(events)
+/** What a payment's timeline shows of an event's delivery: where, its state, how often tried, the last answer. */
+export interface DeliverySummary {
+  url: string
+  status: string
+  attempts: number
+  last: { statusCode: number | null; error: string | null } | null
+}
+
+/**
+ * A payment's timeline: the events naming its session, oldest first (events_session_idx, at most
+ * 200), each with its deliveries summed up. Two queries however many events: the page must not take
+ * the pool that every merchant's API shares.
+ */
+export async function timelineOfSession(tx: Executor, scope: { merchantId: string; mode: 'test' | 'live' }, sessionId: string) {
+  const rows = await tx.select({ id: events.id, type: events.type, createdAt: events.createdAt }).from(events)
     .where(and(eq(events.merchantId, scope.merchantId), eq(events.mode, scope.mode), sql`(${events.data}->>'sessionId') = ${sessionId}`))
     .orderBy(asc(events.createdAt), asc(events.id))
     .limit(200)
+  const deliveries = rows.length === 0 ? [] : await tx.select({
+    eventId: webhookDeliveries.eventId,
+    url: webhookEndpoints.url,
+    status: webhookDeliveries.status,
+    attempts: sql<number>`(select count(*)::int from ${webhookAttempts} a where a.delivery_id = ${webhookDeliveries.id})`,
+    last: sql<DeliverySummary['last']>`(select json_build_object('statusCode', a.status_code, 'error', a.error) from ${webhookAttempts} a
+      where a.delivery_id = ${webhookDeliveries.id} order by a.attempted_at desc, a.id desc limit 1)`,
+  }).from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(inArray(webhookDeliveries.eventId, rows.map((e) => e.id)))
+    .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+  const byEvent = new Map(rows.map((e) => [e.id, [] as DeliverySummary[]]))
+  for (const { eventId, ...d } of deliveries) byEvent.get(eventId)!.push(d)
+  return rows.map((e) => ({ ...e, deliveries: byEvent.get(e.id)! }))
 }
