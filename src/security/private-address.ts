@@ -65,6 +65,28 @@ export function classifyAddress(ip: string): AddressKind {
   return 'public'
 }
 
+/** Names for this machine: `localhost` and its subdomains (RFC 6761), and the aliases /etc/hosts files carry. */
+const LOOPBACK_NAMES = /^(?:(?:.+\.)?localhost|localhost6|localhost\.localdomain|localhost6\.localdomain6|ip6-localhost|ip6-loopback)$/
+
+/**
+ * What a host names before any DNS: an address's kind, `loopback` for this machine's names, or null
+ * for any other name (only its resolved address can tell). The host is read as the WHATWG URL
+ * parser reads it (IPv4 in any notation, case, %-escapes, full-width letters), less trailing dots.
+ * A URL's hostname or a listen address (`::1`, `localhost`, `0.0.0.0`).
+ */
+export function hostKind(host: string): AddressKind | null {
+  const bare = host.replace(/^\[(.*)\]$/, '$1')
+  let name: string
+  try {
+    name = new URL(`http://${isIP(bare) === 6 ? `[${bare}]` : bare}/`).hostname
+  } catch {
+    return null
+  }
+  name = name.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '')
+  if (isIP(name)) return classifyAddress(name)
+  return LOOPBACK_NAMES.test(name) ? 'loopback' : null
+}
+
 /**
  * Live mode delivers only to public addresses, test mode also to loopback (a developer's own
  * machine); WEBHOOK_ALLOW_PRIVATE=1 lifts the rule for operators whose merchants sit on a private network.
