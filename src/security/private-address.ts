@@ -1,9 +1,9 @@
 /**
- * SSRF guard for webhook deliveries (after documenso's is-private-url): which resolved addresses a
- * delivery may connect to. Checked on the address actually dialled, after DNS, never on the URL text.
+ * What an address is, for the SSRF guard (after documenso's is-private-url): only public addresses
+ * are dialled unless the operator allows the rest (security/guarded-agent.ts). The guard checks the
+ * address actually dialled, after DNS; `hostKind` reads a host before DNS, for checks on save.
  */
 import { BlockList, isIP } from 'node:net'
-import type { Mode } from '../domain/checkout-rules.js'
 
 export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved'
 
@@ -85,13 +85,4 @@ export function hostKind(host: string): AddressKind | null {
   name = name.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '')
   if (isIP(name)) return classifyAddress(name)
   return LOOPBACK_NAMES.test(name) ? 'loopback' : null
-}
-
-/**
- * Live mode delivers only to public addresses, test mode also to loopback (a developer's own
- * machine); WEBHOOK_ALLOW_PRIVATE=1 lifts the rule for operators whose merchants sit on a private network.
- */
-export function mayConnect(kind: AddressKind, mode: Mode, allowPrivate: boolean): boolean {
-  if (allowPrivate || kind === 'public') return true
-  return mode === 'test' && kind === 'loopback'
 }
