@@ -4,6 +4,7 @@ import { loadConfig } from './config.js'
 import { createDeps } from './deps.js'
 import { startJobs } from './jobs/runner.js'
 import { chooseLogFormat, createLogger } from './logging.js'
+import { openMetricsWarning } from './metrics/route.js'
 import { loadSecretsKey } from './security/secret-box.js'
 import { bootstrapDemo } from './services/merchants.js'
 import { openPool, runMigrations } from './store/db.js'
@@ -39,6 +40,8 @@ export async function main() {
 
   const app = await buildApp(deps, { loggerInstance: log })
   await app.listen({ port: config.port, host: config.host })
+  const metricsOpen = openMetricsWarning(config)
+  if (metricsOpen) log.warn(metricsOpen)
   undoStart = null
   const jobs = config.jobsEnabled ? startJobs(deps) : null
 

@@ -10,6 +10,8 @@ import path from 'node:path'
 import { test } from 'node:test'
 import pg from 'pg'
 import { alive, api, dataDir, demoKey, KEY_LINE, postmasterPid, startTill, stopTill, type Till } from '../helpers/process.js'
+import { startReceiver } from '../helpers/receiver.js'
+import { until } from '../helpers/wait.js'
 
 test('first start prints the Demo test key once; the key works; a second start prints nothing', async (t) => {
   const dir = dataDir(t)
@@ -40,6 +42,7 @@ test('first start prints the Demo test key once; the key works; a second start p
   assert.deepEqual(exit2, { code: 0, signal: null }, second.stderr())
   assert.doesNotMatch(second.stdout(), /sk_(test|live)_/)
   assert.doesNotMatch(second.stdout(), /Created merchant/)
+  assert.doesNotMatch(first.stdout() + second.stdout(), /metrics is open/, 'on a laptop /metrics needs no token')
 })
 
 test('after SIGKILL the next start stops the orphaned postgres, starts its own, and paid data survives', async (t) => {
@@ -277,6 +280,31 @@ test('BASE_URL is honoured in session urls', async (t) => {
   const got = await api(till, 'GET', `/api/v1/sessions/${created.body.id}`, key)
   assert.equal(got.body.url, `https://pay.example.com/c/${created.body.id}`)
   assert.match(till.stdout(), /curl -s https:\/\/pay\.example\.com\/api\/v1\/checkout/)
+  // Behind a proxy on this machine, /metrics is as open as the public address.
+  assert.match(till.stdout(), /GET \/metrics is open to anyone who reaches https:\/\/pay\.example\.com: set METRICS_TOKEN/)
+  assert.deepEqual(await stopTill(till), { code: 0, signal: null }, till.stderr())
+})
+
+test('a Till others can reach (HOST=0.0.0.0) warns at start that /metrics is open, and by default refuses webhooks to loopback', async (t) => {
+  const dir = dataDir(t)
+  const receiver = await startReceiver(t)
+  // WEBHOOK_ALLOW_PRIVATE unset, as an operator who never heard of it leaves it.
+  const till = await startTill(dir, { HOST: '0.0.0.0', WEBHOOK_ALLOW_PRIVATE: '' })
+  const key = await demoKey(till)
+  assert.match(till.stdout(), /GET \/metrics is open to anyone who reaches HOST 0\.0\.0\.0: set METRICS_TOKEN to require a bearer token/)
+
+  const endpoint = await api(till, 'POST', '/api/v1/webhook_endpoints', key, { url: receiver.url })
+  assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body))
+  const created = await api(till, 'POST', '/api/v1/checkout', key, { amount: 100, currency: 'CNY' })
+  assert.equal((await api(till, 'POST', `/api/v1/test_helpers/sessions/${created.body.id}/pay`, key, {})).status, 200)
+  const [event] = (await api(till, 'GET', '/api/v1/events', key)).body.data
+  let attempts: { error: string | null }[] = []
+  await until('the first delivery attempt', 30_000, async () => {
+    attempts = (await api(till, 'GET', `/api/v1/events/${event.id}`, key)).body.deliveries[0].attempts
+    return attempts.length > 0
+  })
+  assert.equal(attempts[0].error, 'refused to connect to 127.0.0.1: not a public address (loopback, private, link-local and reserved addresses need WEBHOOK_ALLOW_PRIVATE=1)')
+  assert.equal(receiver.connections(), 0, 'the loopback receiver heard nothing')
   assert.deepEqual(await stopTill(till), { code: 0, signal: null }, till.stderr())
 })
 
