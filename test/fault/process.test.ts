@@ -1,7 +1,7 @@
 /**
  * The real service as a child process (`node --import tsx src/main.ts`) on its own embedded
  * PostgreSQL in a fresh DATA_DIR: first start, SIGKILL recovery, graceful SIGTERM, the Unix-socket-only
- * cluster and BASE_URL. No DATABASE_URL: exactly what a fresh clone does.
+ * cluster and BASE_URL (the port and the network: start-network.test.ts). No DATABASE_URL: exactly what a fresh clone does.
  */
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
@@ -10,8 +10,6 @@ import path from 'node:path'
 import { test } from 'node:test'
 import pg from 'pg'
 import { alive, api, dataDir, demoKey, KEY_LINE, postmasterPid, startTill, stopTill, type Till } from '../helpers/process.js'
-import { startReceiver } from '../helpers/receiver.js'
-import { until } from '../helpers/wait.js'
 
 test('first start prints the Demo test key once; the key works; a second start prints nothing', async (t) => {
   const dir = dataDir(t)
@@ -283,47 +281,6 @@ test('BASE_URL is honoured in session urls', async (t) => {
   // Behind a proxy on this machine, /metrics is as open as the public address.
   assert.match(till.stdout(), /GET \/metrics is open to anyone who reaches https:\/\/pay\.example\.com: set METRICS_TOKEN/)
   assert.deepEqual(await stopTill(till), { code: 0, signal: null }, till.stderr())
-})
-
-test('a Till others can reach (HOST=0.0.0.0) warns at start that /metrics is open, and by default refuses webhooks to loopback', async (t) => {
-  const dir = dataDir(t)
-  const receiver = await startReceiver(t)
-  // WEBHOOK_ALLOW_PRIVATE unset, as an operator who never heard of it leaves it.
-  const till = await startTill(dir, { HOST: '0.0.0.0', WEBHOOK_ALLOW_PRIVATE: '' })
-  const key = await demoKey(till)
-  assert.match(till.stdout(), /GET \/metrics is open to anyone who reaches HOST 0\.0\.0\.0: set METRICS_TOKEN to require a bearer token/)
-
-  const endpoint = await api(till, 'POST', '/api/v1/webhook_endpoints', key, { url: receiver.url })
-  assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body))
-  const created = await api(till, 'POST', '/api/v1/checkout', key, { amount: 100, currency: 'CNY' })
-  assert.equal((await api(till, 'POST', `/api/v1/test_helpers/sessions/${created.body.id}/pay`, key, {})).status, 200)
-  const [event] = (await api(till, 'GET', '/api/v1/events', key)).body.data
-  let attempts: { error: string | null }[] = []
-  await until('the first delivery attempt', 30_000, async () => {
-    attempts = (await api(till, 'GET', `/api/v1/events/${event.id}`, key)).body.deliveries[0].attempts
-    return attempts.length > 0
-  })
-  assert.equal(attempts[0].error, 'refused to connect to 127.0.0.1: not a public address (loopback, private, link-local and reserved addresses need WEBHOOK_ALLOW_PRIVATE=1)')
-  assert.equal(receiver.connections(), 0, 'the loopback receiver heard nothing')
-  assert.deepEqual(await stopTill(till), { code: 0, signal: null }, till.stderr())
-})
-
-test('a start that fails after the cluster is up exits non-zero and stops its postgres', async (t) => {
-  const dir = dataDir(t)
-  // The HTTP port is taken: the cluster starts, then listening fails.
-  const blocker = net.createServer()
-  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
-  t.after(() => new Promise((resolve) => blocker.close(resolve)))
-  const port = (blocker.address() as net.AddressInfo).port
-
-  const till = await startTill(dir, {}, { port, wait: false })
-  const exit = await till.closed
-  assert.equal(exit.code, 1, till.stdout())
-  assert.match(till.stderr(), /EADDRINUSE/)
-  assert.ok(existsSync(path.join(dir, 'pg', 'PG_VERSION')), 'the cluster was initialised before listening failed')
-  const after = postmasterPid(dir)
-  assert.ok(after === null || !alive(after), `postmaster ${after} left running by a failed start`)
-  assert.ok(!existsSync(path.join(dir, 'till.pid')), 'the DATA_DIR claim is released')
 })
 
 test('DATA_DIR is owned by one Till: a live one blocks a second, a stale lock (reused pid) does not', async (t) => {
