@@ -98,10 +98,11 @@ re-signed with a webhook secret printed at start (X-Service-Signature, as Till s
 one line per event: time, type, id and your receiver's status (or the error). Needs a test key.
 
 How: it opens a listener on 127.0.0.1 and registers it with Till as a temporary webhook endpoint,
-which Ctrl-C or SIGTERM deletes. A Till on this machine alone (HOST and BASE_URL on loopback)
-delivers to it by default; any other Till needs WEBHOOK_ALLOW_PRIVATE=1, or use --public-url. A delivery your receiver
-does not answer with a 2xx is answered 502 to Till, which retries it on its usual schedule
-(1 min, 5 min, …); \`till events resend EVENT_ID\` sends one again at once.
+which Ctrl-C or SIGTERM deletes. A Till only this machine reaches (HOST and BASE_URL on loopback,
+as npm start has them) delivers to it by default; any other needs WEBHOOK_ALLOW_PRIVATE=1, or use
+--public-url. A delivery your receiver does not answer with a 2xx is answered 502 to Till, which
+retries it on its usual schedule (1 min, 5 min, …); \`till events resend EVENT_ID\` sends one
+again at once.
 
   --forward-to URL     your local webhook receiver, e.g. http://localhost:3000/hook (no scheme: http)
   --events TYPE,…      only these types, comma-separated (see below)
