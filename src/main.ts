@@ -45,10 +45,7 @@ export async function main() {
   if (demo) process.stdout.write(demoBlock(demo, config.baseUrl))
 
   const app = await buildApp(deps, { loggerInstance: log })
-  await listen(app, config)
-  undoStart = null
-  const jobs = config.jobsEnabled ? startJobs(deps) : null
-
+  let jobs: ReturnType<typeof startJobs> | null = null
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
@@ -60,8 +57,12 @@ export async function main() {
     await embedded?.stop()
     process.exit(0)
   }
+  // Registered before listening: a stop sent as soon as the port answers is always a graceful one.
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
+  await listen(app, config)
+  undoStart = null
+  if (config.jobsEnabled && !stopping) jobs = startJobs(deps)
 }
 
 /** A port already taken, as one line saying which and how to pick another; other errors as they are. */

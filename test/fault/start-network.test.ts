@@ -13,7 +13,7 @@ import { until } from '../helpers/wait.js'
 
 test('a port in use: one line naming the port and PORT, before any Demo key; exit 1, postgres stopped; the next start prints the key', async (t) => {
   const dir = dataDir(t)
-  // The HTTP port is taken: the cluster starts, then listening fails.
+  // The HTTP port is taken: the cluster starts, then the port check fails.
   const blocker = net.createServer()
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
   t.after(() => new Promise((resolve) => blocker.close(resolve)))
