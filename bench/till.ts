@@ -59,6 +59,8 @@ export async function startTill(databaseUrl: string, env: Record<string, string>
       ADMIN_TOKEN,
       SECRETS_KEY,
       LOG_LEVEL: 'warn',
+      // The bench's webhook receiver listens on loopback.
+      WEBHOOK_ALLOW_PRIVATE: '1',
       // High enough that the limiter never refuses: the bench measures the service, not its quota.
       RATE_LIMIT_PER_SECOND: '10000000',
       DATA_DIR: path.join(os.tmpdir(), 'till-bench-unused'), // SECRETS_KEY and DATABASE_URL are given: nothing is kept there

@@ -20,7 +20,8 @@ const silent = { info() {}, warn() {}, error: (m: unknown) => console.error(m) }
 
 const db = await freshDatabase()
 const database = openPool(db.url, 10)
-const config: Config = { ...loadConfig({}), port: 0, adminToken: ADMIN_TOKEN, rateLimitPerSecond: 10_000 }
+// The client tests' webhook receivers listen on loopback: WEBHOOK_ALLOW_PRIVATE=1, said rather than left to the default.
+const config: Config = { ...loadConfig({}), port: 0, adminToken: ADMIN_TOKEN, rateLimitPerSecond: 10_000, webhookAllowPrivate: true }
 const deps = createDeps(config, database.db, randomBytes(32), silent)
 const app = await buildApp(deps)
 const address = await app.listen({ port: 0, host: '127.0.0.1' })

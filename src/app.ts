@@ -56,7 +56,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   app.setValidatorCompiler(validatorCompiler)
   registerJsonParser(app)
   registerJsonErrors(app)
-  registerMethodCheck(app)
+  const notFound = registerMethodCheck(app)
   app.addHook('onRequest', async (req, reply) => {
     reply.header('Request-Id', req.id)
   })
@@ -100,7 +100,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     })
   }, { prefix: '/api/v1' })
 
-  if (deps.config.adminToken) await app.register(adminRoutes(deps, deps.config.adminToken), { prefix: '/admin/v1' })
+  if (deps.config.adminToken) await app.register(adminRoutes(deps, deps.config.adminToken, notFound), { prefix: '/admin/v1' })
   await app.register(apiReferenceRoutes, { prefix: '/docs' })
   await app.register(hookRoutes(deps))
   await app.register(pageRoutes(deps))

@@ -40,3 +40,20 @@ test('DATABASE_DIRECT_URL: behind a pooler statements go unnamed unless DATABASE
   assert.throws(() => loadConfig({ DATABASE_URL: pooler, DATABASE_PREPARED_STATEMENTS: 'sometimes' }), /named or unnamed/)
   assert.throws(() => loadConfig({ DATABASE_DIRECT_URL: direct }), /needs DATABASE_URL/)
 })
+
+test('WEBHOOK_ALLOW_PRIVATE: 1 or 0; unset, on only when nobody but this machine reaches Till (HOST and BASE_URL on loopback)', () => {
+  const allow = (env: NodeJS.ProcessEnv) => loadConfig(env).webhookAllowPrivate
+  // A laptop: Till on loopback, reached as localhost.
+  assert.equal(allow({}), true)
+  for (const HOST of ['127.0.0.1', '::1', 'localhost', '127.0.0.2']) assert.equal(allow({ HOST }), true, HOST)
+  assert.equal(allow({ BASE_URL: 'http://127.0.0.1:8080' }), true)
+  assert.equal(allow({ BASE_URL: 'http://[::1]:8080' }), true)
+  // Reachable from elsewhere: on every interface, or behind a proxy that serves a public address.
+  for (const HOST of ['0.0.0.0', '::', '10.0.0.5', '203.0.113.7']) assert.equal(allow({ HOST }), false, HOST)
+  assert.equal(allow({ BASE_URL: 'https://pay.example.com' }), false)
+  assert.equal(allow({ HOST: '0.0.0.0', WEBHOOK_ALLOW_PRIVATE: '1' }), true)
+  assert.equal(allow({ BASE_URL: 'https://pay.example.com', WEBHOOK_ALLOW_PRIVATE: '1' }), true)
+  assert.equal(allow({ WEBHOOK_ALLOW_PRIVATE: '0' }), false)
+  assert.equal(allow({ WEBHOOK_ALLOW_PRIVATE: '' }), true)
+  assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' }), /WEBHOOK_ALLOW_PRIVATE must be 0 or 1, got yes/)
+})

@@ -1,4 +1,6 @@
 /** Environment → typed configuration, read once (docs/operate.md). */
+import { hostKind } from './security/private-address.js'
+
 export interface Config {
   port: number
   host: string
@@ -21,7 +23,10 @@ export interface Config {
   logLevel: string
   rateLimitPerSecond: number
   jobsEnabled: boolean
-  /** WEBHOOK_ALLOW_PRIVATE=1: webhook deliveries may reach loopback, private and link-local addresses in live mode too. */
+  /**
+   * WEBHOOK_ALLOW_PRIVATE: whether webhook deliveries may reach loopback, private, link-local and
+   * reserved addresses, in both modes. `1` or `0`; unset, only where Till serves this machine alone.
+   */
   webhookAllowPrivate: boolean
   /**
    * PROVIDER_ALLOW_PRIVATE=1: a provider configuration's settings.apiBase may be plain http and reach
@@ -70,13 +75,32 @@ function parseStatements(env: NodeJS.ProcessEnv): 'named' | 'unnamed' {
   return v
 }
 
+/**
+ * Whether only this machine reaches Till: it listens on loopback and its public address is loopback
+ * too (a laptop). A proxy on the same host listens on loopback but serves a public BASE_URL.
+ */
+export const servesThisMachineOnly = (c: Pick<Config, 'host' | 'baseUrl'>) =>
+  hostKind(c.host) === 'loopback' && URL.canParse(c.baseUrl) && hostKind(new URL(c.baseUrl).hostname) === 'loopback'
+
+/**
+ * A laptop's merchant app listens on localhost, and only the laptop's owner uses that Till; on a
+ * shared server loopback and the private network are the operator's, not a merchant's to read.
+ */
+function webhookAllowPrivate(env: NodeJS.ProcessEnv, where: Pick<Config, 'host' | 'baseUrl'>): boolean {
+  const v = env.WEBHOOK_ALLOW_PRIVATE || ''
+  if (v !== '' && v !== '0' && v !== '1') throw new Error(`WEBHOOK_ALLOW_PRIVATE must be 0 or 1, got ${v}`)
+  return v === '' ? servesThisMachineOnly(where) : v === '1'
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = env.PORT ? Number(env.PORT) : 8080
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`)
+  const host = env.HOST || '127.0.0.1'
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '')
   return {
     port,
-    host: env.HOST || '127.0.0.1',
-    baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    host,
+    baseUrl,
     databaseUrl: env.DATABASE_URL || null,
     databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
     databaseStatements: parseStatements(env),
@@ -86,7 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND ? Number(env.RATE_LIMIT_PER_SECOND) : 100,
     jobsEnabled: env.TILL_JOBS !== '0',
-    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
+    webhookAllowPrivate: webhookAllowPrivate(env, { host, baseUrl }),
     providerAllowPrivate: env.PROVIDER_ALLOW_PRIVATE === '1',
     metricsToken: env.METRICS_TOKEN || null,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

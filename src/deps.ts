@@ -16,7 +16,7 @@ import { productStore } from './store/repos/provider-products.js'
 
 /** Provider API calls dial public addresses only, unless PROVIDER_ALLOW_PRIVATE=1 (a local fake). */
 const providerAgent = (config: Config) =>
-  guardedAgent({ allow: (kind) => config.providerAllowPrivate || kind === 'public', flag: 'PROVIDER_ALLOW_PRIVATE', timeoutMs: 10_000, keepAliveTimeout: 10_000 })
+  guardedAgent({ allowPrivate: () => config.providerAllowPrivate, flag: 'PROVIDER_ALLOW_PRIVATE', timeoutMs: 10_000, keepAliveTimeout: 10_000 })
 
 export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logger, clock: () => Date = () => new Date()): Deps {
   const box = new SecretBox(secretsKey)

@@ -1,9 +1,12 @@
 /** Process entry: config, database, HTTP server, jobs, signals. */
+import net from 'node:net'
+import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
-import { loadConfig } from './config.js'
+import { loadConfig, type Config } from './config.js'
 import { createDeps } from './deps.js'
 import { startJobs } from './jobs/runner.js'
 import { chooseLogFormat, createLogger } from './logging.js'
+import { openMetricsWarning } from './metrics/route.js'
 import { loadSecretsKey } from './security/secret-box.js'
 import { bootstrapDemo } from './services/merchants.js'
 import { openPool, runMigrations } from './store/db.js'
@@ -15,6 +18,8 @@ let undoStart: (() => Promise<void>) | null = null
 export async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel, chooseLogFormat(process.env, process.stdout.isTTY))
+  const metricsOpen = openMetricsWarning(config)
+  if (metricsOpen) log.warn(metricsOpen)
 
   let embedded: EmbeddedPostgres | null = null
   if (!config.databaseUrl) {
@@ -34,14 +39,13 @@ export async function main() {
   if (secrets.generated) log.warn(`generated a secrets key into ${config.dataDir}/secrets.key: set SECRETS_KEY to share it between instances`)
   const deps = createDeps(config, database.db, secrets.key, log)
 
+  // Before the Demo merchant: a start that cannot listen must not spend the key it shows only once.
+  await checkPortFree(config)
   const demo = await bootstrapDemo(deps)
   if (demo) process.stdout.write(demoBlock(demo, config.baseUrl))
 
   const app = await buildApp(deps, { loggerInstance: log })
-  await app.listen({ port: config.port, host: config.host })
-  undoStart = null
-  const jobs = config.jobsEnabled ? startJobs(deps) : null
-
+  let jobs: ReturnType<typeof startJobs> | null = null
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
@@ -53,8 +57,34 @@ export async function main() {
     await embedded?.stop()
     process.exit(0)
   }
+  // Registered before listening: a stop sent as soon as the port answers is always a graceful one.
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
+  await listen(app, config)
+  undoStart = null
+  if (config.jobsEnabled && !stopping) jobs = startJobs(deps)
+}
+
+/** A port already taken, as one line saying which and how to pick another; other errors as they are. */
+function portError(e: unknown, config: Config): unknown {
+  if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') return e
+  const other = config.port < 65535 ? config.port + 1 : config.port - 1
+  return new StartupError(`port ${config.port} on ${config.host} is in use by another program: stop it, or start Till on another port with PORT (e.g. PORT=${other} npm start)`)
+}
+
+/** Binds HOST:PORT for a moment: fails now, as listening would, if another program holds it. */
+async function checkPortFree(config: Config) {
+  const probe = net.createServer()
+  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(config.port, config.host, resolve)).catch((e) => {
+    throw portError(e, config)
+  })
+  await new Promise((resolve) => probe.close(resolve))
+}
+
+async function listen(app: FastifyInstance, config: Config) {
+  await app.listen({ port: config.port, host: config.host }).catch((e) => {
+    throw portError(e, config)
+  })
 }
 
 /**

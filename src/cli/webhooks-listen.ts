@@ -1,9 +1,10 @@
 /**
  * `till webhooks listen`: a running Till's test-mode events, as they happen, forwarded to a local
  * URL, like `stripe listen`. It uses only Till's public API: it opens an HTTP listener on
- * 127.0.0.1, registers it as a temporary webhook endpoint with the test key (test mode may deliver
- * to loopback), verifies each delivery with that endpoint's secret, re-signs the same raw bytes with
- * a local secret printed at start, forwards them, and answers Till with the outcome: 200 when the
+ * 127.0.0.1, registers it as a temporary webhook endpoint with the test key (a Till serving this
+ * machine alone delivers to loopback by default; others need WEBHOOK_ALLOW_PRIVATE=1), verifies
+ * each delivery with that endpoint's secret, re-signs the same raw bytes with a local secret
+ * printed at start, forwards them, and answers Till with the outcome: 200 when the
  * local receiver took it (2xx), 502 otherwise, so Till's retry schedule applies. Ctrl-C or SIGTERM
  * deletes the endpoint. A listener killed outright leaves its endpoint behind; the next listen
  * against a Till on this machine finds it (its port no longer answers) and deletes it.
@@ -96,10 +97,12 @@ Receives the test-mode events of the key's merchant as they happen and forwards 
 re-signed with a webhook secret printed at start (X-Service-Signature, as Till signs), and prints
 one line per event: time, type, id and your receiver's status (or the error). Needs a test key.
 
-How: it opens a listener on 127.0.0.1 and registers it with Till as a temporary webhook endpoint
-(test mode may deliver to loopback), which Ctrl-C or SIGTERM deletes. A delivery your receiver
-does not answer with a 2xx is answered 502 to Till, which retries it on its usual schedule
-(1 min, 5 min, …); \`till events resend EVENT_ID\` sends one again at once.
+How: it opens a listener on 127.0.0.1 and registers it with Till as a temporary webhook endpoint,
+which Ctrl-C or SIGTERM deletes. A Till only this machine reaches (HOST and BASE_URL on loopback,
+as npm start has them) delivers to it by default; any other needs WEBHOOK_ALLOW_PRIVATE=1, or use
+--public-url. A delivery your receiver does not answer with a 2xx is answered 502 to Till, which
+retries it on its usual schedule (1 min, 5 min, …); \`till events resend EVENT_ID\` sends one
+again at once.
 
   --forward-to URL     your local webhook receiver, e.g. http://localhost:3000/hook (no scheme: http)
   --events TYPE,…      only these types, comma-separated (see below)

@@ -76,7 +76,7 @@ async function attempt(deps: Deps, sender: Sender, c: Claimed, random?: () => nu
       [EVENT_ID_HEADER]: c.eventId,
       [EVENT_TYPE_HEADER]: c.eventType,
     }
-    sent = await sender.send(c.mode, c.url, headers, body)
+    sent = await sender.send(c.url, headers, body)
   } catch (e) {
     sent = { statusCode: null, latencyMs: 0, responseBody: null, error: (e as Error).message, retryAfter: undefined }
   }

@@ -5,10 +5,8 @@
  */
 import type { ConnectionOptions } from 'node:tls'
 import { request, type Agent } from 'undici'
-import type { Mode } from '../domain/checkout-rules.js'
 import { RESPONSE_SNIPPET_BYTES } from '../domain/webhooks.js'
 import { guardedAgent, type Resolve } from '../security/guarded-agent.js'
-import { mayConnect } from '../security/private-address.js'
 
 export interface SendResult {
   statusCode: number | null
@@ -19,6 +17,7 @@ export interface SendResult {
 }
 
 export interface SenderOptions {
+  /** WEBHOOK_ALLOW_PRIVATE (config.ts): loopback, private and link-local receivers too, in both modes. */
   allowPrivate: boolean
   timeoutMs: number
   /** Extra TLS options (tests trust their own certificate authority). */
@@ -27,9 +26,9 @@ export interface SenderOptions {
   lookup?: Resolve
 }
 
-function guardedDelivery(mode: Mode, o: SenderOptions): Agent {
+function guardedDelivery(o: SenderOptions): Agent {
   return guardedAgent({
-    allow: (kind) => mayConnect(kind, mode, o.allowPrivate),
+    allowPrivate: () => o.allowPrivate,
     flag: 'WEBHOOK_ALLOW_PRIVATE',
     timeoutMs: o.timeoutMs,
     headersTimeout: o.timeoutMs,
@@ -44,15 +43,15 @@ function guardedDelivery(mode: Mode, o: SenderOptions): Agent {
 const storable = (s: string) => s.replace(/\u0000/g, '\uFFFD')
 
 export function createSender(o: SenderOptions) {
-  const agents: Record<Mode, Agent> = { test: guardedDelivery('test', o), live: guardedDelivery('live', o) }
+  const agent = guardedDelivery(o)
 
-  async function send(mode: Mode, url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  async function send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = performance.now()
     const deadline = new AbortController()
     const timer = setTimeout(() => deadline.abort(), o.timeoutMs)
     const elapsed = () => Math.round(performance.now() - started)
     try {
-      const res = await request(url, { method: 'POST', headers, body, dispatcher: agents[mode], signal: deadline.signal })
+      const res = await request(url, { method: 'POST', headers, body, dispatcher: agent, signal: deadline.signal })
       // The status decides; the answer's first KiB is kept for the merchant, read within the same deadline.
       const chunks: Buffer[] = []
       let size = 0
@@ -86,7 +85,7 @@ export function createSender(o: SenderOptions) {
   return {
     send,
     async close() {
-      await Promise.all(Object.values(agents).map((a) => a.destroy()))
+      await agent.destroy()
     },
   }
 }

@@ -6,7 +6,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bearer } from '../api/plugins/auth.js'
+import { servesThisMachineOnly, type Config } from '../config.js'
 import { TillError } from '../domain/errors.js'
+import { hostKind } from '../security/private-address.js'
 import type { Deps } from '../services/deps.js'
 import type { Metrics } from './registry.js'
 
@@ -17,6 +19,14 @@ export function observeRequest(metrics: Metrics, req: FastifyRequest, reply: Fas
   const labels = { route: req.routeOptions?.url ?? 'unknown', method: req.method, status: String(reply.statusCode) }
   metrics.httpRequests.inc(labels)
   metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
+}
+
+/** The warning to log at start when /metrics is open (no METRICS_TOKEN) to others than this machine, else null. */
+export function openMetricsWarning(c: Pick<Config, 'host' | 'baseUrl' | 'metricsToken'>): string | null {
+  if (c.metricsToken || servesThisMachineOnly(c)) return null
+  // On loopback behind a proxy, whoever reaches the proxy's address reaches /metrics.
+  const where = hostKind(c.host) === 'loopback' ? c.baseUrl : `HOST ${c.host}`
+  return `GET /metrics is open to anyone who reaches ${where}: set METRICS_TOKEN to require a bearer token`
 }
 
 export function registerMetrics(app: FastifyInstance, deps: Deps) {

@@ -1,8 +1,7 @@
 /** Shared checks for provider credentials and settings, so a bad configuration fails on save. */
 import { createPrivateKey, createPublicKey } from 'node:crypto'
-import { isIP } from 'node:net'
 import { InvalidField, UnknownField } from '../domain/errors.js'
-import { classifyAddress } from '../security/private-address.js'
+import { hostKind } from '../security/private-address.js'
 
 export type Fields = Record<string, unknown>
 
@@ -50,8 +49,7 @@ export function checkSettings(settings: Fields, allowPrivate: boolean, allowed: 
     if (allowPrivate) return
     const url = new URL(settings.apiBase as string)
     if (url.protocol !== 'https:') throw new InvalidField('settings.apiBase', 'must be an https URL (PROVIDER_ALLOW_PRIVATE=1 allows http for a local fake)')
-    const host = url.hostname.replace(/^\[|\]$/g, '')
-    const local = isIP(host) ? classifyAddress(host) !== 'public' : host === 'localhost' || host.endsWith('.localhost')
-    if (local) throw new InvalidField('settings.apiBase', 'must not name a loopback or private address (PROVIDER_ALLOW_PRIVATE=1 allows it)')
+    const kind = hostKind(url.hostname)
+    if (kind !== null && kind !== 'public') throw new InvalidField('settings.apiBase', 'must not name a loopback or private address (PROVIDER_ALLOW_PRIVATE=1 allows it)')
   }
 }

@@ -171,6 +171,8 @@ export interface PaymentProvider {
   queryRefund(cfg: ProviderConfig, ref: RefundRef): Promise<RefundState>
   /** Checks the signature a provider puts on the customer's return URL (Creem's success redirect). */
   verifyReturn?(cfg: ProviderConfig, query: URLSearchParams): ReturnHint
+  /** Exchanges an OAuth `code` for the payer's id (WeChat's JSAPI openid). */
+  openid?(cfg: ProviderConfig, code: string): Promise<string>
 }
 
 /**

@@ -1,17 +1,19 @@
 /**
- * An undici Agent that dials only addresses an SSRF rule allows: the name is resolved, the address
- * checked, then pinned, so a name cannot resolve one way for the check and another for the connection.
- * Webhook deliveries and provider API calls (settings.apiBase) both go through one.
+ * An undici Agent that dials only public addresses unless the operator allows the others: the name is
+ * resolved, the address checked, then pinned, so a name cannot resolve one way for the check and
+ * another for the connection. Webhook deliveries and every provider call (settings.apiBase, the
+ * WeChat OAuth exchange) go through one.
  */
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import type { ConnectionOptions } from 'node:tls'
 import { Agent, buildConnector } from 'undici'
-import { classifyAddress, type AddressKind } from './private-address.js'
+import { classifyAddress } from './private-address.js'
 
+/** Names the rule, never what the name resolved to: the text reaches merchants (the delivery log). */
 export class RefusedAddress extends Error {
-  constructor(host: string, address: string, kind: string, flag: string) {
-    super(`refused to connect to ${host} (${address}, a ${kind} address): set ${flag}=1 to allow it`)
+  constructor(host: string, flag: string) {
+    super(`refused to connect to ${host}: not a public address (loopback, private, link-local and reserved addresses need ${flag}=1)`)
   }
 }
 
@@ -19,19 +21,19 @@ export class RefusedAddress extends Error {
 export type Resolve = (host: string) => Promise<{ address: string }[]>
 const systemResolve: Resolve = (host) => lookup(host, { all: true })
 
-/** Resolves the host once and returns the first address the rule allows, or throws naming what it found. */
-async function allowedAddress(host: string, allow: (kind: AddressKind) => boolean, flag: string, resolve: Resolve): Promise<string> {
+/** Resolves the host once and returns the first address the rule allows, or throws naming the rule. */
+async function allowedAddress(host: string, allowPrivate: boolean, flag: string, resolve: Resolve): Promise<string> {
   const found = isIP(host) ? [{ address: host }] : await resolve(host)
   if (found.length === 0) throw new Error(`${host} resolved to no address`)
-  const ok = found.find((a) => allow(classifyAddress(a.address)))
+  const ok = found.find((a) => allowPrivate || classifyAddress(a.address) === 'public')
   if (ok) return ok.address
-  throw new RefusedAddress(host, found[0].address, classifyAddress(found[0].address), flag)
+  throw new RefusedAddress(host, flag)
 }
 
 export interface GuardOptions {
-  /** Which kinds of address may be dialled. */
-  allow(kind: AddressKind): boolean
-  /** The operator setting that lifts the rule, named in the refusal. */
+  /** Whether addresses other than public ones may be dialled now (the operator's setting, read per connection). */
+  allowPrivate(): boolean
+  /** That setting's name, given in the refusal. */
   flag: string
   timeoutMs: number
   keepAliveTimeout: number
@@ -46,7 +48,7 @@ export function guardedAgent(o: GuardOptions): Agent {
   const base = buildConnector({ timeout: o.timeoutMs, ...o.tls })
   const connect: buildConnector.connector = (opts, cb) => {
     // The certificate is still checked against the name: TLS takes it from `host`, we only pin the address.
-    allowedAddress(opts.hostname, o.allow, o.flag, o.lookup ?? systemResolve).then(
+    allowedAddress(opts.hostname, o.allowPrivate(), o.flag, o.lookup ?? systemResolve).then(
       (address) => base({ ...opts, hostname: address }, cb),
       (err: Error) => cb(err, null),
     )

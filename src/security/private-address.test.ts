@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { classifyAddress, mayConnect, type AddressKind } from './private-address.js'
+import { classifyAddress, hostKind, type AddressKind } from './private-address.js'
 
 test('addresses are classified by the range they fall in', () => {
   const cases: [string, AddressKind][] = [
@@ -57,11 +57,12 @@ test('anything that is not an IP address is refused loudly', () => {
   for (const bad of ['', 'localhost', 'example.com', '1.2.3', '::g']) assert.throws(() => classifyAddress(bad), /not an IP address/, bad)
 })
 
-test('live mode: public only; test mode: public and loopback; WEBHOOK_ALLOW_PRIVATE=1: everything', () => {
-  const kinds: AddressKind[] = ['public', 'loopback', 'private', 'link-local', 'reserved']
-  const allowed = (mode: 'test' | 'live', allowPrivate: boolean) => kinds.filter((k) => mayConnect(k, mode, allowPrivate))
-  assert.deepEqual(allowed('live', false), ['public'])
-  assert.deepEqual(allowed('test', false), ['public', 'loopback'])
-  assert.deepEqual(allowed('live', true), kinds)
-  assert.deepEqual(allowed('test', true), kinds)
+test('hostKind reads a host before DNS: an address in any notation, this machine\'s names, or null for other names', () => {
+  const cases: [string, AddressKind | null][] = [
+    ['127.0.0.1', 'loopback'], ['::1', 'loopback'], ['[::1]', 'loopback'], ['localhost', 'loopback'], ['LOCALHOST.', 'loopback'],
+    ['app.localhost', 'loopback'], ['localhost6', 'loopback'], ['0x7f.1', 'loopback'], ['2130706433', 'loopback'],
+    ['0.0.0.0', 'reserved'], ['::', 'reserved'], ['10.0.0.5', 'private'], ['203.0.113.7', 'reserved'], ['8.8.8.8', 'public'],
+    ['pay.example.com', null], ['localhost.example.com', null], ['', null], ['exa mple', null],
+  ]
+  for (const [host, kind] of cases) assert.equal(hostKind(host), kind, host)
 })

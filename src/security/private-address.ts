@@ -1,9 +1,9 @@
 /**
- * SSRF guard for webhook deliveries (after documenso's is-private-url): which resolved addresses a
- * delivery may connect to. Checked on the address actually dialled, after DNS, never on the URL text.
+ * What an address is, for the SSRF guard (after documenso's is-private-url): only public addresses
+ * are dialled unless the operator allows the rest (security/guarded-agent.ts). The guard checks the
+ * address actually dialled, after DNS; `hostKind` reads a host before DNS, for checks on save.
  */
 import { BlockList, isIP } from 'node:net'
-import type { Mode } from '../domain/checkout-rules.js'
 
 export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'reserved'
 
@@ -65,11 +65,24 @@ export function classifyAddress(ip: string): AddressKind {
   return 'public'
 }
 
+/** Names for this machine: `localhost` and its subdomains (RFC 6761), and the aliases /etc/hosts files carry. */
+const LOOPBACK_NAMES = /^(?:(?:.+\.)?localhost|localhost6|localhost\.localdomain|localhost6\.localdomain6|ip6-localhost|ip6-loopback)$/
+
 /**
- * Live mode delivers only to public addresses, test mode also to loopback (a developer's own
- * machine); WEBHOOK_ALLOW_PRIVATE=1 lifts the rule for operators whose merchants sit on a private network.
+ * What a host names before any DNS: an address's kind, `loopback` for this machine's names, or null
+ * for any other name (only its resolved address can tell). The host is read as the WHATWG URL
+ * parser reads it (IPv4 in any notation, case, %-escapes, full-width letters), less trailing dots.
+ * A URL's hostname or a listen address (`::1`, `localhost`, `0.0.0.0`).
  */
-export function mayConnect(kind: AddressKind, mode: Mode, allowPrivate: boolean): boolean {
-  if (allowPrivate || kind === 'public') return true
-  return mode === 'test' && kind === 'loopback'
+export function hostKind(host: string): AddressKind | null {
+  const bare = host.replace(/^\[(.*)\]$/, '$1')
+  let name: string
+  try {
+    name = new URL(`http://${isIP(bare) === 6 ? `[${bare}]` : bare}/`).hostname
+  } catch {
+    return null
+  }
+  name = name.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '')
+  if (isIP(name)) return classifyAddress(name)
+  return LOOPBACK_NAMES.test(name) ? 'loopback' : null
 }

@@ -6,7 +6,6 @@
 import { ProviderError, type Action } from '../providers/types.js'
 import { oauthAuthorizeUrl } from '../providers/wechat/browser.js'
 import { credentialsOf } from '../providers/wechat/http.js'
-import { fetchOpenid } from '../providers/wechat/oauth.js'
 import { getAttempt, latestAttemptId, type SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { configFor, startAttempt } from './payments.js'
@@ -50,9 +49,11 @@ export type InsideWechatResult =
 export async function payInsideWechat(deps: Deps, session: SessionRow, configId: string, code: string): Promise<InsideWechatResult> {
   try {
     const cfg = await configFor(deps, deps.db, 'wechat', configId)
+    const wechat = deps.providers.get('wechat')
+    if (!wechat?.openid) throw new Error('the WeChat Pay adapter is not built')
     let openid: string
     try {
-      openid = await fetchOpenid(cfg, code)
+      openid = await wechat.openid(cfg, code)
     } catch (e) {
       if (e instanceof ProviderError && e.code === 'oauth_failed') return { kind: 'code_refused' }
       throw e

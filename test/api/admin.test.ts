@@ -413,6 +413,30 @@ test('the admin API refuses a missing or wrong admin token with 401, secret keys
   assert.equal(await count(ta, 'provider_configs'), 0)
 })
 
+test('without the admin token a wrong method or an unknown admin path is 401 too, so nothing tells which routes exist', async (t) => {
+  const ta = await startTestApp(t)
+  const probes: [string, string, string][] = [
+    ['DELETE', '/admin/v1/merchants', 'POST'],
+    ['PUT', `/admin/v1/merchants/${ta.merchant.id}`, 'GET, HEAD'],
+    ['DELETE', `/admin/v1/merchants/${ta.merchant.id}/provider_configs`, 'GET, HEAD, POST'],
+    ['POST', '/admin/v1/discrepancies', 'GET, HEAD'],
+  ]
+  for (const key of [null, 'wrong-token', ta.merchant.testKey]) {
+    for (const [method, path] of [...probes, ['GET', '/admin/v1/nothing'], ['DELETE', `/admin/v1/merchants/${ta.merchant.id}/extra`]]) {
+      const res = await ta.request(method, path, { key })
+      assert.equal(res.status, 401, `${method} ${path} with ${key}`)
+      assert.deepEqual(res.body, { error: 'invalid admin token', code: 'invalid_api_key' })
+      assert.equal(res.headers.get('allow'), null)
+    }
+  }
+  // With the token, the same requests learn the allowed methods, or that there is no such path.
+  for (const [method, path, allow] of probes) {
+    const res = await ta.request(method, path, { key: ADMIN_TOKEN })
+    assert.deepEqual([res.status, res.headers.get('allow'), res.body], [405, allow, { error: 'method not allowed', code: 'method_not_allowed' }], `${method} ${path}`)
+  }
+  assert.equal((await ta.admin('GET', '/nothing')).status, 404)
+})
+
 test('without ADMIN_TOKEN the admin API does not exist', async (t) => {
   const ta = await startTestApp(t, { adminToken: null })
   for (const [method, path, body] of [

@@ -42,7 +42,7 @@ test('a provider call to a private address is refused at connection time unless 
   // A configuration saved while the flag was on (or a name that resolves to a private address): the connection is refused.
   w.ta.deps.config.providerAllowPrivate = false
   const before = w.fake.store.requests.length
-  await assert.rejects(startAttempt(w.ta.deps, s.id, { provider: 'wechat', providerConfigId: w.configId, channel: 'native' }), /refused to connect to 127\.0\.0\.1 \(127\.0\.0\.1, a loopback address\): set PROVIDER_ALLOW_PRIVATE=1 to allow it/)
+  await assert.rejects(startAttempt(w.ta.deps, s.id, { provider: 'wechat', providerConfigId: w.configId, channel: 'native' }), /refused to connect to 127\.0\.0\.1: not a public address \(loopback, private, link-local and reserved addresses need PROVIDER_ALLOW_PRIVATE=1\)/)
   assert.equal(w.fake.store.requests.length, before, 'the fake heard nothing')
   w.ta.deps.config.providerAllowPrivate = true
   const s2 = await w.session()

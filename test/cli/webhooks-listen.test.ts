@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { loadConfig } from '../../src/config.js'
 import { deliverDue } from '../../src/jobs/outbox.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { envFor, startCli } from '../helpers/cli.js'
@@ -17,7 +18,8 @@ const READY = /Your webhook signing secret: (whsec_[0-9A-Za-z]{32})\n/
 const endpoints = async (ta: TestApp) => (await ta.request('GET', '/api/v1/webhook_endpoints', { key: ta.merchant.testKey })).body.data as { id: string; url: string; events: string[] | null }[]
 
 test('webhooks listen forwards each event re-signed with the printed secret, prints its status, answers Till with it, and removes its endpoint on SIGTERM', async (t) => {
-  const ta = await startTestApp(t)
+  // Till as `npm start` configures it on a laptop: webhooks to loopback by default, nothing set.
+  const ta = await startTestApp(t, { webhookAllowPrivate: loadConfig({}).webhookAllowPrivate })
   const receiver = await startReceiver(t)
   const cli = startCli(t, ['webhooks', 'listen', '--forward-to', receiver.url], envFor(ta))
   const secret = (await cli.waitFor(READY))[1]

@@ -66,6 +66,8 @@ export async function startTestApp(t: TestContext, overrides: Partial<Config> = 
     jobsEnabled: false,
     // The provider fakes listen on loopback over http: PROVIDER_ALLOW_PRIVATE=1.
     providerAllowPrivate: true,
+    // The tests' webhook receivers listen on loopback: WEBHOOK_ALLOW_PRIVATE=1 (not left to the default).
+    webhookAllowPrivate: true,
     ...overrides,
   }
   const deps = createDeps(config, database.db, randomBytes(32), silent, clock)

@@ -83,7 +83,7 @@ export async function startTill(dir: string, extraEnv: Record<string, string> = 
   for (const name of ['DATABASE_URL', 'BASE_URL', 'SECRETS_KEY', 'TILL_JOBS', 'WEBHOOK_ALLOW_PRIVATE', 'PROVIDER_ALLOW_PRIVATE', 'NODE_TEST_CONTEXT', 'RATE_LIMIT_PER_SECOND', 'DB_POOL_SIZE']) {
     delete env[name]
   }
-  Object.assign(env, { DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: 'x', LOG_LEVEL: 'warn', PROVIDER_ALLOW_PRIVATE: '1' }, extraEnv)
+  Object.assign(env, { DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: 'x', LOG_LEVEL: 'warn', PROVIDER_ALLOW_PRIVATE: '1', WEBHOOK_ALLOW_PRIVATE: '1' }, extraEnv)
   const argv = opts.cwd ? [path.join(ROOT, 'bin/till.mjs'), 'start'] : ['--import', 'tsx', 'src/main.ts']
   const child = spawn(process.execPath, argv, { cwd: opts.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''

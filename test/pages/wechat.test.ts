@@ -9,6 +9,7 @@ import { test } from 'node:test'
 import QRCode from 'qrcode'
 import { reconcileAttempts } from '../../src/jobs/reconcile.js'
 import { getPage, postForm, tokenOf, type Page } from '../helpers/pages.js'
+import { startReceiver } from '../helpers/receiver.js'
 import { liveWechat, UA } from '../helpers/wechat.js'
 
 type W = Awaited<ReturnType<typeof liveWechat>>
@@ -221,6 +222,22 @@ test('reloading the JSAPI page (its code spent) takes one more silent trip throu
 
   const refused = await get(retried, UA.wechat)
   assert.deepEqual([refused.status, refused.location], [303, `/c/${s.id}?failed=wechat`])
+})
+
+test('the OAuth code exchange is held to the provider address rule: an apiBase whose name resolves to loopback is never dialled', async (t) => {
+  const w = await liveWechat(t)
+  // A listener on this machine's loopback, named by a host name (resolved by DNS, not written as an address).
+  const listener = await startReceiver(t, () => ({ status: 200, body: '{"openid":"oStolen"}' }))
+  const patched = await w.ta.admin('PATCH', `/merchants/${w.ta.merchant.id}/provider_configs/${w.configId}`, { settings: { apiBase: `http://localhost:${listener.port}` } })
+  assert.equal(patched.status, 200, JSON.stringify(patched.body))
+  // Saved while PROVIDER_ALLOW_PRIVATE=1 (or a public name that resolves to loopback): the rule holds at connection time.
+  w.ta.deps.config.providerAllowPrivate = false
+  const s = await w.session()
+  const state = new URL(refreshTarget((await choose(w, s.id, UA.wechat)).html)).searchParams.get('state')!
+  const back = await get(`${w.ta.baseUrl}/c/wechat/${s.id}?code=0a1b2c3d&state=${state}`, UA.wechat)
+  assert.deepEqual([back.status, back.location], [303, `/c/${s.id}?failed=wechat`])
+  assert.equal(listener.connections(), 0, 'the loopback listener heard nothing')
+  assert.equal((await w.attempts(s.id)).length, 0)
 })
 
 test('a return from OAuth without a code, or for a finished session, goes back to the checkout page', async (t) => {

@@ -8,7 +8,6 @@ import { test } from 'node:test'
 import type { AttemptInput } from '../../src/providers/types.js'
 import { ProviderError } from '../../src/providers/types.js'
 import { oauthAuthorizeUrl } from '../../src/providers/wechat/browser.js'
-import { fetchOpenid } from '../../src/providers/wechat/oauth.js'
 import { setup } from '../helpers/wechat.js'
 
 const isRejected = (code: string) => (e: unknown) => e instanceof ProviderError && e.outcome === 'rejected' && e.code === code
@@ -274,7 +273,7 @@ test('the fake plays the customer: "scanning" a code_url pays it; snsapi_base OA
   assert.equal(location.searchParams.get('state'), 'att_1')
   const code = location.searchParams.get('code')!
   const withSecret = { ...s.cfg, credentials: { ...s.cfg.credentials, appSecret: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6' } }
-  assert.match(await fetchOpenid(withSecret, code), /^o[0-9A-Za-z]{27}$/)
-  await assert.rejects(fetchOpenid(withSecret, code), (e: unknown) => isRejected('oauth_failed')(e) && (e as Error).message === '40029: invalid code')
-  await assert.rejects(fetchOpenid(s.cfg, code), isRejected('app_secret_required'))
+  assert.match(await s.provider.openid!(withSecret, code), /^o[0-9A-Za-z]{27}$/)
+  await assert.rejects(s.provider.openid!(withSecret, code), (e: unknown) => isRejected('oauth_failed')(e) && (e as Error).message === '40029: invalid code')
+  await assert.rejects(s.provider.openid!(s.cfg, code), isRejected('app_secret_required'))
 })

@@ -1,6 +1,6 @@
 /**
  * Signed delivery to a real local receiver: every event type with its data, the signature over the
- * exact raw bytes, the headers, and the retry schedule driven by the injectable clock.
+ * exact raw bytes (signed later than stored), the headers, and the retry schedule driven by the injectable clock.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -31,6 +31,11 @@ test('every event type arrives signed over its raw bytes, with its data, metadat
   const refused = await paidSession(ta, { amount: 3000, currency: 'CNY', metadata: meta }, 'fail')
   const failedRefund = await ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body: { recordId: refused.record.id } })
 
+  // Stored now, sent five minutes later: each body carries the moment it was signed, and the
+  // signature must cover exactly the bytes sent, not the stored event nor another rendering of it.
+  const paidAt = ta.clock().toISOString()
+  ta.clock.advance(5 * MIN)
+  const signedAt = ta.clock().toISOString()
   // More than the 8 deliveries one endpoint may have in flight at once: raise that cap for this one pass.
   const results = await deliverDue(ta.deps, { perEndpoint: 16 })
   assert.equal(results.length, 9)
@@ -49,13 +54,13 @@ test('every event type arrives signed over its raw bytes, with its data, metadat
     assert.deepEqual(Object.keys(r.json), ['id', 'type', 'createdAt', 'mode', 'data'])
     assert.match(r.json.id, /^evt_[0-9A-Za-z]{24}$/)
     assert.match(r.json.createdAt, ISO_MS)
+    assert.equal(r.json.createdAt, signedAt, 'createdAt is the moment of signing, not of storing')
     assert.equal(r.json.mode, 'test')
     assert.deepEqual(r.json.data.metadata, meta)
     // Re-serialising what was parsed gives other bytes only if the receiver changed them: the raw body is what is signed.
     assert.equal(r.body.toString('utf8'), JSON.stringify(r.json))
   }
   const byType = (type: string) => got.filter((r) => r.json.type === type).map((r) => r.json.data)
-  const paidAt = ta.clock().toISOString()
   assert.deepEqual(byType('payment.succeeded').find((d) => d.sessionId === paid.id), {
     sessionId: paid.id, status: 'paid', amount: 9900, currency: 'CNY', metadata: meta,
     recordId: paid.record.id, provider: 'mock', providerRef: paid.record.providerRef, paidAt,

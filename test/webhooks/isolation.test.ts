@@ -1,10 +1,11 @@
 /**
  * Who receives what: an endpoint gets only its own merchant's events of its own mode; live mode
- * delivers over https and, unless WEBHOOK_ALLOW_PRIVATE=1, never to loopback, private or link-local
- * addresses, checked after DNS resolution.
+ * delivers over https; neither mode reaches loopback, private or link-local addresses (checked
+ * after DNS resolution) unless WEBHOOK_ALLOW_PRIVATE=1, which is the default only on a laptop.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { loadConfig } from '../../src/config.js'
 import { deliverDue } from '../../src/jobs/outbox.js'
 import { appendEvent } from '../../src/store/repos/events.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
@@ -51,48 +52,69 @@ test('an endpoint never receives another merchant\'s events or the other mode\'s
   assert.equal((await ta.request('POST', `/api/v1/events/${aEvent}/redeliver`, { key: ta.merchant.liveKey })).status, 404)
 })
 
-test('live mode refuses loopback after DNS (127.0.0.1 and localhost), without connecting, and retries later', async (t) => {
-  const ta = await startTestApp(t)
-  const rx = await startReceiver(t, undefined, { tls: true })
-  const byIp = await createEndpoint(ta, rx.url, {}, ta.merchant.liveKey)
-  const byName = await createEndpoint(ta, `https://localhost:${rx.port}/hooks`, {}, ta.merchant.liveKey)
-  await liveEvent(ta, ta.merchant.id, 'sess_x')
+/** Till configured from this environment, as `loadConfig` reads it at start (the rest as every test app). */
+const configuredBy = (env: NodeJS.ProcessEnv) => ({ webhookAllowPrivate: loadConfig(env).webhookAllowPrivate })
 
-  const results = await deliverDue(ta.deps, { tls: TRUST_TEST_CA })
-  assert.equal(results.length, 2)
-  const ip = results.find((r) => r.endpointId === byIp.id)!
-  const name = results.find((r) => r.endpointId === byName.id)!
-  assert.equal(ip.error, 'refused to connect to 127.0.0.1 (127.0.0.1, a loopback address): set WEBHOOK_ALLOW_PRIVATE=1 to allow it')
-  assert.match(name.error!, /^refused to connect to localhost \((127\.0\.0\.1|::1), a loopback address\): set WEBHOOK_ALLOW_PRIVATE=1 to allow it$/)
-  for (const r of results) {
-    assert.equal(r.statusCode, null)
-    assert.equal(r.status, 'pending')
-  }
-  assert.equal(rx.connections(), 0, 'no connection was ever opened')
-})
+/** The first attempt of each delivery of the event, as the merchant reads it in the events API (and the console). */
+async function attemptErrors(ta: TestApp, eventId: string, key = ta.merchant.testKey) {
+  const res = await ta.request('GET', `/api/v1/events/${eventId}`, { key })
+  assert.equal(res.status, 200)
+  return Object.fromEntries((res.body.deliveries as { endpointId: string; attempts: { error: string | null; statusCode: number | null }[] }[])
+    .map((d) => [d.endpointId, d.attempts[0].error]))
+}
 
-test('WEBHOOK_ALLOW_PRIVATE=1 lets live mode deliver to a private address; test mode may always use loopback', async (t) => {
-  const ta = await startTestApp(t, { webhookAllowPrivate: true })
-  const rx = await startReceiver(t, undefined, { tls: true })
-  await createEndpoint(ta, `https://localhost:${rx.port}/hooks`, {}, ta.merchant.liveKey)
-  await liveEvent(ta, ta.merchant.id, 'sess_y')
-  const [r] = await deliverDue(ta.deps, { tls: TRUST_TEST_CA })
-  assert.equal(r.status, 'delivered', JSON.stringify(r))
-  assert.equal(rx.requests.length, 1)
-})
+const REFUSED = (host: string) => `refused to connect to ${host}: not a public address (loopback, private, link-local and reserved addresses need WEBHOOK_ALLOW_PRIVATE=1)`
 
-test('test mode delivers to loopback but not to link-local or private addresses', async (t) => {
-  const ta = await startTestApp(t)
+test('on a Till others can reach (HOST=0.0.0.0), a test-mode endpoint on loopback or a private network is refused: nothing arrives, the log names the rule, not the address', async (t) => {
+  const ta = await startTestApp(t, configuredBy({ HOST: '0.0.0.0' }))
   const rx = await startReceiver(t)
-  await createEndpoint(ta, rx.url)
+  const byIp = await createEndpoint(ta, rx.url)
+  const byName = await createEndpoint(ta, `http://localhost:${rx.port}/hooks`)
   const metadata = await createEndpoint(ta, 'http://169.254.169.254/latest/meta-data')
   const lan = await createEndpoint(ta, 'http://10.1.2.3/hooks')
   const mapped = await createEndpoint(ta, 'http://[::ffff:a9fe:a9fe]/hooks')
-  await paidSession(ta)
+  const paid = await paidSession(ta)
+
   const results = await deliverDue(ta.deps)
-  assert.equal(rx.requests.length, 1)
-  const err = (id: string) => results.find((r) => r.endpointId === id)!.error
-  assert.equal(err(metadata.id), 'refused to connect to 169.254.169.254 (169.254.169.254, a link-local address): set WEBHOOK_ALLOW_PRIVATE=1 to allow it')
-  assert.equal(err(lan.id), 'refused to connect to 10.1.2.3 (10.1.2.3, a private address): set WEBHOOK_ALLOW_PRIVATE=1 to allow it')
-  assert.equal(err(mapped.id), 'refused to connect to ::ffff:a9fe:a9fe (::ffff:a9fe:a9fe, a link-local address): set WEBHOOK_ALLOW_PRIVATE=1 to allow it')
+  assert.equal(results.length, 5)
+  for (const r of results) assert.deepEqual([r.statusCode, r.status], [null, 'pending'], 'a failed attempt, retried on the schedule')
+  assert.equal(rx.connections(), 0, 'no connection was ever opened')
+  const [event] = (await ta.request('GET', '/api/v1/events', { key: ta.merchant.testKey })).body.data
+  assert.equal(event.data.sessionId, paid.id)
+  assert.deepEqual(await attemptErrors(ta, event.id), {
+    [byIp.id]: REFUSED('127.0.0.1'),
+    // A name: what it resolved to is not told.
+    [byName.id]: REFUSED('localhost'),
+    [metadata.id]: REFUSED('169.254.169.254'),
+    [lan.id]: REFUSED('10.1.2.3'),
+    [mapped.id]: REFUSED('::ffff:a9fe:a9fe'),
+  })
+})
+
+test('behind a proxy on a public BASE_URL, live mode refuses loopback after DNS too, and WEBHOOK_ALLOW_PRIVATE=0 refuses it even on a laptop', async (t) => {
+  for (const env of [{ BASE_URL: 'https://pay.example.com' }, { WEBHOOK_ALLOW_PRIVATE: '0' }]) {
+    const ta = await startTestApp(t, configuredBy(env))
+    const rx = await startReceiver(t, undefined, { tls: true })
+    await createEndpoint(ta, `https://localhost:${rx.port}/hooks`, {}, ta.merchant.liveKey)
+    const evt = await liveEvent(ta, ta.merchant.id, 'sess_x')
+    const [r] = await deliverDue(ta.deps, { tls: TRUST_TEST_CA })
+    assert.deepEqual([r.error, r.status], [REFUSED('localhost'), 'pending'], JSON.stringify(env))
+    assert.equal(rx.connections(), 0)
+    assert.deepEqual(Object.values(await attemptErrors(ta, evt.id, ta.merchant.liveKey)), [REFUSED('localhost')])
+  }
+})
+
+test('on a laptop (HOST and BASE_URL on loopback, the default) both modes deliver to loopback, and WEBHOOK_ALLOW_PRIVATE=1 does on a Till others reach', async (t) => {
+  for (const env of [{}, { HOST: '0.0.0.0', WEBHOOK_ALLOW_PRIVATE: '1' }]) {
+    const ta = await startTestApp(t, configuredBy(env))
+    const rxTest = await startReceiver(t)
+    const rxLive = await startReceiver(t, undefined, { tls: true })
+    await createEndpoint(ta, `http://localhost:${rxTest.port}/hooks`)
+    await createEndpoint(ta, `https://localhost:${rxLive.port}/hooks`, {}, ta.merchant.liveKey)
+    await paidSession(ta)
+    await liveEvent(ta, ta.merchant.id, 'sess_y')
+    const results = await deliverDue(ta.deps, { tls: TRUST_TEST_CA })
+    assert.deepEqual(results.map((r) => r.status), ['delivered', 'delivered'], JSON.stringify(results))
+    assert.deepEqual([rxTest.requests.length, rxLive.requests.length], [1, 1], JSON.stringify(env))
+  }
 })

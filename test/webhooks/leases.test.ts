@@ -102,9 +102,8 @@ test('the per-endpoint in-flight cap counts the leases of both instances', async
 test('the SSRF check dials the address it checked: a resolver answering loopback, then a private address, is asked once per connection', async (t) => {
   const ta = await startTestApp(t)
   const rx = await startReceiver(t)
-  // Test mode may deliver to loopback, never to a private network address (security/private-address.ts):
-  // the first answer is allowed, the second would be refused. A guard that resolved once to check and
-  // again to connect would dial 10.0.0.7 after checking 127.0.0.1.
+  // The first answer reaches the receiver; the second is nobody's (a guard that resolved once to check
+  // and again to connect would dial 10.0.0.7 after checking 127.0.0.1, and deliver nothing).
   const answers = ['127.0.0.1', '10.0.0.7']
   const asked: string[] = []
   const lookup = async (host: string) => {
@@ -118,12 +117,13 @@ test('the SSRF check dials the address it checked: a resolver answering loopback
   assert.equal(rx.requests.length, 1)
   assert.deepEqual(asked, ['hooks.merchant.test'], 'resolved once, for the check and the connection')
 
-  // A new connection resolves again, gets the private address, and is refused before any connection.
+  // With private addresses refused, a new connection resolves again, gets the private address, and is refused before any connection.
+  ta.deps.config.webhookAllowPrivate = false
   await paidSession(ta)
   const connections = rx.connections()
   const [refused] = await deliverDue(ta.deps, { lookup })
   assert.equal(refused.status, 'pending')
-  assert.match(String(refused.error), /refused to connect to hooks\.merchant\.test \(10\.0\.0\.7, a private address\)/)
+  assert.match(String(refused.error), /^refused to connect to hooks\.merchant\.test: not a public address/)
   assert.equal(rx.connections(), connections)
   assert.equal(asked.length, 2)
 })

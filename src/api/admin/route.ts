@@ -8,13 +8,17 @@ import * as configs from '../../services/provider-configs.js'
 import { createEndpointForMerchant } from '../../services/webhook-endpoints.js'
 import { getMerchant } from '../../store/repos/merchants.js'
 import { registerAdminAuth } from '../plugins/auth.js'
+import type { NotFoundHandler } from '../plugins/methods.js'
 import { listDiscrepancies } from '../../services/discrepancies.js'
 import { S, type AdminEndpointBodyT, type ApiKeyBodyT, type DiscrepancyQueryT, type MerchantBodyT, type PasswordBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
 
 type M = { Params: { id: string } }
 
-export const adminRoutes = (deps: Deps, token: string): FastifyPluginAsync => async (app) => {
+export const adminRoutes = (deps: Deps, token: string, notFound: NotFoundHandler): FastifyPluginAsync => async (app) => {
   registerAdminAuth(app, token)
+  // Under /admin/v1 an unknown path or a wrong method is answered after the token check too: a 405
+  // and its Allow would otherwise tell anyone which admin routes exist.
+  app.setNotFoundHandler(notFound)
 
   app.post<{ Body: MerchantBodyT }>('/merchants', { schema: S.createMerchant }, async (req, reply) =>
     reply.code(201).send(await merchants.createMerchant(deps, req.body)))

@@ -12,7 +12,10 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const toRegExp = (url: string) =>
   new RegExp(`^${url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : escape(seg))).join('/')}/?$`)
 
-export function registerMethodCheck(app: FastifyInstance) {
+export type NotFoundHandler = (req: FastifyRequest) => never
+
+/** Sets the app's not-found handler and returns it, for scopes that answer it behind their own hooks (admin/route.ts). */
+export function registerMethodCheck(app: FastifyInstance): NotFoundHandler {
   const paths = new Map<string, { re: RegExp; methods: Set<string> }>()
   app.addHook('onRoute', (route) => {
     if (!API.test(route.url)) return
@@ -20,11 +23,13 @@ export function registerMethodCheck(app: FastifyInstance) {
     for (const m of [route.method].flat()) entry.methods.add(m)
     paths.set(route.url, entry)
   })
-  app.setNotFoundHandler((req: FastifyRequest) => {
+  const notFound: NotFoundHandler = (req) => {
     const path = req.url.split('?')[0]
     const allow = new Set<string>()
     if (API.test(path)) for (const { re, methods } of paths.values()) if (re.test(path)) for (const m of methods) allow.add(m)
     if (allow.size > 0 && !allow.has(req.method)) throw new MethodNotAllowed([...allow].sort())
     throw new NotFound()
-  })
+  }
+  app.setNotFoundHandler(notFound)
+  return notFound
 }

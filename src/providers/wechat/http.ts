@@ -53,7 +53,8 @@ export interface Reply<T> {
 
 export class WechatClient {
   private readonly certCache = new Map<string, CertCache>()
-  private readonly dispatcher: Dispatcher
+  /** Every request to WeChat goes through it, the OAuth exchange included (oauth.ts). */
+  readonly dispatcher: Dispatcher
 
   constructor(private readonly opts: ClientOptions) {
     this.dispatcher = opts.dispatcher ?? new Agent({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })

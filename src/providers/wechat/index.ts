@@ -11,6 +11,7 @@ import { closeOrConfirm } from './close.js'
 import { globalOps } from './global.js'
 import { globalPaymentFact, globalRefundFact } from './global-wire.js'
 import { credentialsOf, isCrossBorder, WechatClient } from './http.js'
+import { fetchOpenid } from './oauth.js'
 import { decryptResource, jsapiParams, privateKeyOf } from './sign.js'
 import {
   h5RedirectUrl, orderRequest, paymentFact, paymentState, refundFact, refundState,
@@ -30,7 +31,8 @@ const outTradeNoPath = (outTradeNo: string) => `${PATHS.byOutTradeNo}${encodeURI
 
 export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentProvider & { client: WechatClient } {
   const now = opts.now ?? (() => new Date())
-  const client = new WechatClient({ now, timeoutMs: opts.timeoutMs ?? 10_000, dispatcher: opts.dispatcher })
+  const timeoutMs = opts.timeoutMs ?? 10_000
+  const client = new WechatClient({ now, timeoutMs, dispatcher: opts.dispatcher })
   // A cross-border configuration (settings.service) speaks WeChat Pay Global: global.ts.
   const global = globalOps(client, now)
 
@@ -127,6 +129,8 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       const res = await client.call<Refund>(cfg, 'POST', PATHS.refunds, body)
       return refundState(res.data?.status, res.data?.refund_id, res.data?.amount?.currency)
     },
+
+    openid: (cfg, code) => fetchOpenid(cfg, code, client.dispatcher, timeoutMs),
 
     /** RESOURCE_NOT_EXISTS means WeChat never received it: `not_found` makes reconciliation send it again with the same id. */
     async queryRefund(cfg, ref) {
