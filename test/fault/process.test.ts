@@ -1,10 +1,10 @@
 /**
  * The real service as a child process (`node --import tsx src/main.ts`) on its own embedded
  * PostgreSQL in a fresh DATA_DIR: first start, SIGKILL recovery, graceful SIGTERM, the Unix-socket-only
- * cluster and BASE_URL (the port and the network: start-network.test.ts). No DATABASE_URL: exactly what a fresh clone does.
+ * cluster (the port, BASE_URL and the network: start-network.test.ts; one Till per DATA_DIR: data-dir-lock.test.ts). No DATABASE_URL: exactly what a fresh clone does.
  */
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { test } from 'node:test'
@@ -266,34 +266,4 @@ test('the embedded cluster is reachable only through its Unix socket in DATA_DIR
   if (existsSync(`/proc/${postmaster}/fd`)) assert.deepEqual(tcpListenPorts(postmaster), [], 'the postmaster listens on TCP')
 
   assert.deepEqual(await stopTill(till), { code: 0, signal: null }, till.stderr())
-})
-
-test('BASE_URL is honoured in session urls', async (t) => {
-  const dir = dataDir(t)
-  const till = await startTill(dir, { BASE_URL: 'https://pay.example.com' })
-  const key = await demoKey(till)
-  const created = await api(till, 'POST', '/api/v1/checkout', key, { amount: 500, currency: 'JPY' })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  assert.equal(created.body.url, `https://pay.example.com/c/${created.body.id}`)
-  const got = await api(till, 'GET', `/api/v1/sessions/${created.body.id}`, key)
-  assert.equal(got.body.url, `https://pay.example.com/c/${created.body.id}`)
-  assert.match(till.stdout(), /curl -s https:\/\/pay\.example\.com\/api\/v1\/checkout/)
-  // Behind a proxy on this machine, /metrics is as open as the public address.
-  assert.match(till.stdout(), /GET \/metrics is open to anyone who reaches https:\/\/pay\.example\.com: set METRICS_TOKEN/)
-  assert.deepEqual(await stopTill(till), { code: 0, signal: null }, till.stderr())
-})
-
-test('DATA_DIR is owned by one Till: a live one blocks a second, a stale lock (reused pid) does not', async (t) => {
-  const dir = dataDir(t)
-  const first = await startTill(dir)
-  const second = await startTill(dir, {}, { wait: false })
-  assert.equal((await second.closed).code, 1)
-  assert.match(second.stderr(), /in use by another Till process/)
-  assert.deepEqual(await stopTill(first), { code: 0, signal: null }, first.stderr())
-  // After a reboot the recorded pid may belong to an unrelated live process (pid 1 here).
-  writeFileSync(path.join(dir, 'till.pid'), '1 999999999\n')
-  const third = await startTill(dir)
-  const got = await fetch(`${third.base}/readyz`)
-  assert.equal(got.status, 200)
-  assert.deepEqual(await stopTill(third), { code: 0, signal: null }, third.stderr())
 })

@@ -1,6 +1,7 @@
 /**
  * Starting Till on the network, as a child process on its own embedded PostgreSQL: a port another
- * program holds, and an address others than this machine reach (/metrics, webhooks to loopback).
+ * program holds, BASE_URL in session urls, and an address others than this machine reach (/metrics,
+ * webhooks to loopback).
  */
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
@@ -55,5 +56,20 @@ test('a Till others can reach (HOST=0.0.0.0) warns at start that /metrics is ope
   })
   assert.equal(attempts[0].error, 'refused to connect to 127.0.0.1: not a public address (loopback, private, link-local and reserved addresses need WEBHOOK_ALLOW_PRIVATE=1)')
   assert.equal(receiver.connections(), 0, 'the loopback receiver heard nothing')
+  assert.deepEqual(await stopTill(till), { code: 0, signal: null }, till.stderr())
+})
+
+test('BASE_URL is honoured in session urls', async (t) => {
+  const dir = dataDir(t)
+  const till = await startTill(dir, { BASE_URL: 'https://pay.example.com' })
+  const key = await demoKey(till)
+  const created = await api(till, 'POST', '/api/v1/checkout', key, { amount: 500, currency: 'JPY' })
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  assert.equal(created.body.url, `https://pay.example.com/c/${created.body.id}`)
+  const got = await api(till, 'GET', `/api/v1/sessions/${created.body.id}`, key)
+  assert.equal(got.body.url, `https://pay.example.com/c/${created.body.id}`)
+  assert.match(till.stdout(), /curl -s https:\/\/pay\.example\.com\/api\/v1\/checkout/)
+  // Behind a proxy on this machine, /metrics is as open as the public address.
+  assert.match(till.stdout(), /GET \/metrics is open to anyone who reaches https:\/\/pay\.example\.com: set METRICS_TOKEN/)
   assert.deepEqual(await stopTill(till), { code: 0, signal: null }, till.stderr())
 })
