@@ -143,3 +143,29 @@ test('a pay that committed but answered 5xx: the retry with the same key answers
   const other = await pay(ta, session.id, 'pay-twice')
   assert.deepEqual([other.status, other.body.code], [400, 'session_terminal'])
 })
+
+test('a refund whose reservation committed but whose COMMIT answer was lost: the 503 releases its key, the retry answers that refund', async (t) => {
+  const { ta, proxy, direct } = await startProxied(t)
+  const paid = (await pay(ta, (await createSession(ta)).id, 'pay-for-refund')).body
+  const refund = () => ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body: { recordId: paid.record.id, amount: 300 }, headers: { 'idempotency-key': 'refund-commit-lost' } })
+  // The reservation (its key claimed in flight with it) is the refund's first COMMIT.
+  proxy.cutAfter('commit\0')
+  assertUnavailable(await refund(), 'the refund whose commit answer was lost')
+  const { rows } = await direct.query('select id, status from refunds where record_id = $1', [paid.record.id])
+  assert.equal(rows.length, 1, 'the reservation committed')
+
+  const retry = await refund()
+  assert.equal(retry.status, 200, retry.text)
+  assert.equal(retry.body.refund.id, rows[0].id)
+  assert.equal((await direct.query('select count(*)::int as n from refunds where record_id = $1', [paid.record.id])).rows[0].n, 1)
+})
+
+test('a key whose claim committed but whose answer was lost: the 503 releases it, the retry runs the request', async (t) => {
+  const { ta, proxy } = await startProxied(t)
+  const session = await createSession(ta)
+  proxy.cutAfter('till_idempotency_claim')
+  assertUnavailable(await pay(ta, session.id, 'claim-lost'), 'the pay whose key claim answer was lost')
+  const retry = await pay(ta, session.id, 'claim-lost')
+  assert.equal(retry.status, 200, retry.text)
+  assert.equal(retry.body.status, 'paid')
+})

@@ -17,7 +17,7 @@ export interface ProxiedConnection {
   closedAt: number | null
 }
 
-export interface PgProxy {
+export interface TcpProxy {
   port: number
   connections: ProxiedConnection[]
   /** Connections reset at once while stopped. */
@@ -28,6 +28,15 @@ export interface PgProxy {
   thaw(): void
   stop(): void
   start(): void
+  /**
+   * The next time Till sends `marker` (a COMMIT, a prepared statement's name), the server gets it and
+   * Till's connection is reset before the answer comes back: a commit whose outcome Till cannot know.
+   */
+  cutAfter(marker: string): void
+  close(): Promise<void>
+}
+
+export interface PgProxy extends TcpProxy {
   /** The pool settings for a database URL of the test cluster, through this proxy. */
   config(url: string): pg.PoolConfig
 }
@@ -39,10 +48,17 @@ function upstreamOf(url: string): net.NetConnectOpts {
 }
 
 export async function startPgProxy(t: TestContext, url: string): Promise<PgProxy> {
-  const upstream = upstreamOf(url)
+  const proxy = await startTcpProxy(upstreamOf(url))
+  t.after(() => proxy.close())
+  return { ...proxy, config: (dbUrl) => ({ ...poolConfig(dbUrl), host: '127.0.0.1', port: proxy.port }) }
+}
+
+/** The proxy itself, to any upstream, on a loopback port (`port` 0: any free one). */
+export async function startTcpProxy(upstream: net.NetConnectOpts, port = 0): Promise<TcpProxy> {
   let frozen = false
   let stopped = false
   let refused = 0
+  let cutMarker: Buffer | null = null
   const held: Array<() => void> = []
   const sockets = new Set<net.Socket>()
   const connections: ProxiedConnection[] = []
@@ -65,12 +81,19 @@ export async function startPgProxy(t: TestContext, url: string): Promise<PgProxy
       sockets.add(s)
       s.on('error', () => {})
     }
+    client.on('data', (chunk) => {
+      if (!cutMarker || !chunk.includes(cutMarker)) return
+      cutMarker = null
+      // The server's answer is dropped with the reset (the relay below still forwards this chunk).
+      setImmediate(() => client.resetAndDestroy())
+    })
     relay(client, server)
     relay(server, client)
     client.on('close', () => {
       record.closedAt = Date.now()
       sockets.delete(client)
-      server.destroy()
+      // Ended, not destroyed: what Till sent last (a COMMIT) still reaches the server.
+      server.end()
     })
     server.on('close', () => {
       sockets.delete(server)
@@ -78,14 +101,9 @@ export async function startPgProxy(t: TestContext, url: string): Promise<PgProxy
       if (!frozen) client.destroy()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  t.after(async () => {
-    for (const s of sockets) s.destroy()
-    await new Promise((resolve) => server.close(resolve))
-  })
+  await new Promise<void>((resolve, reject) => server.listen(port, '127.0.0.1', resolve).once('error', reject))
   return {
-    port,
+    port: (server.address() as net.AddressInfo).port,
     connections,
     refused: () => refused,
     open: () => connections.filter((c) => c.closedAt === null).length,
@@ -105,6 +123,12 @@ export async function startPgProxy(t: TestContext, url: string): Promise<PgProxy
     start() {
       stopped = false
     },
-    config: (dbUrl) => ({ ...poolConfig(dbUrl), host: '127.0.0.1', port }),
+    cutAfter(marker) {
+      cutMarker = Buffer.from(marker)
+    },
+    async close() {
+      for (const s of sockets) s.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    },
   }
 }

@@ -141,11 +141,12 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
     // the database was away) about to release it.
     const deadline = performance.now() + IN_FLIGHT_WAIT_MS
     for (;;) {
+      // Set before the claim: a claim whose COMMIT was lost with its connection may be committed all
+      // the same, and the 503 then releases it.
+      req.idempotencyClaimed = new Date(now.getTime() + LEASE_MS)
       const existing = await claimKey(deps.db, req.ctx, key, fingerprint, now, LEASE_MS)
-      if (!existing) {
-        req.idempotencyClaimed = new Date(now.getTime() + LEASE_MS)
-        return
-      }
+      if (!existing) return
+      req.idempotencyClaimed = undefined
       const v = verdict(deps, req, key, fingerprint, existing)
       if (v instanceof IdempotencyInFlight && performance.now() < deadline) {
         await pause(IN_FLIGHT_POLL_MS)
@@ -204,8 +205,10 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
   async function answerWithoutWork(req: FastifyRequest, reply: FastifyReply, held: HeldKey, payload: unknown) {
     const { claim } = held
     const ctx = req.ctx
+    // Released whether or not the work's commit was seen: a connection lost during COMMIT leaves the
+    // claim committed (held in flight) though the work failed, and only this lease's row is deleted.
     if (reply.statusCode >= 500) {
-      if (held.held) await settle(() => releaseKey(deps.db, ctx, claim.key, claim.lockedUntil), claim.lockedUntil)
+      await settle(() => releaseKey(deps.db, ctx, claim.key, claim.lockedUntil), claim.lockedUntil)
       return payload
     }
     const answer = { status: reply.statusCode, body: String(payload) }
