@@ -5,6 +5,7 @@
  */
 import { benchApi } from './api.js'
 import { benchConsole } from './console.js'
+import { benchFailover } from './failover.js'
 import { benchLatency } from './latency.js'
 import { benchMemory } from './memory.js'
 import { benchRelay } from './relay.js'
@@ -17,6 +18,7 @@ import { benchWebhooks } from './webhooks.js'
 const BENCHES: Record<string, () => Promise<string>> = {
   api: benchApi,
   console: benchConsole,
+  failover: benchFailover,
   latency: benchLatency,
   memory: benchMemory,
   relay: benchRelay,

@@ -97,8 +97,9 @@ export async function startTcpProxy(upstream: net.NetConnectOpts, port = 0): Pro
     })
     server.on('close', () => {
       sockets.delete(server)
-      // A server gone while frozen stays unseen by the client, as with a real partition.
-      if (!frozen) client.destroy()
+      // A server gone while frozen stays unseen by the client, as with a real partition. Ended, not
+      // destroyed: what it sent last (a standby's final WAL at a switchover) still arrives.
+      if (!frozen) client.end()
     })
   })
   await new Promise<void>((resolve, reject) => server.listen(port, '127.0.0.1', resolve).once('error', reject))
