@@ -17,7 +17,7 @@ export interface ProxiedConnection {
   closedAt: number | null
 }
 
-export interface TcpProxy {
+interface TcpProxy {
   port: number
   connections: ProxiedConnection[]
   /** Connections reset at once while stopped. */
@@ -53,8 +53,8 @@ export async function startPgProxy(t: TestContext, url: string): Promise<PgProxy
   return { ...proxy, config: (dbUrl) => ({ ...poolConfig(dbUrl), host: '127.0.0.1', port: proxy.port }) }
 }
 
-/** The proxy itself, to any upstream, on a loopback port (`port` 0: any free one). */
-export async function startTcpProxy(upstream: net.NetConnectOpts, port = 0): Promise<TcpProxy> {
+/** The proxy itself, on a free loopback port. */
+async function startTcpProxy(upstream: net.NetConnectOpts): Promise<TcpProxy> {
   let frozen = false
   let stopped = false
   let refused = 0
@@ -102,7 +102,7 @@ export async function startTcpProxy(upstream: net.NetConnectOpts, port = 0): Pro
       if (!frozen) client.end()
     })
   })
-  await new Promise<void>((resolve, reject) => server.listen(port, '127.0.0.1', resolve).once('error', reject))
+  await new Promise<void>((resolve, reject) => server.listen(0, '127.0.0.1', resolve).once('error', reject))
   return {
     port: (server.address() as net.AddressInfo).port,
     connections,
