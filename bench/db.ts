@@ -27,7 +27,8 @@ export async function openBenchDb(poolSize = 10): Promise<BenchDb> {
     const c = pg.connection
     url = `postgresql://${c.user}:${encodeURIComponent(String(c.password))}@localhost/${c.database}?host=${encodeURIComponent(String(c.host))}&port=${c.port}`
   }
-  const database = openPool(url, poolSize)
+  // The harness seeds in bulk: no query timeout (Till's own pool keeps its own).
+  const database = openPool(url, poolSize, { queryTimeoutMs: 0 })
   await runMigrations(database.pool)
   const { rows } = await database.pool.query(`select current_setting('server_version') as v, current_setting('shared_buffers') as sb`)
   const describe = `PostgreSQL ${rows[0].v} (${dir ? 'embedded, Unix socket' : 'BENCH_DATABASE_URL'}, shared_buffers ${rows[0].sb})`

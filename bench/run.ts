@@ -6,6 +6,7 @@
 import { benchApi } from './api.js'
 import { benchConsole } from './console.js'
 import { benchConsolePage } from './console-page.js'
+import { benchFailover } from './failover.js'
 import { benchLatency } from './latency.js'
 import { benchMemory } from './memory.js'
 import { benchRelay } from './relay.js'
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   api: benchApi,
   console: benchConsole,
   'console-page': benchConsolePage,
+  failover: benchFailover,
   latency: benchLatency,
   memory: benchMemory,
   relay: benchRelay,

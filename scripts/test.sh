@@ -5,7 +5,8 @@
 # Debian's PgBouncer in transaction-pooling mode (locally: TEST_PG15=1; that stage alone: TEST_PGBOUNCER=1)
 # and the API is fuzzed from its OpenAPI document by scripts/fuzz.sh (locally: TEST_FUZZ=1); the type
 # check, unit tests and a smoke test also run on the newest LTS of Node by scripts/node-lts.sh
-# (locally: TEST_NODE_LTS=1).
+# (locally: TEST_NODE_LTS=1), and Till is taken through PostgreSQL failovers on a Patroni cluster by
+# scripts/failover.sh (that stage alone: TEST_FAILOVER=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +36,10 @@ pg15_stage() {
 }
 if [ "${TEST_PGBOUNCER:-}" = "1" ]; then
   pg15_stage
+  exit 0
+fi
+if [ "${TEST_FAILOVER:-}" = "1" ]; then
+  bash scripts/failover.sh "$TEST_DATA/failover"
   exit 0
 fi
 
@@ -71,6 +76,12 @@ bash scripts/go-client.sh
 if [ "${CI:-}" = "true" ] || [ "${TEST_FUZZ:-}" = "1" ]; then
   echo "== fuzzing the API from its OpenAPI document (scripts/fuzz.sh)"
   bash scripts/fuzz.sh
+fi
+
+# Before the PostgreSQL 15 run too; it ends with its own test runner's summary.
+if [ "${CI:-}" = "true" ]; then
+  echo "== Till through PostgreSQL failovers: Patroni, etcd, HAProxy (scripts/failover.sh)"
+  bash scripts/failover.sh "$TEST_DATA/failover"
 fi
 
 if [ "${CI:-}" = "true" ] || [ "${TEST_PG15:-}" = "1" ]; then

@@ -1,5 +1,4 @@
 /** buildApp(deps): every scope registered explicitly; tests build the very same app. */
-import { sql } from 'drizzle-orm'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import { adminRoutes } from './api/admin/route.js'
 import { checkoutRoutes } from './api/checkout/route.js'
@@ -23,6 +22,7 @@ import { observeRequest, registerMetrics } from './metrics/route.js'
 import { consoleRoutes } from './console/plugin.js'
 import { pageRoutes } from './pages/plugin.js'
 import type { Deps } from './services/deps.js'
+import { databaseState } from './store/health.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -74,12 +74,9 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await deps.db.execute(sql`select 1`)
-      return { status: 'ready' }
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', error: 'database unreachable' })
-    }
+    const state = await databaseState(deps.db.$client)
+    if (state === 'ready') return { status: 'ready' }
+    return reply.code(503).send({ status: 'unavailable', error: `database ${state}` })
   })
 
   await registerOpenApi(app, deps.config.baseUrl)

@@ -159,8 +159,11 @@ export class EmailInUse extends TillError {
     super(409, 'email is already in use', {}, 'email_in_use')
   }
 }
+/** Seconds a client is told to wait (Retry-After) before retrying while the database is away. */
+export const UNAVAILABLE_RETRY_AFTER_S = 2
+
 export class ServiceUnavailable extends TillError {
   constructor() {
-    super(503, 'service unavailable', {}, 'service_unavailable')
+    super(503, 'service unavailable', { retryAfter: UNAVAILABLE_RETRY_AFTER_S }, 'service_unavailable')
   }
 }

@@ -4,9 +4,10 @@
  * as soon as a committed transaction NOTIFYs its channel, which keeps event-to-delivery latency low.
  */
 import pg from 'pg'
+import { outageLog, type OutageLog } from '../outage-log.js'
 import { expireDue } from '../services/payments.js'
 import type { Deps } from '../services/deps.js'
-import { clientConfig } from '../store/db.js'
+import { clientConfig, DbClient } from '../store/db.js'
 import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeKeys } from '../store/repos/idempotency.js'
 import { purgeWindows } from '../store/repos/rate-limits.js'
@@ -47,8 +48,11 @@ export const JOBS: Job[] = [
   },
 ]
 
-/** A dedicated connection LISTENing on the channels; reconnects after a loss (the timers cover the gap). */
-function listen(deps: Deps, wake: Map<string, () => void>) {
+/**
+ * A dedicated connection LISTENing on the channels; reconnects after a loss (the timers cover the
+ * gap). Its heartbeat notices a server that froze or was cut off, which sends no error of its own.
+ */
+function listen(deps: Deps, wake: Map<string, () => void>, outage: OutageLog) {
   let client: pg.Client | null = null
   let closed = false
   let retry: NodeJS.Timeout | undefined
@@ -59,17 +63,21 @@ function listen(deps: Deps, wake: Map<string, () => void>) {
     }, 1000)
   }
   const connect = async () => {
-    const c = new pg.Client(clientConfig(deps.db.$client))
+    const c = new DbClient(clientConfig(deps.db.$client, { application_name: 'till-jobs' }))
     c.on('notification', (n) => wake.get(n.channel)?.())
-    c.on('error', () => {})
     c.on('end', reconnect)
     try {
       await c.connect()
       for (const channel of wake.keys()) await c.query(`listen ${pg.escapeIdentifier(channel)}`)
       if (closed) await c.end()
-      else client = c
+      else {
+        client = c
+        c.heartbeat()
+        outage.ok('listener', 'job wake-up listener connected again')
+      }
     } catch (err) {
-      deps.log.warn({ err }, 'job wake-up listener not connected; jobs run on their timers meanwhile')
+      outage.failed('listener', err, 'job wake-up listener not connected; jobs run on their timers meanwhile')
+      c.removeListener('end', reconnect)
       await c.end().catch(() => {})
       reconnect()
     }
@@ -86,6 +94,8 @@ export function startJobs(deps: Deps, jobs: Job[] = JOBS): { stop(): Promise<voi
   let stopped = false
   const running = new Set<Promise<unknown>>()
   const wake = new Map<string, () => void>()
+  // Every job fails on every tick while the database is away: a few lines per outage, not one per tick.
+  const outage = outageLog(deps.log)
   const started = jobs.map((job) => {
     const instance = job.start(deps)
     const timer: { ref?: NodeJS.Timeout; busy: boolean; again: boolean } = { busy: false, again: false }
@@ -97,7 +107,7 @@ export function startJobs(deps: Deps, jobs: Job[] = JOBS): { stop(): Promise<voi
         return
       }
       timer.busy = true
-      const p = instance.run().catch((err) => deps.log.warn({ err, job: job.name }, 'job failed'))
+      const p = instance.run().then(() => outage.ok(job.name, `job ${job.name} runs again`), (err) => outage.failed(job.name, err, `job ${job.name} failed`))
       running.add(p)
       await p
       running.delete(p)
@@ -114,7 +124,7 @@ export function startJobs(deps: Deps, jobs: Job[] = JOBS): { stop(): Promise<voi
     if (job.wakeOn) wake.set(job.wakeOn, () => void tick())
     return { timer, instance }
   })
-  const unlisten = listen(deps, wake)
+  const unlisten = listen(deps, wake, outage)
   return {
     async stop() {
       stopped = true

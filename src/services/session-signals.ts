@@ -6,8 +6,9 @@
  */
 import { EventEmitter } from 'node:events'
 import { sql } from 'drizzle-orm'
-import pg from 'pg'
-import { clientConfig, type Db, type Executor, type Tx } from '../store/db.js'
+import type pg from 'pg'
+import { outageLog, type OutageLog } from '../outage-log.js'
+import { clientConfig, DbClient, type Db, type Executor, type Tx } from '../store/db.js'
 import type { Logger } from './deps.js'
 
 export const SESSION_CHANNEL = 'till_session'
@@ -34,7 +35,7 @@ export class SessionSignals extends EventEmitter {
   private readonly waiters = new Map<string, Set<Waiter>>()
   /** Sessions finished by a transaction that is still open: woken here once it commits. */
   private readonly finishedIn = new WeakMap<object, Set<string>>()
-  private client: pg.Client | null = null
+  private client: DbClient | null = null
   private connecting: Promise<void> | null = null
   private reconnectTimer: NodeJS.Timeout | null = null
   private failures = 0
@@ -43,12 +44,14 @@ export class SessionSignals extends EventEmitter {
   private closed = false
   /** Waits now blocked on a signal or their deadline (the `session_waits` gauge). */
   private blocked = 0
+  private readonly outage: OutageLog
 
   constructor(
-    private readonly connect: () => pg.Client,
-    private readonly log: Logger,
+    private readonly connect: () => DbClient,
+    log: Logger,
   ) {
     super()
+    this.outage = outageLog(log)
   }
 
   /** A transaction whose finished sessions wake this process's waiters as soon as it has committed. */
@@ -153,7 +156,7 @@ export class SessionSignals extends EventEmitter {
       await client.connect()
       await client.query(`listen ${SESSION_CHANNEL}`)
     } catch (err) {
-      this.log.warn({ err }, 'session signals: LISTEN failed; retrying')
+      this.outage.failed('listen', err, 'session signals: LISTEN failed; retrying')
       this.deaf = true
       client.removeAllListeners('end')
       await client.end().catch(() => {})
@@ -166,6 +169,8 @@ export class SessionSignals extends EventEmitter {
     }
     this.client = client
     this.failures = 0
+    client.heartbeat()
+    this.outage.ok('listen', 'session signals: listening again')
     this.emit('listening')
     if (this.deaf) {
       this.deaf = false
@@ -173,14 +178,14 @@ export class SessionSignals extends EventEmitter {
     }
   }
 
-  private lost(client: pg.Client, err: unknown) {
+  private lost(client: DbClient, err: unknown) {
     if (this.client !== client) return
     this.client = null
     client.removeAllListeners('end')
     client.end().catch(() => {})
     if (this.closed) return
     this.deaf = true
-    this.log.warn({ err }, 'session signals: LISTEN connection lost; reconnecting')
+    this.outage.failed('listen', err, 'session signals: LISTEN connection lost; reconnecting')
     this.scheduleReconnect()
   }
 
@@ -213,5 +218,5 @@ const closedSubscription: Subscription = { wait: async () => 'closed', close() {
 
 /** The listener connects like the pool does, but on a connection of its own. */
 export function createSessionSignals(pool: pg.Pool, log: Logger): SessionSignals {
-  return new SessionSignals(() => new pg.Client(clientConfig(pool, { application_name: 'till-session-signals' })), log)
+  return new SessionSignals(() => new DbClient(clientConfig(pool, { application_name: 'till-session-signals' })), log)
 }

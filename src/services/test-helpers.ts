@@ -1,13 +1,13 @@
 /** Test-mode helpers (docs/integrate.md#test-mode): the mock provider's side, driven over the API. */
-import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
+import { BadRequest, NotFound, ServiceUnavailable, SessionTerminal } from '../domain/errors.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'
 import type { Fact } from '../providers/types.js'
 import { getRecordById, getRecordBySession, getRefundScoped } from '../store/repos/records.js'
-import { getSession, type SessionRow } from '../store/repos/sessions.js'
+import { getAttempt, getSession, latestAttemptId, type AttemptRow, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
 import { readSession } from './checkout.js'
-import type { Deps } from './deps.js'
+import type { Deps, RequestContext } from './deps.js'
 import { cancelSession, expireSession, startAttempt } from './payments.js'
 import { recordWithRefund } from './present.js'
 
@@ -23,14 +23,29 @@ async function openSession(deps: Deps, scope: Scope, id: string) {
 export async function sendMockNotification(deps: Deps, facts: Fact[]) {
   const { body, headers } = buildMockNotification(deps.mockConfig, { facts })
   const res = await deps.deliverNotification('/hooks/mock', body, headers)
+  // The database was away when the notification came in: the same for the helper that sent it.
+  if (res.status === 503) throw new ServiceUnavailable()
   if (res.status !== 200) throw new Error(`mock notification refused: ${res.status} ${res.body}`)
 }
 
-/** Customer pays (or the payment fails) through a fresh mock attempt and its notification; returns the attempt. */
-export async function mockPayment(deps: Deps, sessionId: string, outcome: 'succeeded' | 'failed', refundBehavior: RefundBehavior = 'succeed') {
-  const { attempt, session } = await startAttempt(deps, sessionId, { provider: 'mock', providerConfigId: null, channel: 'mock', options: { refundBehavior } })
+/**
+ * The session's newest attempt if the mock's customer already paid it and its notification was lost
+ * (the database was away): paying again notifies it again, rather than charging the customer twice.
+ */
+async function paidAtMock(deps: Deps, sessionId: string, refundBehavior: RefundBehavior): Promise<AttemptRow | null> {
+  const id = await latestAttemptId(deps.db, sessionId)
+  const a = id ? await getAttempt(deps.db, id) : null
+  const paid = a?.provider === 'mock' && a.status === 'processing' && a.providerData.outcome === 'succeeded' && a.providerData.refundBehavior === refundBehavior
+  return paid ? a : null
+}
+
+/** Customer pays (or the payment fails) through a mock attempt and its notification; returns the attempt. */
+export async function mockPayment(deps: Deps, sessionId: string, outcome: 'succeeded' | 'failed', refundBehavior: RefundBehavior = 'succeed', requestKey: string | null = null) {
+  const attempt = (outcome === 'succeeded' ? await paidAtMock(deps, sessionId, refundBehavior) : null) ??
+    (await startAttempt(deps, sessionId, { provider: 'mock', providerConfigId: null, channel: 'mock', options: { refundBehavior, outcome, requestKey } })).attempt
+  const { amount, currency } = attempt.providerData as { amount: number; currency: string }
   const fact: Fact = outcome === 'succeeded'
-    ? { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: attempt.providerRef ?? undefined, amount: session.amount, currency: session.currency, paidAt: deps.clock() }
+    ? { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: attempt.providerRef ?? undefined, amount, currency, paidAt: deps.clock() }
     : { kind: 'payment', attemptId: attempt.id, status: 'failed', providerRef: attempt.providerRef ?? undefined }
   await sendMockNotification(deps, [fact])
   return attempt
@@ -61,10 +76,20 @@ async function outcome(deps: Deps, scope: Scope, id: string, won: (s: SessionRow
   return readSession(deps, scope, id)
 }
 
-export const paySession = (deps: Deps, scope: Scope, id: string, refundBehavior?: RefundBehavior) => oneAtATime(id, async () => {
-  await openSession(deps, scope, id)
-  const attempt = await mockPayment(deps, id, 'succeeded', refundBehavior)
-  return outcome(deps, scope, id, async (s) => (await getRecordBySession(deps.db, s.id))?.attemptId === attempt.id)
+/**
+ * With an Idempotency-Key, a session already paid by this very request (its answer was lost: a 5xx
+ * after the payment committed) answers as the request would have, instead of `session_terminal`.
+ */
+export const paySession = (deps: Deps, ctx: RequestContext, id: string, refundBehavior?: RefundBehavior) => oneAtATime(id, async () => {
+  const key = ctx.idempotencyKey
+  if (key) {
+    const s = await getSession(deps.db, ctx, id)
+    const record = s && (await getRecordBySession(deps.db, s.id))
+    if (record?.provider === 'mock' && record.providerData.requestKey === key) return readSession(deps, ctx, id)
+  }
+  await openSession(deps, ctx, id)
+  const attempt = await mockPayment(deps, id, 'succeeded', refundBehavior, key)
+  return outcome(deps, ctx, id, async (s) => (await getRecordBySession(deps.db, s.id))?.attemptId === attempt.id)
 })
 
 export const failSession = (deps: Deps, scope: Scope, id: string) => oneAtATime(id, async () => {

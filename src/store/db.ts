@@ -31,6 +31,79 @@ pg.types.setTypeParser(20, (v) => Number(v))
 export interface PoolOptions {
   direct?: pg.ClientConfig | string
   statements?: 'named' | 'unnamed'
+  /** QUERY_TIMEOUT_MS unless given; 0: none (a bulk load). */
+  queryTimeoutMs?: number
+}
+
+/** How long Till waits for a connection: from the pool, and a new one's handshake. */
+export const CONNECT_TIMEOUT_MS = 5000
+/**
+ * How long a query may go unanswered before its connection is given up (pg's client-side
+ * `query_timeout`): a server frozen (SIGSTOP) or cut off without a reset never answers, and a
+ * request waiting on it must end in a 503 rather than hang. Client-side, so it holds behind a pooler,
+ * which does not pass a startup statement_timeout through; generous, so a slow but live server is not cut.
+ */
+export const QUERY_TIMEOUT_MS = 10_000
+/** A connection that only waits (LISTEN) asks this often whether its server still answers as a primary. */
+export const HEARTBEAT_MS = 5000
+const HEARTBEAT_TIMEOUT_MS = 3000
+/** Idle connections probe their peer after this long (TCP keepalive), so a dead one is dropped, not reused. */
+const KEEPALIVE_DELAY_MS = 10_000
+
+/**
+ * pg's client, made safe for a database that fails over:
+ * - a query that timed out (`query_timeout`) ends its connection: pg leaves the query in flight on it,
+ *   so the next one (the transaction's ROLLBACK) would wait behind it on a server that may never answer;
+ * - checked out of the pool, a connection that dies is given back (as broken) at once, and a later
+ *   release is a no-op: Drizzle's transaction takes a connection and runs BEGIN outside its
+ *   try/finally, so a connection lost just then would otherwise never return to the pool, and
+ *   after a few such losses the pool would be empty for good;
+ * - `heartbeat()` keeps a connection that only waits (LISTEN) honest.
+ */
+export class DbClient extends pg.Client {
+  private give?: (err?: Error | boolean) => void
+
+  constructor(config?: string | pg.ClientConfig) {
+    super(config)
+    const query = this.query.bind(this) as (...args: unknown[]) => unknown
+    this.query = ((...args: unknown[]) => {
+      const result = query(...args)
+      if (result instanceof Promise) result.catch((e: Error) => e?.message === 'Query read timeout' && this.drop())
+      return result
+    }) as typeof this.query
+    this.on('error', (err) => this.release(err))
+  }
+
+  // pg-pool lends a client by setting `release` on it, and takes it back when that is called.
+  set release(fn: (err?: Error | boolean) => void) {
+    this.give = fn
+  }
+
+  get release(): (err?: Error | boolean) => void {
+    return (err) => {
+      const give = this.give
+      this.give = undefined
+      give?.(err)
+    }
+  }
+
+  /** Ends the connection at once, without waiting on the server (which may be frozen). */
+  drop() {
+    (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy()
+  }
+
+  /**
+   * Asks every HEARTBEAT_MS whether the server is there and a primary; a server that froze, was cut
+   * off or became a standby ends the connection (its 'end' event), so its owner reconnects.
+   */
+  heartbeat(everyMs = HEARTBEAT_MS) {
+    const timer = setInterval(() => {
+      this.query({ text: 'select pg_is_in_recovery() as standby', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig)
+        .then(({ rows }) => rows[0]?.standby && this.drop(), () => this.drop())
+    }, everyMs)
+    timer.unref()
+    this.once('end', () => clearInterval(timer))
+  }
 }
 
 const directOf = new WeakMap<pg.Pool, pg.ClientConfig>()
@@ -55,15 +128,14 @@ export function clientConfig(pool: pg.Pool, extra: pg.ClientConfig = {}): pg.Cli
 
 export function openPool(connection: pg.PoolConfig | string, max = 10, options: PoolOptions = {}): Database {
   const config = typeof connection === 'string' ? { connectionString: connection } : connection
-  const pool = new pg.Pool({ ...config, max, connectionTimeoutMillis: 5000 })
-  // An idle client losing its server (PostgreSQL restarting) must not crash the process.
+  const bounds = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS }
+  // A client losing its server (PostgreSQL restarting) must not crash the process: DbClient listens
+  // for its errors, idle (the pool then drops it) or checked out (its queries fail: a 503).
+  const pool = new pg.Pool({ ...config, max, ...bounds, Client: DbClient })
   pool.on('error', () => {})
-  // Nor one checked out for a transaction, which has no listener from the pool then: its queries fail
-  // (the request answers 503) and the pool drops it when it is released.
-  pool.on('connect', (client) => client.on('error', () => {}))
   if (options.direct) {
     const direct = typeof options.direct === 'string' ? { connectionString: options.direct } : options.direct
-    directOf.set(pool, { connectionTimeoutMillis: 5000, ...direct })
+    directOf.set(pool, { ...bounds, ...direct })
   }
   if (options.statements === 'unnamed') {
     unnamed.add(pool)
@@ -81,8 +153,8 @@ export const MIGRATION_LOCK = 7_411_001 // arbitrary, Till's own advisory lock i
  * session's, so it is taken on a connection of its own (the direct one behind a pooler).
  */
 export async function runMigrations(pool: pg.Pool): Promise<void> {
-  const client = new pg.Client(clientConfig(pool, { application_name: 'till-migrations' }))
-  client.on('error', () => {})
+  // No query timeout: a migration may take long, and so may the wait for another instance's lock.
+  const client = new DbClient(clientConfig(pool, { application_name: 'till-migrations', query_timeout: 0 }))
   await client.connect()
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])

@@ -98,6 +98,32 @@ test('the same key while the first request is still in flight answers 409', asyn
   assert.equal(row!.response_status, null)
 })
 
+test('a key released a moment after its retry arrives (its request failed) is waited for: the retry runs, no 409', async (t) => {
+  const ta = await startTestApp(t)
+  // As a request that failed would leave its key (in flight), until it is released 300 ms later.
+  const failedThenReleased = async (key: string) => {
+    await ta.database.pool.query('update idempotency_keys set response_status = null, response_body = null, locked_until = $2 where key = $1', [key, new Date(ta.clock().getTime() + 60_000)])
+    return async () => {
+      await new Promise((r) => setTimeout(r, 300))
+      await ta.database.pool.query('delete from idempotency_keys where key = $1', [key])
+    }
+  }
+  // Both kinds of route: the checkout claims its key with its work, the webhook endpoint before it.
+  const body = { amount: 1000, currency: 'CNY' }
+  assert.equal((await checkout(ta, body, 'c-1')).status, 200)
+  const release = await failedThenReleased('c-1')
+  const [created] = await Promise.all([checkout(ta, body, 'c-1'), release()])
+  assert.equal(created.status, 200, created.text)
+  assert.equal(await sessionCount(ta), 2)
+
+  const endpoint = () => ta.request('POST', '/api/v1/webhook_endpoints', { key: ta.merchant.testKey, body: { url: 'https://example.com/hook' }, headers: { 'idempotency-key': 'w-1' } })
+  assert.equal((await endpoint()).status, 201)
+  const released = await failedThenReleased('w-1')
+  const [again] = await Promise.all([endpoint(), released()])
+  assert.equal(again.status, 201, again.text)
+  assert.equal(again.headers.get('idempotent-replayed'), null)
+})
+
 test('a refund retried while the first is still being processed answers 409, then the result', async (t) => {
   const ta = await startTestApp(t)
   const paid = await paidSession(ta)

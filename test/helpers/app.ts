@@ -5,12 +5,14 @@
 import { randomBytes } from 'node:crypto'
 import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import type pg from 'pg'
+import pino from 'pino'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { createDeps } from '../../src/deps.js'
 import type { Deps } from '../../src/services/deps.js'
 import { createMerchant } from '../../src/services/merchants.js'
-import type { Database } from '../../src/store/db.js'
+import { openPool, type Database } from '../../src/store/db.js'
 import { freshDatabase, openTestPool } from './db.js'
 
 export const ADMIN_TOKEN = 'test-admin-token'
@@ -54,9 +56,16 @@ export interface TestApp {
 
 const silent = { info() {}, warn() {}, error() {} }
 
-export async function startTestApp(t: TestContext, overrides: Partial<Config> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** The pool's connection settings, from the test database's URL (a proxy in front of it: helpers/pg-proxy.ts). */
+  connect?: (url: string) => pg.PoolConfig
+  /** Every line the app logs (pino's JSON), requests' and the service's alike. */
+  log?: (line: string) => void
+}
+
+export async function startTestApp(t: TestContext, overrides: Partial<Config> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await freshDatabase()
-  const database = openTestPool(db.url, 10)
+  const database = opts.connect ? openPool(opts.connect(db.url), 10) : openTestPool(db.url, 10)
   const clock = testClock()
   const config: Config = {
     ...loadConfig({}),
@@ -70,8 +79,9 @@ export async function startTestApp(t: TestContext, overrides: Partial<Config> = 
     webhookAllowPrivate: true,
     ...overrides,
   }
-  const deps = createDeps(config, database.db, randomBytes(32), silent, clock)
-  const app = await buildApp(deps)
+  const logger = opts.log ? pino({ level: 'info' }, { write: opts.log }) : undefined
+  const deps = createDeps(config, database.db, randomBytes(32), logger ?? silent, clock)
+  const app = await buildApp(deps, logger ? { loggerInstance: logger } : {})
   const address = await app.listen({ port: 0, host: '127.0.0.1' })
   // Pages and notifications must point at this very server.
   config.baseUrl = overrides.baseUrl ?? address

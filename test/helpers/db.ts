@@ -89,9 +89,9 @@ export function openTestPool(url: string, max = 10): Database {
  * A fresh migrated database and Till's pool on it (straight to PostgreSQL: `direct`, for a session
  * setting a pooler would not keep), both closed and dropped when the test ends.
  */
-export async function freshPool(t: { after(fn: () => Promise<void>): void }, size = 1, { direct = false } = {}): Promise<Database> {
+export async function freshPool(t: { after(fn: () => Promise<void>): void }, size = 1, { direct = false, queryTimeoutMs = undefined as number | undefined } = {}): Promise<Database> {
   const db = await freshDatabase()
-  const database = direct ? openPool(db.directUrl, size) : openTestPool(db.url, size)
+  const database = direct ? openPool(db.directUrl, size, { queryTimeoutMs }) : openTestPool(db.url, size)
   t.after(async () => {
     await database.close()
     await db.drop()

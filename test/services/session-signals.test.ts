@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { test } from 'node:test'
-import pg from 'pg'
 import { createSessionSignals, SessionSignals } from '../../src/services/session-signals.js'
+import { DbClient } from '../../src/store/db.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 
 const ID = 'sess_SIGNALSIGNALSIGNALSIGNA'
@@ -41,7 +41,7 @@ test('a waiter wakes once the announcing transaction commits, not before', async
 
 test('without any LISTEN connection, this process\'s own commits still wake its waiters (the in-process path)', async (t) => {
   const ta = await startTestApp(t)
-  const signals = new SessionSignals(() => new pg.Client({ host: '/nonexistent-socket-dir', connectionTimeoutMillis: 200 }), silent)
+  const signals = new SessionSignals(() => new DbClient({ host: '/nonexistent-socket-dir', connectionTimeoutMillis: 200 }), silent)
   t.after(() => signals.close())
   const sub = await signals.subscribe(ID)
   await signals.transaction(ta.deps.db, (tx) => signals.announce(tx, ID))

@@ -30,7 +30,8 @@ const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)
 
 test(`list queries read a page's worth of index at ${ROWS.toLocaleString('en')} sessions`, { timeout: 15 * 60_000 }, async (t) => {
   // Straight to PostgreSQL: the load sets maintenance_work_mem for its session, which a pooler would not keep.
-  const database = await freshPool(t, 1, { direct: true })
+  // No query timeout: loading a million rows takes longer than any query Till makes.
+  const database = await freshPool(t, 1, { direct: true, queryTimeoutMs: 0 })
   const pool = database.pool
   const now = new Date('2026-11-21T12:00:00.000Z')
   // One big merchant (test mode: 80%, live 10%) and another (10%); one session per 10 ms, newest now.

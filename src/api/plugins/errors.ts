@@ -3,15 +3,20 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { InvalidJson, MethodNotAllowed, NotFound, PayloadTooLarge, TillError, ServiceUnavailable } from '../../domain/errors.js'
 
-// Socket errors (EPIPE: a query written to a connection the server just dropped) and PostgreSQL's
-// shutdown, crash-recovery and connection-failure codes: the database is away, not the request wrong.
-const PG_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOENT', '57P01', '57P02', '57P03', '08006', '08001', '08003'])
+// Socket errors (EPIPE: a query written to a connection the server just dropped), PostgreSQL's
+// shutdown, crash-recovery and connection-failure codes (class 08), a write reaching a server that is
+// read-only (25006: a demoted primary HAProxy still routes to, during a failover), a statement ended
+// by statement_timeout (57014: a server too slow or stuck) and no connection slot left (53300): the
+// database is away, not the request wrong.
+const PG_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT',
+  '57P01', '57P02', '57P03', '25006', '57014', '53300'])
 
-function isDatabaseDown(err: unknown): boolean {
+export function isDatabaseDown(err: unknown): boolean {
   const e = err as { code?: string; message?: string; cause?: unknown }
-  if (e?.code && PG_UNAVAILABLE.has(e.code)) return true
-  // pg's own words for a lost connection; "not queryable" is the ROLLBACK after one (Drizzle throws that instead).
-  if (typeof e?.message === 'string' && /timeout exceeded when trying to connect|Connection terminated|is not queryable/.test(e.message)) return true
+  if (typeof e?.code === 'string' && (PG_UNAVAILABLE.has(e.code) || e.code.startsWith('08'))) return true
+  // pg's own words for a lost connection or one that timed out (store/db.ts bounds both); "not
+  // queryable" is the ROLLBACK after one (Drizzle throws that instead).
+  if (typeof e?.message === 'string' && /timeout exceeded when trying to connect|Connection terminated|is not queryable|Query read timeout/.test(e.message)) return true
   return e?.cause ? isDatabaseDown(e.cause) : false
 }
 
@@ -69,7 +74,8 @@ export function registerJsonErrors(app: FastifyInstance) {
   app.setErrorHandler((err, req, reply) => {
     const known = toTillError(err as Error)
     if (known) {
-      if (known.status >= 500) req.log.warn({ err }, known.message)
+      // A failed query's error quotes its SQL and parameters: only its kind and codes are logged.
+      if (known.status >= 500) req.log.warn({ err: loggableError(err) }, known.message)
       const { retryAfter } = known.extra as { retryAfter?: number }
       if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter))
       if (known instanceof MethodNotAllowed) reply.header('Allow', known.allow.join(', '))

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { IdempotencyInFlight, IdempotencyMismatch, InvalidField, TillError } from '../../domain/errors.js'
+import { outageLog } from '../../outage-log.js'
 import type { Deps, KeyWithWork } from '../../services/deps.js'
 import {
   claimAnswered, claimKey, findKey, KeyTaken, releaseKey, saveResponse, type IdempotencyRow, type KeyClaim,
@@ -21,6 +22,15 @@ import { errorBody } from './errors.js'
 
 const LEASE_MS = 60_000
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** A request finding its key in flight waits this long for that request's answer (or its release) before a 409. */
+export const IN_FLIGHT_WAIT_MS = 2000
+const IN_FLIGHT_POLL_MS = 100
+/** How often a key's release or answer that the database refused is tried again, until the lease ends. */
+const SETTLE_RETRY_MS = 250
+const SETTLE_WAIT_MS = 1000
+
+/** A wait that does not keep the process alive. */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref())
 
 /** An atomic route's key for one request: what its work did with it. */
 interface HeldKey {
@@ -34,7 +44,8 @@ interface HeldKey {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyClaimed?: boolean
+    /** The lease of the key this request claimed before its work, which it alone may release. */
+    idempotencyClaimed?: Date
     heldKey?: HeldKey
   }
   interface FastifyContextConfig {
@@ -87,17 +98,26 @@ export async function answerOnce(deps: Deps, req: FastifyRequest, reply: Fastify
       held.held = true
     },
   }
-  try {
-    await work(once)
-  } catch (e) {
-    if (!(e instanceof KeyTaken)) throw e
-    held.answered = true
+  const deadline = performance.now() + IN_FLIGHT_WAIT_MS
+  for (;;) {
+    try {
+      await work(once)
+      held.answered = true
+      return reply.type(JSON_TYPE).send(held.body)
+    } catch (e) {
+      if (!(e instanceof KeyTaken)) throw e
+    }
+    // The key is another request's (nothing of this one's work was done): its answer, or once it is
+    // released or its lease lapses, this request's own work.
     const v = verdict(deps, req, held.claim.key, held.claim.fingerprint, await findKey(deps.db, req.ctx, held.claim.key))
+    if (v instanceof IdempotencyInFlight && performance.now() < deadline) {
+      await pause(IN_FLIGHT_POLL_MS)
+      continue
+    }
+    held.answered = true
     if (v instanceof TillError) throw v
     return replay(reply, v).send(v.body)
   }
-  held.answered = true
-  return reply.type(JSON_TYPE).send(held.body)
 }
 
 export function registerIdempotency(app: FastifyInstance, deps: Deps) {
@@ -117,14 +137,24 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
       req.heldKey = { claim, held: false, answered: false }
       return
     }
-    const existing = await claimKey(deps.db, req.ctx, key, fingerprint, now, LEASE_MS)
-    if (!existing) {
-      req.idempotencyClaimed = true
-      return
+    // A key in flight is waited on a little: its request may be about to answer, or (it failed while
+    // the database was away) about to release it.
+    const deadline = performance.now() + IN_FLIGHT_WAIT_MS
+    for (;;) {
+      // Set before the claim: a claim whose COMMIT was lost with its connection may be committed all
+      // the same, and the 503 then releases it.
+      req.idempotencyClaimed = new Date(now.getTime() + LEASE_MS)
+      const existing = await claimKey(deps.db, req.ctx, key, fingerprint, now, LEASE_MS)
+      if (!existing) return
+      req.idempotencyClaimed = undefined
+      const v = verdict(deps, req, key, fingerprint, existing)
+      if (v instanceof IdempotencyInFlight && performance.now() < deadline) {
+        await pause(IN_FLIGHT_POLL_MS)
+        continue
+      }
+      if (v instanceof TillError) throw v
+      return replay(reply, v).send(v.body)
     }
-    const v = verdict(deps, req, key, fingerprint, existing)
-    if (v instanceof TillError) throw v
-    return replay(reply, v).send(v.body)
   })
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -133,16 +163,39 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
       req.heldKey = undefined
       return held.answered ? payload : answerWithoutWork(req, reply, held, payload)
     }
-    if (!req.idempotencyClaimed) return payload
-    req.idempotencyClaimed = false
-    if (reply.statusCode >= 500) await releaseKey(deps.db, req.ctx, req.ctx.idempotencyKey!)
-    else {
-      const key = req.ctx.idempotencyKey!
-      const body = req.routeOptions.config.sealReplay ? deps.box.seal(String(payload), replayAad(req.ctx, key)) : String(payload)
-      await saveResponse(deps.db, req.ctx, key, reply.statusCode, body)
+    const lease = req.idempotencyClaimed
+    if (!lease) return payload
+    req.idempotencyClaimed = undefined
+    const key = req.ctx.idempotencyKey!
+    const ctx = req.ctx
+    if (reply.statusCode >= 500) {
+      await settle(() => releaseKey(deps.db, ctx, key, lease), lease)
+    } else {
+      const body = req.routeOptions.config.sealReplay ? deps.box.seal(String(payload), replayAad(ctx, key)) : String(payload)
+      const status = reply.statusCode
+      await settle(() => saveResponse(deps.db, ctx, key, status, body), lease)
     }
     return payload
   })
+
+  const outage = outageLog(deps.log)
+  /**
+   * Releases a key after a 5xx, or stores an answer; when the database refuses (it is away: that is
+   * often why the request failed), again and again in the background until the key's lease ends. The
+   * answer already made is sent either way, never an error about the key, and waits for the first
+   * try at most SETTLE_WAIT_MS (on a frozen database it would wait for the query's timeout). A retry
+   * then finds the key released or answered as soon as the database is back, not in flight for the lease.
+   */
+  async function settle(write: () => Promise<unknown>, lease: Date) {
+    const end = performance.now() + (lease.getTime() - deps.clock().getTime())
+    const attempt = (): Promise<void> => write().then(
+      () => outage.ok('idempotency-key', 'idempotency keys released and answered again'),
+      (err) => {
+        outage.failed('idempotency-key', err, 'idempotency key not released or answered: trying again in the background')
+        if (performance.now() < end) setTimeout(attempt, SETTLE_RETRY_MS).unref()
+      })
+    await Promise.race([attempt(), pause(SETTLE_WAIT_MS)])
+  }
 
   /**
    * An atomic route's answer its work did not store: a refusal (validation, a business rule) is stored
@@ -151,20 +204,30 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
    */
   async function answerWithoutWork(req: FastifyRequest, reply: FastifyReply, held: HeldKey, payload: unknown) {
     const { claim } = held
+    const ctx = req.ctx
+    // Released whether or not the work's commit was seen: a connection lost during COMMIT leaves the
+    // claim committed (held in flight) though the work failed, and only this lease's row is deleted.
     if (reply.statusCode >= 500) {
-      if (held.held) await releaseKey(deps.db, req.ctx, claim.key)
+      await settle(() => releaseKey(deps.db, ctx, claim.key, claim.lockedUntil), claim.lockedUntil)
       return payload
     }
     const answer = { status: reply.statusCode, body: String(payload) }
-    if (held.held) await saveResponse(deps.db, req.ctx, claim.key, answer.status, answer.body)
-    else if (!(await claimAnswered(deps.db, claim, answer))) {
-      const v = verdict(deps, req, claim.key, claim.fingerprint, await findKey(deps.db, req.ctx, claim.key))
+    if (held.held) {
+      await settle(() => saveResponse(deps.db, ctx, claim.key, answer.status, answer.body), claim.lockedUntil)
+      return payload
+    }
+    try {
+      if (await claimAnswered(deps.db, claim, answer)) return payload
+      const v = verdict(deps, req, claim.key, claim.fingerprint, await findKey(deps.db, ctx, claim.key))
       if (!(v instanceof TillError)) {
         replay(reply, v)
         return v.body
       }
       reply.code(v.status)
       return reply.serialize(errorBody(v))
+    } catch (err) {
+      // Sent without being remembered: the same request is refused the same way when retried.
+      outage.failed('idempotency-key', err, 'a refusal not remembered for its idempotency key')
     }
     return payload
   }

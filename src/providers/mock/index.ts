@@ -1,6 +1,7 @@
 /**
- * The test-mode provider. It keeps no state of its own: the refund behaviour chosen when paying
- * rides in the attempt's opaque data, and its notifications are HMAC-signed like a real provider's.
+ * The test-mode provider. It keeps no state of its own: what the customer did (the page's or a test
+ * helper's pay or fail) and the refund behaviour chosen when paying ride in the attempt's opaque
+ * data, and its notifications are HMAC-signed like a real provider's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { randomBase62 } from '../../domain/ids.js'
@@ -34,9 +35,16 @@ export function createMockProvider(now: () => Date): PaymentProvider {
     id: 'mock',
     capabilities: { currencies: CURRENCY_CODES, channels: ['mock'], partialRefunds: true, modes: ['test'] },
 
+    // `outcome`: the customer paid (or failed) at once, as the test helpers and the page's buttons
+    // have them do; `requestKey`: the Idempotency-Key of the helper's request, so its retry is known.
     async createAttempt(_cfg, a) {
       const behavior = (a.options.refundBehavior as RefundBehavior | undefined) ?? 'succeed'
-      return { providerRef: `mock_pay_${randomBase62(24)}`, action: { kind: 'none' }, data: { refundBehavior: behavior } }
+      const { outcome, requestKey } = a.options
+      return {
+        providerRef: `mock_pay_${randomBase62(24)}`,
+        action: { kind: 'none' },
+        data: { refundBehavior: behavior, ...(outcome ? { outcome, amount: a.amount, currency: a.currency } : {}), ...(requestKey ? { requestKey } : {}) },
+      }
     },
 
     async parseNotification(cfg, raw) {
@@ -49,8 +57,12 @@ export function createMockProvider(now: () => Date): PaymentProvider {
       return { ack: { status: 200, body: { received: true } }, facts }
     },
 
-    // The mock's customer pays only through the page or a test helper, which notify at once.
-    async queryPayment() {
+    // The mock's customer pays only through the page or a test helper, which notify at once; a
+    // notification that was lost (the database away) is found here by reconciliation, as with any provider.
+    async queryPayment(_cfg, ref) {
+      const d = ref.data
+      if (d.outcome === 'succeeded') return { status: 'succeeded', providerRef: ref.providerRef ?? undefined, amount: d.amount as number, currency: d.currency as string }
+      if (d.outcome === 'failed') return { status: 'failed' }
       return { status: 'pending' }
     },
 

@@ -42,8 +42,9 @@ export async function saveResponse(tx: Executor, scope: Scope, key: string, stat
   await saveStmt(tx, { merchantId: scope.merchantId, mode: scope.mode, key, status, body })
 }
 
-export async function releaseKey(tx: Executor, scope: Scope, key: string) {
-  await tx.delete(idempotencyKeys).where(and(where(scope, key), sql`${idempotencyKeys.responseStatus} is null`))
+/** Releases a key still in flight under this lease: not one another request took over after it lapsed. */
+export async function releaseKey(tx: Executor, scope: Scope, key: string, lockedUntil: Date) {
+  await tx.delete(idempotencyKeys).where(and(where(scope, key), sql`${idempotencyKeys.responseStatus} is null`, eq(idempotencyKeys.lockedUntil, lockedUntil)))
 }
 
 /** Keys are kept 24 h. */
