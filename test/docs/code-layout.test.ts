@@ -50,6 +50,10 @@ test('the pages and the console follow one folder layout', () => {
     const screens = readdirSync(path.join(SRC, side)).filter((d) => existsSync(path.join(SRC, side, d, 'route.ts')))
     const screenViewsInViews = readdirSync(path.join(SRC, side, 'views')).filter((f) => screens.includes(f.replace(/\.tsx$/, '')))
     assert.deepEqual(screenViewsInViews, [], `src/${side}/views holds screens' views; they belong in <screen>/view.tsx`)
+    // Routes are declared in a screen's folder; at the top only the scope (plugin.ts) registers any.
+    const topRoutes = readdirSync(path.join(SRC, side)).filter((f) => /\.tsx?$/.test(f) && f !== 'plugin.ts')
+      .filter((f) => /\.(get|post|put|patch|delete)\s*[<(]/.test(readFileSync(path.join(SRC, side, f), 'utf8')))
+    assert.deepEqual(topRoutes, [], `src/${side}: routes outside a screen folder`)
   }
 })
 

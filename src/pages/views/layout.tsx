@@ -5,7 +5,7 @@ import type { Locale } from '../../web/locale.js'
 import { Head, LanguageLinks } from '../../web/views/head.js'
 import { ASSETS } from '../assets.js'
 import type { Translate } from '../i18n/index.js'
-import { brandStylesheet } from '../logo.js'
+import { brandStylesheet } from '../logos/route.js'
 
 export interface PageContext {
   locale: Locale
