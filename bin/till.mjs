@@ -10,8 +10,11 @@ const [cmd, ...args] = process.argv.slice(2)
 const run = (entry, argv = []) => {
   // tsx resolved from Till's own node_modules, and compiling with Till's own tsconfig (JSX for the
   // pages) rather than whatever the working directory has, so `till` works from any directory.
+  // The till-source condition resolves @till/node to its TypeScript source (clients/js/package.json),
+  // so the CLI needs no build of the client, even after `npm ci --omit=dev`.
   const env = { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') }
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, entry), ...argv], { stdio: 'inherit', env })
+  const node = ['--conditions=till-source', '--import', import.meta.resolve('tsx')]
+  const child = spawn(process.execPath, [...node, path.join(root, entry), ...argv], { stdio: 'inherit', env })
   for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
   child.on('exit', (code) => process.exit(code ?? 1))
 }

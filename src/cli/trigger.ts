@@ -3,8 +3,7 @@
  * emit that event, through the public API and its test helpers, so a merchant's webhook handler
  * gets a real event without anyone clicking through a checkout.
  */
-import type { Till } from '../../clients/js/src/client.js'
-import type { RefundBehavior } from '../../clients/js/src/types.js'
+import type { RefundBehavior, Till } from '@till/node'
 import { EVENT_TYPES, type EventType } from '../domain/events.js'
 import { connectionHelp, API_OPTIONS, JSON_OPTION, usageError, type Command, type Group } from './args.js'
 import { merchantApi } from './http.js'

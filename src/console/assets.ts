@@ -1,5 +1,5 @@
 /** The console's stylesheet and its one small script, served from /console/assets under a content hash. */
-import { loadAsset } from '../pages/assets.js'
+import { loadAsset } from '../web/assets.js'
 
 const dir = new URL('./assets/', import.meta.url)
 export const CONSOLE_ASSETS = {

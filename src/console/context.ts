@@ -2,10 +2,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Mode } from '../domain/checkout-rules.js'
 import { NotFound } from '../domain/errors.js'
-import { pageLocale } from '../pages/locale.js'
-import { renderDocument } from '../pages/views/layout.js'
 import type { ConsoleSession } from '../services/console-auth.js'
 import { brandingOf } from '../services/merchant-settings.js'
+import { pageLocale } from '../web/locale.js'
 import { consoleTranslator } from './i18n/index.js'
 import type { ConsoleContext } from './views/layout.js'
 
@@ -39,15 +38,6 @@ export function consoleContext(req: FastifyRequest, reply: FastifyReply, path: s
 
 /** The (merchant, mode) every lookup of this request is scoped by. */
 export const scopeOf = (c: ConsoleContext, req: FastifyRequest) => ({ merchantId: req.consoleSession!.merchant.id, mode: c.mode })
-
-export function sendHtml(reply: FastifyReply, status: number, node: { toString(): string | Promise<string> }) {
-  return reply.code(status).type('text/html; charset=utf-8').send(renderDocument(node))
-}
-
-/** Post/Redirect/Get, with a notice named in the query (a fixed key, never text from the request). */
-export function seeOther(reply: FastifyReply, location: string) {
-  return reply.code(303).header('Location', location).send()
-}
 
 export function field(body: unknown, name: string): string {
   const v = (body as Form | undefined)?.[name]

@@ -1,6 +1,7 @@
 /** Small formatting helpers shared by the console's screens. */
 import { displayAmount, isCurrency } from '../domain/money.js'
-import { formatTime, type Locale } from '../pages/i18n/index.js'
+import { formatTime } from '../web/i18n.js'
+import type { Locale } from '../web/locale.js'
 
 export const when = (d: Date | string | null | undefined, locale: Locale) => (d ? formatTime(typeof d === 'string' ? new Date(d) : d, locale) : null)
 

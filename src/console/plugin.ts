@@ -8,16 +8,18 @@ import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { toTillError } from '../api/plugins/errors.js'
 import { TillError } from '../domain/errors.js'
-import { servedAssets } from '../pages/assets.js'
-import { cookie, pageLocale } from '../pages/locale.js'
-import { setPageHeaders } from '../pages/security.js'
 import { loadSession } from '../services/console-auth.js'
 import type { Deps } from '../services/deps.js'
+import { servedAssets } from '../web/assets.js'
+import { errorMessage, sendErrorPage } from '../web/errors.js'
+import { seeOther } from '../web/html.js'
+import { cookie, pageLocale } from '../web/locale.js'
+import { setDefaultPageHeaders } from '../web/security.js'
 import { activityRoutes } from './activity/route.js'
 import { CONSOLE_ASSETS } from './assets.js'
-import { isMode, seeOther, sendHtml } from './context.js'
+import { isMode } from './context.js'
 import { DuplicateField, formFields } from './form.js'
-import { consoleTranslator, type ConsoleKey, type ConsoleT } from './i18n/index.js'
+import { consoleTranslator, type ConsoleT } from './i18n/index.js'
 import { keyRoutes } from './keys/route.js'
 import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
 import { passwordRoutes } from './password/route.js'
@@ -37,21 +39,12 @@ export class CsrfInvalid extends TillError {
   }
 }
 
-const MESSAGES: Record<number, [ConsoleKey, ConsoleKey]> = {
-  400: ['error.badRequest.title', 'error.badRequest.body'],
-  403: ['error.forbidden.title', 'error.forbidden.body'],
-  404: ['error.notFound.title', 'error.notFound.body'],
-  500: ['error.server.title', 'error.server.body'],
-}
-
 /** The error page of `status`; `body` says more than the status's own text when the error can. */
 function messagePage(req: FastifyRequest, reply: FastifyReply, status: number, body?: (t: ConsoleT) => string) {
   const locale = pageLocale(req, reply)
   const t = consoleTranslator(locale)
-  const [title, text] = MESSAGES[status] ?? (status >= 500 ? MESSAGES[500] : MESSAGES[400])
-  setPageHeaders(reply)
-  reply.header('Cache-Control', 'no-store')
-  return sendHtml(reply, status, MessagePage({ locale, title: t(title), body: body?.(t) ?? t(text), back: t('common.back') }))
+  const [title, text] = errorMessage(status)
+  return sendErrorPage(reply, status, MessagePage({ locale, title: t(title), body: body?.(t) ?? t(text), back: t('common.back') }))
 }
 
 /** What the page can say about an error beyond its status. */
@@ -90,10 +83,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
   })
   app.decorateRequest('consoleSession', null)
 
-  app.addHook('onRequest', async (_req, reply) => {
-    setPageHeaders(reply)
-    reply.header('Cache-Control', 'no-store')
-  })
+  app.addHook('onRequest', async (_req, reply) => setDefaultPageHeaders(reply))
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const status = toTillError(err)?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500)
     if (status >= 500) req.log.error({ err }, 'console error')

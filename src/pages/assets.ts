@@ -1,39 +1,10 @@
-/**
- * The pages' stylesheet and script, read once and served under a content hash: a changed file gets a
- * new URL, so browsers may cache each one for a year. The console serves its own the same way.
- */
-import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import type { FastifyPluginAsync } from 'fastify'
+/** The pages' stylesheet and script, served from /assets under a content hash (web/assets.ts). */
+import { loadAsset, servedAssets } from '../web/assets.js'
 
-export interface Asset {
-  url: string
-  body: Buffer
-  type: string
-}
-
-/** `file` in the folder `dir`, to be served under `prefix` (where `servedAssets` is registered). */
-export function loadAsset(file: string, type: string, dir = new URL('./assets/', import.meta.url), prefix = '/assets'): Asset {
-  const body = readFileSync(new URL(file, dir))
-  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12)
-  const dot = file.lastIndexOf('.')
-  return { url: `${prefix}/${file.slice(0, dot)}.${hash}${file.slice(dot)}`, body, type }
-}
-
+const dir = new URL('./assets/', import.meta.url)
 export const ASSETS = {
-  css: loadAsset('till.css', 'text/css; charset=utf-8'),
-  js: loadAsset('till.js', 'text/javascript; charset=utf-8'),
-}
-
-/** Serves the given assets by name, under the prefix they were loaded for. */
-export const servedAssets = (assets: Asset[], prefix: string): FastifyPluginAsync => async (app) => {
-  const byUrl = new Map(assets.map((a) => [a.url, a]))
-  app.get<{ Params: { name: string } }>('/:name', { schema: { hide: true } }, async (req, reply) => {
-    const asset = byUrl.get(`${prefix}/${req.params.name}`)
-    if (!asset) return reply.callNotFound()
-    reply.header('Cache-Control', 'public, max-age=31536000, immutable')
-    return reply.type(asset.type).send(asset.body)
-  })
+  css: loadAsset('till.css', 'text/css; charset=utf-8', dir, '/assets'),
+  js: loadAsset('till.js', 'text/javascript; charset=utf-8', dir, '/assets'),
 }
 
 export const assetRoutes = servedAssets(Object.values(ASSETS), '/assets')

@@ -7,36 +7,26 @@ import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { loggableError, toTillError } from '../api/plugins/errors.js'
 import type { Deps } from '../services/deps.js'
+import { errorMessage, sendErrorPage } from '../web/errors.js'
+import { setDefaultPageHeaders } from '../web/security.js'
 import { assetRoutes } from './assets.js'
 import { checkoutRoutes } from './checkout/route.js'
-import { logoRoutes } from './logo.js'
+import { logoRoutes } from './logos/route.js'
 import { statusRoutes } from './checkout/status.js'
-import type { MessageKey } from './i18n/en.js'
+import { pageContext } from './context.js'
 import { receiptRoutes } from './receipt/route.js'
 import { relayRoutes } from './relay/route.js'
-import { pageContext, sendPage } from './render.js'
-import { setPageHeaders } from './security.js'
 import { MessagePage } from './views/message.js'
 import { wechatRoutes } from './wechat/route.js'
 
 /** Forms carry a token and one or two short fields. */
 const FORM_BODY_LIMIT = 4096
 
-const MESSAGES: Record<number, [MessageKey, MessageKey]> = {
-  400: ['error.badRequest.title', 'error.badRequest.body'],
-  403: ['error.forbidden.title', 'error.forbidden.body'],
-  404: ['error.notFound.title', 'error.notFound.body'],
-  500: ['error.server.title', 'error.server.body'],
-}
-
 function messagePage(req: FastifyRequest, reply: FastifyReply, status: number) {
   const ctx = pageContext(req, reply)
-  const [title, body] = MESSAGES[status] ?? (status >= 500 ? MESSAGES[500] : MESSAGES[400])
-  // Headers from before the error (a route's own CSP) are replaced by the defaults.
-  setPageHeaders(reply)
-  reply.header('Cache-Control', 'no-store')
+  const [title, body] = errorMessage(status)
   const langSwitch = req.method === 'GET' || req.method === 'HEAD'
-  return sendPage(reply, status, MessagePage({ ...ctx, v: { title: ctx.t(title), body: ctx.t(body), langSwitch } }))
+  return sendErrorPage(reply, status, MessagePage({ ...ctx, v: { title: ctx.t(title), body: ctx.t(body), langSwitch } }))
 }
 
 /** The pages' own 404: HTML in the customer's language, for every unknown path under the prefix. */
@@ -50,10 +40,7 @@ export const pageRoutes = (deps: Deps): FastifyPluginAsync => async (app: Fastif
   app.removeAllContentTypeParsers()
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT })
 
-  app.addHook('onRequest', async (_req, reply) => {
-    setPageHeaders(reply)
-    reply.header('Cache-Control', 'no-store')
-  })
+  app.addHook('onRequest', async (_req, reply) => setDefaultPageHeaders(reply))
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const known = toTillError(err)

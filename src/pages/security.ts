@@ -1,25 +1,5 @@
-/** Security headers and form tokens for the customer-facing pages. */
+/** The customer-facing pages' form tokens and the origin their forms may lead to (headers: web/security.ts). */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { FastifyReply } from 'fastify'
-
-/**
- * No inline script or style at all (our one script is a file from 'self', so no nonce is needed).
- * `connect-src 'self'` lets that script wait on /c/<id>/status while a QR code is shown.
- * `form-action` also governs the redirects after a form post: Chromium blocks POST → 303 relay →
- * 303 successUrl unless successUrl's origin is listed, so the checkout page lists it.
- */
-export function contentSecurityPolicy(formTargets: string[] = []): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    `form-action ${["'self'", ...formTargets].join(' ')}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ')
-}
 
 /** The origin of a merchant's successUrl, for form-action; null when there is none (or it is unusable). */
 export function originOf(url: string | null): string | null {
@@ -30,14 +10,6 @@ export function originOf(url: string | null): string | null {
   } catch {
     return null
   }
-}
-
-export function setPageHeaders(reply: FastifyReply, formTargets: string[] = []) {
-  reply.header('Content-Security-Policy', contentSecurityPolicy(formTargets))
-  reply.header('X-Frame-Options', 'DENY')
-  reply.header('Referrer-Policy', 'no-referrer')
-  reply.header('X-Content-Type-Options', 'nosniff')
-  reply.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()')
 }
 
 /**

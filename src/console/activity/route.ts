@@ -2,7 +2,8 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { listActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
-import { consoleContext, sendHtml, type ModeParams } from '../context.js'
+import { sendHtml } from '../../web/html.js'
+import { consoleContext, type ModeParams } from '../context.js'
 import { ActivityPage } from './view.js'
 
 export const activityRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {

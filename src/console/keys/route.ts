@@ -4,7 +4,8 @@ import { NotFound } from '../../domain/errors.js'
 import { recordActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/merchants.js'
-import { actorOf, consoleContext, seeOther, sendHtml, type ModeParams } from '../context.js'
+import { seeOther, sendHtml } from '../../web/html.js'
+import { actorOf, consoleContext, type ModeParams } from '../context.js'
 import { KeysPage, RevokePage } from './view.js'
 
 type KeyParams = { Params: { mode: string; id: string } }

@@ -4,10 +4,11 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { cookie, pageLocale } from '../../pages/locale.js'
 import { signIn, signOut } from '../../services/console-auth.js'
 import type { Deps } from '../../services/deps.js'
-import { field, seeOther, sendHtml } from '../context.js'
+import { seeOther, sendHtml } from '../../web/html.js'
+import { cookie, pageLocale } from '../../web/locale.js'
+import { field } from '../context.js'
 import { consoleTranslator, type ConsoleKey } from '../i18n/index.js'
 import { LoginPage } from './view.js'
 

@@ -1,5 +1,5 @@
 /** The sign-in page: "Email", "Password", "Sign in". */
-import type { Locale } from '../../pages/i18n/index.js'
+import type { Locale } from '../../web/locale.js'
 import type { ConsoleT } from '../i18n/index.js'
 import { BareLayout, Notice } from '../views/layout.js'
 

@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import { TillError } from '../../domain/errors.js'
 import { changePassword } from '../../services/console-auth.js'
 import type { Deps } from '../../services/deps.js'
-import { consoleContext, field, seeOther, sendHtml, type ModeParams } from '../context.js'
+import { seeOther, sendHtml } from '../../web/html.js'
+import { consoleContext, field, type ModeParams } from '../context.js'
 import { PasswordPage } from './view.js'
 
 export const passwordRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {

@@ -6,7 +6,8 @@ import type { Deps } from '../../services/deps.js'
 import { brandingOf, updateSettings } from '../../services/merchant-settings.js'
 import { getMerchant } from '../../store/repos/merchants.js'
 import type { UploadedFile } from '../plugin.js'
-import { actorOf, consoleContext, field, seeOther, sendHtml, type ModeParams } from '../context.js'
+import { seeOther, sendHtml } from '../../web/html.js'
+import { actorOf, consoleContext, field, type ModeParams } from '../context.js'
 import { SettingsPage } from './view.js'
 
 export const settingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {

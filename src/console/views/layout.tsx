@@ -1,8 +1,9 @@
 /** The console's frame: navigation, the test/live switch with its test-mode marker, language, account. */
 import type { Child } from 'hono/jsx'
-import { CONSOLE_ASSETS } from '../assets.js'
-import { CATALOGUES, LOCALES, type Locale } from '../../pages/i18n/index.js'
 import type { Mode } from '../../domain/checkout-rules.js'
+import type { Locale } from '../../web/locale.js'
+import { Head as DocumentHead, LanguageLinks } from '../../web/views/head.js'
+import { CONSOLE_ASSETS } from '../assets.js'
 import type { ConsoleT } from '../i18n/index.js'
 
 export interface ConsoleContext {
@@ -49,20 +50,9 @@ export function ShownOnce({ c, title, note, value }: { c: ConsoleContext; title:
   )
 }
 
-/** Never indexed, no referrer, the console's stylesheet (and its script on signed-in pages). */
+/** The console's stylesheet, and its script on signed-in pages. */
 function Head({ title, script }: { title: string; script?: boolean }) {
-  return (
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="robots" content="noindex, nofollow" />
-      <meta name="referrer" content="no-referrer" />
-      <title>{title}</title>
-      <link rel="icon" href="data:," />
-      <link rel="stylesheet" href={CONSOLE_ASSETS.css.url} />
-      {script && <script src={CONSOLE_ASSETS.js.url} defer></script>}
-    </head>
-  )
+  return <DocumentHead title={title} stylesheets={[CONSOLE_ASSETS.css.url]} script={script ? CONSOLE_ASSETS.js.url : undefined} />
 }
 
 export function ConsoleLayout({ c, title, section, children }: { c: ConsoleContext; title: string; section: Section; children?: Child }) {
@@ -87,9 +77,7 @@ export function ConsoleLayout({ c, title, section, children }: { c: ConsoleConte
             ))}
           </nav>
           <nav class="lang" aria-label={t('lang.switch')}>
-            {LOCALES.map((l) => (
-              <a href={`${here}?lang=${l}`} hreflang={l} lang={l} aria-current={l === locale ? 'true' : undefined}>{CATALOGUES[l]['lang.name']}</a>
-            ))}
+            <LanguageLinks path={here} locale={locale} />
           </nav>
         </header>
         <nav class="sections" aria-label={t('nav.label')}>
@@ -118,9 +106,7 @@ export function BareLayout({ locale, title, langPath, children }: { locale: Loca
       <body class="bare">
         {langPath !== null && (
           <nav class="lang lang-bare">
-            {LOCALES.map((l) => (
-              <a href={`${langPath}?lang=${l}`} hreflang={l} lang={l} aria-current={l === locale ? 'true' : undefined}>{CATALOGUES[l]['lang.name']}</a>
-            ))}
+            <LanguageLinks path={langPath} locale={locale} />
           </nav>
         )}
         <main class="card">{children}</main>

@@ -1,5 +1,5 @@
 /** An error page of the console (not found, an expired form, a failure). */
-import type { Locale } from '../../pages/i18n/index.js'
+import type { Locale } from '../../web/locale.js'
 import { BareLayout } from './layout.js'
 
 export function MessagePage(p: { locale: Locale; title: string; body: string; back: string }) {

@@ -11,15 +11,18 @@ import { REFUND_BEHAVIORS, type RefundBehavior } from '../../providers/mock/inde
 import { isLiveProvider, type LiveProvider } from '../../providers/registry.js'
 import type { Deps } from '../../services/deps.js'
 import * as hosted from '../../services/hosted-checkout.js'
+import { seeOther, sendHtml } from '../../web/html.js'
+import { formatTime } from '../../web/i18n.js'
+import { setPageHeaders } from '../../web/security.js'
 import { BadForm, FormTokenInvalid } from '../errors.js'
-import { formatTime, type Translate } from '../i18n/index.js'
+import type { Translate } from '../i18n/index.js'
 import { chargedText } from '../charged.js'
-import { pageContext, seeOther, sendPage } from '../render.js'
-import { checkFormToken, formToken, originOf, setPageHeaders } from '../security.js'
-import { CheckoutPage, type CheckoutView } from '../views/checkout.js'
+import { pageContext } from '../context.js'
+import { checkFormToken, formToken, originOf } from '../security.js'
 import type { PageContext } from '../views/layout.js'
 import { QrPage, RedirectPage } from '../views/live-action.js'
 import { sendToWechatAuthorization } from '../wechat/route.js'
+import { CheckoutPage, type CheckoutView } from './view.js'
 
 type Id = { Params: { id: string } }
 type Form = Record<string, string | string[] | undefined>
@@ -79,7 +82,7 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     // The pay → relay → successUrl redirect chain is checked against form-action: allow the merchant's origin.
     const merchantOrigin = originOf(cs.session.successUrl)
     setPageHeaders(reply, merchantOrigin ? [merchantOrigin] : [])
-    return sendPage(reply, 200, CheckoutPage({ ...ctx, v }))
+    return sendHtml(reply, 200, CheckoutPage({ ...ctx, v }))
   })
 
   /** The session a form was posted for, once its token has been checked. */
@@ -133,13 +136,13 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     const ctx = pageContext(req, reply)
     const name = providerName(ctx.t, result.provider)
     if (result.kind === 'started' && result.action.kind === 'redirect') {
-      return sendPage(reply, 200, RedirectPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, url: result.action.url } }))
+      return sendHtml(reply, 200, RedirectPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, url: result.action.url } }))
     }
     if (result.kind === 'started' && result.action.kind === 'qr') {
       const svg = (await QRCode.toString(result.action.content, { type: 'svg', width: 240, margin: 1, errorCorrectionLevel: 'M' })).trim()
       const amount = displayAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
       const help = result.provider === 'wechat' ? ctx.t('wechat.scanSteps') : undefined
-      return sendPage(reply, 200, QrPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, amount, svg, help, merchantName: cs.merchantName, description: cs.session.description } }))
+      return sendHtml(reply, 200, QrPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, amount, svg, help, merchantName: cs.merchantName, description: cs.session.description } }))
     }
     if (result.kind === 'started' && result.action.kind === 'none') return seeOther(reply, `/c/${cs.session.id}`)
     if (result.kind === 'failed') return seeOther(reply, `/c/${cs.session.id}?failed=${result.provider}`)

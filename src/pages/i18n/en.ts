@@ -1,6 +1,5 @@
 /** Every English string of the customer-facing pages. `{name}` marks a value filled in at render time. */
 export const en = {
-  'lang.name': 'English',
   'lang.switch': 'Language',
   'footer.support': 'Questions about this payment? Write to',
   'footer.secure': 'Secure checkout by Till',

@@ -2,7 +2,6 @@
 import type { Catalogue } from './en.js'
 
 export const zhCN: Catalogue = {
-  'lang.name': '简体中文',
   'lang.switch': '语言',
   'footer.support': '对这笔支付有疑问？请联系',
   'footer.secure': '由 Till 提供安全支付',

@@ -4,9 +4,10 @@ import { displayAmount, type Currency } from '../../domain/money.js'
 import type { Deps } from '../../services/deps.js'
 import { loadReceipt } from '../../services/hosted-checkout.js'
 import { chargedText } from '../charged.js'
-import { formatTime } from '../i18n/index.js'
-import { pageContext, sendPage } from '../render.js'
-import { ReceiptPage, type ReceiptView } from '../views/receipt.js'
+import { sendHtml } from '../../web/html.js'
+import { formatTime } from '../../web/i18n.js'
+import { pageContext } from '../context.js'
+import { ReceiptPage, type ReceiptView } from './view.js'
 
 export const receiptRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.get<{ Params: { id: string } }>('/:id', async (req, reply) => {
@@ -27,6 +28,6 @@ export const receiptRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       paidAt: formatTime(record.paidAt, ctx.locale),
       paidAtIso: record.paidAt.toISOString(),
     }
-    return sendPage(reply, 200, ReceiptPage({ ...ctx, v }))
+    return sendHtml(reply, 200, ReceiptPage({ ...ctx, v }))
   })
 }

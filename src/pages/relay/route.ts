@@ -8,7 +8,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { Deps } from '../../services/deps.js'
 import { awaitConfirmation } from '../../services/hosted-checkout.js'
 import { confirmReturn } from '../../services/provider-return.js'
-import { pageContext, sendPage } from '../render.js'
+import { sendHtml } from '../../web/html.js'
+import { pageContext } from '../context.js'
 import { MessagePage } from '../views/message.js'
 import { relayLocation } from './target.js'
 
@@ -30,6 +31,6 @@ export const relayRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     const ctx = pageContext(req, reply)
     // The body is for clients that do not follow redirects: one link onwards.
     reply.code(303).header('Location', location).header('Server-Timing', `relay;desc=${cs.wait};dur=${Date.now() - started}`)
-    return sendPage(reply, 303, MessagePage({ ...ctx, v: { title: ctx.t('relay.title'), link: { href: location, text: ctx.t('relay.continue') } } }))
+    return sendHtml(reply, 303, MessagePage({ ...ctx, v: { title: ctx.t('relay.title'), link: { href: location, text: ctx.t('relay.continue') } } }))
   })
 }

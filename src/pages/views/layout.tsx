@@ -1,9 +1,11 @@
 /** The frame of every page: language, viewport, stylesheet, test-mode banner, language switch. */
 import type { Child } from 'hono/jsx'
-import { ASSETS } from '../assets.js'
 import type { Branding } from '../../services/merchant-settings.js'
-import { CATALOGUES, LOCALES, type Locale, type Translate } from '../i18n/index.js'
-import { brandStylesheet } from '../logo.js'
+import type { Locale } from '../../web/locale.js'
+import { Head, LanguageLinks } from '../../web/views/head.js'
+import { ASSETS } from '../assets.js'
+import type { Translate } from '../i18n/index.js'
+import { brandStylesheet } from '../logos/route.js'
 
 export interface PageContext {
   locale: Locale
@@ -32,19 +34,12 @@ export function Layout({ locale, t, title, testMode, testButtons, refreshTo, lan
   const brandCss = brandStylesheet(brand?.brandColor ?? null)
   return (
     <html lang={locale}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="referrer" content="no-referrer" />
-        {refreshTo && <meta http-equiv="refresh" content={`0;url=${refreshTo}`} />}
-        <title>{testMode ? `[${t('test.banner')}] ${title}` : title}</title>
-        {/* No favicon request: it would only ever be a 404. */}
-        <link rel="icon" href="data:," />
-        <link rel="stylesheet" href={ASSETS.css.url} />
-        {brandCss && <link rel="stylesheet" href={brandCss} />}
-        <script src={ASSETS.js.url} defer></script>
-      </head>
+      <Head
+        title={testMode ? `[${t('test.banner')}] ${title}` : title}
+        stylesheets={[ASSETS.css.url, brandCss]}
+        script={ASSETS.js.url}
+        refreshTo={refreshTo}
+      />
       <body class={testMode ? 'test-mode' : undefined}>
         {testMode && (
           <div class="test-banner" role="note">
@@ -54,11 +49,7 @@ export function Layout({ locale, t, title, testMode, testButtons, refreshTo, lan
         )}
         {langPath !== null && (
           <nav class="lang-switch" aria-label={t('lang.switch')}>
-            {LOCALES.map((l) => (
-              <a href={`${langPath}?lang=${l}`} hreflang={l} lang={l} aria-current={l === locale ? 'true' : undefined}>
-                {CATALOGUES[l]['lang.name']}
-              </a>
-            ))}
+            <LanguageLinks path={langPath} locale={locale} />
           </nav>
         )}
         <main class="card">
@@ -74,9 +65,3 @@ export function Layout({ locale, t, title, testMode, testButtons, refreshTo, lan
   )
 }
 
-/** A whole document as a string. Components here are synchronous, so rendering is too. */
-export function renderDocument(node: { toString(): string | Promise<string> }): string {
-  const html = node.toString()
-  if (typeof html !== 'string') throw new Error('page components must be synchronous')
-  return `<!doctype html>${html}`
-}

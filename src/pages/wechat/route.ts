@@ -14,7 +14,8 @@ import type { Deps } from '../../services/deps.js'
 import * as hosted from '../../services/hosted-checkout.js'
 import { payInsideWechat, wechatAuthorizeUrl } from '../../services/wechat-checkout.js'
 import { OauthStateInvalid } from '../errors.js'
-import { pageContext, seeOther, sendPage } from '../render.js'
+import { seeOther, sendHtml } from '../../web/html.js'
+import { pageContext } from '../context.js'
 import { checkOauthState, oauthState } from '../security.js'
 import { JsapiPage, RedirectPage } from '../views/live-action.js'
 
@@ -35,7 +36,7 @@ export async function sendToWechatAuthorization(deps: Deps, req: FastifyRequest,
     return seeOther(reply, `/c/${sessionId}?unavailable=wechat-in-app`)
   }
   const ctx = pageContext(req, reply)
-  return sendPage(reply, 200, RedirectPage({ ...ctx, v: { sessionId, provider: ctx.t('provider.wechat'), url } }))
+  return sendHtml(reply, 200, RedirectPage({ ...ctx, v: { sessionId, provider: ctx.t('provider.wechat'), url } }))
 }
 
 export const wechatRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
@@ -66,6 +67,6 @@ export const wechatRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     if (result.kind === 'failed' || result.action.kind !== 'jsapi') return seeOther(reply, `/c/${id}?failed=wechat`)
     const ctx = pageContext(req, reply)
     const amount = displayAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
-    return sendPage(reply, 200, JsapiPage({ ...ctx, v: { sessionId: id, amount, params: result.action.params, merchantName: cs.merchantName, description: cs.session.description } }))
+    return sendHtml(reply, 200, JsapiPage({ ...ctx, v: { sessionId: id, amount, params: result.action.params, merchantName: cs.merchantName, description: cs.session.description } }))
   })
 }

@@ -1,7 +1,7 @@
 /** /logos/<merchant>/<hash>: a merchant's logo (console Settings) for the hosted pages, cached by its content hash. */
 import type { FastifyPluginAsync } from 'fastify'
-import type { Deps } from '../services/deps.js'
-import { loadLogo } from '../services/merchant-settings.js'
+import type { Deps } from '../../services/deps.js'
+import { loadLogo } from '../../services/merchant-settings.js'
 
 export const logoRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   await app.register(brandColourRoutes)

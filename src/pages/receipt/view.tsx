@@ -1,8 +1,8 @@
 /** /r/<record_id>: what the customer keeps after paying. */
 import type { Child } from 'hono/jsx'
 import type { Branding } from '../../services/merchant-settings.js'
-import { Layout, type PageContext } from './layout.js'
-import { LocalTime } from './parts.js'
+import { Layout, type PageContext } from '../views/layout.js'
+import { LocalTime } from '../views/parts.js'
 
 export interface ReceiptView {
   recordId: string

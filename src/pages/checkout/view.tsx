@@ -2,8 +2,8 @@
 import type { Branding } from '../../services/merchant-settings.js'
 import type { SessionStatus } from '../../domain/session-machine.js'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
-import { Layout, type PageContext } from './layout.js'
-import { Amount, AwaitPayment, LocalTime, ProviderMark, Reference, ResultIcon, Sentence } from './parts.js'
+import { Layout, type PageContext } from '../views/layout.js'
+import { Amount, AwaitPayment, LocalTime, ProviderMark, Reference, ResultIcon, Sentence } from '../views/parts.js'
 
 export interface OfferView {
   provider: string

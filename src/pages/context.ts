@@ -1,0 +1,10 @@
+/** What every page knows about its request: the customer's language, and its strings. */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { pageLocale } from '../web/locale.js'
+import { translator } from './i18n/index.js'
+import type { PageContext } from './views/layout.js'
+
+export function pageContext(req: FastifyRequest, reply: FastifyReply): PageContext {
+  const locale = pageLocale(req, reply)
+  return { locale, t: translator(locale) }
+}

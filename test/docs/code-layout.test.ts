@@ -1,0 +1,63 @@
+/**
+ * The shape docs/architecture.md describes (issue #24 §2, §6): the customer pages and the console
+ * share src/web/ and never import each other, both follow one folder layout, and the CLI reaches
+ * the Node client by its package name, not by a path into clients/js.
+ */
+import assert from 'node:assert/strict'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { test } from 'node:test'
+import { ROOT } from '../helpers/process.js'
+
+const SRC = path.join(ROOT, 'src')
+const sourceFiles = (dir: string): string[] => readdirSync(path.join(SRC, dir), { recursive: true, encoding: 'utf8' })
+  .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.test.ts'))
+  .map((f) => path.join(dir, f))
+
+/** Every module specifier a file imports or re-exports, static or dynamic. */
+const specifiers = (file: string) =>
+  [...readFileSync(path.join(SRC, file), 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1])
+
+/** `file`'s imports that land in src/<folder> (or anywhere outside src/ for '..'). */
+function importsInto(file: string, folder: string): string[] {
+  return specifiers(file).filter((s) => {
+    if (!s.startsWith('.')) return false
+    const target = path.relative(SRC, path.resolve(path.dirname(path.join(SRC, file)), s))
+    return folder === '..' ? target.startsWith('..') : target === folder || target.startsWith(folder + path.sep)
+  })
+}
+
+test('the pages and the console import each other in no file (what both need is in src/web)', () => {
+  const crossings = [
+    ...sourceFiles('pages').flatMap((f) => importsInto(f, 'console').map((s) => `${f} imports ${s}`)),
+    ...sourceFiles('console').flatMap((f) => importsInto(f, 'pages').map((s) => `${f} imports ${s}`)),
+  ]
+  assert.deepEqual(crossings, [])
+})
+
+test('src/web depends on neither the pages nor the console', () => {
+  const up = sourceFiles('web').flatMap((f) => [...importsInto(f, 'pages'), ...importsInto(f, 'console')].map((s) => `${f} imports ${s}`))
+  assert.deepEqual(up, [])
+})
+
+test('the pages and the console follow one folder layout', () => {
+  // The scope, the request's context, the assets, the catalogues and the frame: each in the same place.
+  const shared = ['plugin.ts', 'context.ts', 'assets.ts', 'assets', 'i18n/index.ts', 'i18n/en.ts', 'i18n/zh-CN.ts', 'views/layout.tsx', 'views/message.tsx']
+  for (const side of ['pages', 'console']) {
+    const missing = shared.filter((f) => !existsSync(path.join(SRC, side, f)))
+    assert.deepEqual(missing, [], `src/${side} lacks ${missing.join(', ')}`)
+    // A screen is a folder with its route.ts, and its view beside it: views/ holds only shared parts.
+    const screens = readdirSync(path.join(SRC, side)).filter((d) => existsSync(path.join(SRC, side, d, 'route.ts')))
+    const screenViewsInViews = readdirSync(path.join(SRC, side, 'views')).filter((f) => screens.includes(f.replace(/\.tsx$/, '')))
+    assert.deepEqual(screenViewsInViews, [], `src/${side}/views holds screens' views; they belong in <screen>/view.tsx`)
+    // Routes are declared in a screen's folder; at the top only the scope (plugin.ts) registers any.
+    const topRoutes = readdirSync(path.join(SRC, side)).filter((f) => /\.tsx?$/.test(f) && f !== 'plugin.ts')
+      .filter((f) => /\.(get|post|put|patch|delete)\s*[<(]/.test(readFileSync(path.join(SRC, side, f), 'utf8')))
+    assert.deepEqual(topRoutes, [], `src/${side}: routes outside a screen folder`)
+  }
+})
+
+test('src/ reaches the Node client by its package name (@till/node), not by a path into clients/', () => {
+  const byPath = sourceFiles('.').flatMap((f) => importsInto(f, '..').map((s) => `${f} imports ${s}`))
+  assert.deepEqual(byPath, [])
+})
