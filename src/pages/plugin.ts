@@ -1,13 +1,14 @@
 /**
  * The customer-facing pages as one encapsulated scope: its own form parser, security headers,
  * HTML error and 404 pages, static assets, and the checkout (with its status long poll and
- * WeChat's in-app return), relay and receipt routes.
+ * a provider's browser-step return), relay and receipt routes.
  */
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { loggableError, toTillError } from '../api/plugins/errors.js'
 import type { Deps } from '../services/deps.js'
 import { assetRoutes } from './assets.js'
+import { browserStepRoutes } from './checkout/browser-step.js'
 import { checkoutRoutes } from './checkout/route.js'
 import { logoRoutes } from './logo.js'
 import { statusRoutes } from './checkout/status.js'
@@ -17,7 +18,6 @@ import { relayRoutes } from './relay/route.js'
 import { pageContext, sendPage } from './render.js'
 import { setPageHeaders } from './security.js'
 import { MessagePage } from './views/message.js'
-import { wechatRoutes } from './wechat/route.js'
 
 /** Forms carry a token and one or two short fields. */
 const FORM_BODY_LIMIT = 4096
@@ -75,7 +75,7 @@ export const pageRoutes = (deps: Deps): FastifyPluginAsync => async (app: Fastif
     await c.register(checkoutRoutes(deps))
     await c.register(relayRoutes(deps))
     await c.register(statusRoutes(deps))
-    await c.register(wechatRoutes(deps))
+    await c.register(browserStepRoutes(deps))
   }), { prefix: '/c' })
   await app.register(withNotFoundPage(receiptRoutes(deps)), { prefix: '/r' })
   await app.register(withNotFoundPage(logoRoutes(deps)), { prefix: '/logos' })

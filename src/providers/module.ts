@@ -7,7 +7,7 @@
 import type { Dispatcher } from 'undici'
 import type { Currency } from '../domain/money.js'
 import type { Fields } from './credentials.js'
-import type { Capabilities, PaymentProvider, ProductStore, ProviderConfig } from './types.js'
+import type { Action, Capabilities, PaymentProvider, ProductStore, ProviderConfig } from './types.js'
 
 /** A text in each language the pages and the console speak. */
 export interface Localized {
@@ -80,8 +80,8 @@ export interface ProviderModule<Id extends string = string> {
   channelFor?(userAgent: string | undefined): string | null
   /** How to pay the provider's QR code, in its own words, shown beside it. */
   scanHelp?: Localized
-  /** An open attempt's action worth showing again instead of placing a new order (a still valid QR code). */
-  actionShownAgain?(attempt: { channel: string | null; providerData: Record<string, unknown>; createdAt: Date }, now: Date): { kind: 'qr'; content: string } | null
+  /** An open attempt's action worth showing again on this channel instead of placing a new order (a still valid QR code). */
+  actionShownAgain?(attempt: { channel: string | null; providerData: Record<string, unknown>; createdAt: Date }, channel: string | null, now: Date): Action | null
   browserStep?: BrowserStep
   createAdapter(ctx: AdapterContext): PaymentProvider
   /** Loaded only when run, so the service never loads the fake. */

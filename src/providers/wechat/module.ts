@@ -44,9 +44,9 @@ export const wechat: ProviderModule<'wechat'> = {
     en: 'Open WeChat on your phone, tap + and then Scan, and point the camera at this code.',
     'zh-CN': '打开手机微信，点击右上角“+”，选择“扫一扫”，扫描此二维码。',
   },
-  actionShownAgain(a, now) {
+  actionShownAgain(a, channel, now) {
     const codeUrl = a.providerData.codeUrl
-    if (a.channel !== 'native' || typeof codeUrl !== 'string' || now.getTime() - a.createdAt.getTime() >= CODE_URL_VALID_MS) return null
+    if (channel !== 'native' || a.channel !== 'native' || typeof codeUrl !== 'string' || now.getTime() - a.createdAt.getTime() >= CODE_URL_VALID_MS) return null
     return { kind: 'qr', content: codeUrl }
   },
   // JSAPI inside WeChat: the payer's openid comes first, through the official account's silent
