@@ -51,14 +51,17 @@ const describe = (c: Config) => `${c.provider}/${c.label} (${c.id}): ${c.enabled
 const IDS = PROVIDERS.map((p) => p.id)
 const [FIRST] = IDS
 
-/** One line per credential, from each provider's module. */
-const credentialLines = (p: ProviderModule) =>
-  p.credentials.map((f, i) => `  ${(i === 0 ? p.id : '').padEnd(8)}${f.name.padEnd(21)}${f.optional ? 'optional; ' : ''}${f.help}`).join('\n')
+/** One line per credential or setting, from each provider's module. */
+const lines = (p: ProviderModule, fields: readonly { name: string; help: string; optional?: boolean }[]) =>
+  fields.map((f, i) => `  ${(i === 0 ? p.id : '').padEnd(8)}${f.name.padEnd(21)}${f.optional ? 'optional; ' : ''}${f.help}`).join('\n')
 
 const CREDENTIALS_HELP = `Credentials, one JSON object (validated by Till when saved, stored encrypted, never shown again):
-${PROVIDERS.map(credentialLines).join('\n')}
+${PROVIDERS.map((p) => lines(p, p.credentials)).join('\n')}
 They are read from a file or stdin, never from a flag value: a command line stays in the shell
-history and is visible to every user of the machine through \`ps\`.`
+history and is visible to every user of the machine through \`ps\`.
+
+Settings, not secret (--settings, checked when saved):
+${PROVIDERS.map((p) => lines(p, p.settings)).join('\n')}`
 
 /** enable, disable and default: one PATCH each. */
 function toggle(verb: string, summary: string, patch: Record<string, boolean>): Command {

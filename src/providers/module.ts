@@ -28,6 +28,12 @@ export interface CredentialField {
   optional?: boolean
 }
 
+/** One setting: not secret, stored as given, shown in the CLI's help. */
+export interface SettingField {
+  name: string
+  help: string
+}
+
 /** What an adapter may be built with; the service wiring (deps.ts) supplies it. */
 export interface AdapterContext {
   now: () => Date
@@ -66,6 +72,7 @@ export interface ProviderModule<Id extends string = string> {
   name: Localized
   capabilities: Capabilities
   credentials: readonly CredentialField[]
+  settings: readonly SettingField[]
   /** Throws InvalidField/UnknownField naming the bad credential (the admin API's and console's message). */
   validateCredentials(c: Fields): void
   /** allowPrivate: PROVIDER_ALLOW_PRIVATE=1. */

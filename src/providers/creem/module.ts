@@ -9,13 +9,16 @@ const CREDENTIALS = [
   { name: 'webhookSecret', label: { en: 'Webhook secret', 'zh-CN': 'Webhook 密钥' }, help: 'Developers → Webhooks', secret: true },
 ] as const
 
+const SETTINGS = [{ name: 'apiBase', help: 'https://test-api.creem.io for test mode, or a local fake; default https://api.creem.io' }] as const
+
 export const creem: ProviderModule<'creem'> = {
   id: 'creem',
   name: { en: 'Creem', 'zh-CN': 'Creem' },
   capabilities: CREEM_CAPABILITIES,
   credentials: CREDENTIALS,
   validateCredentials: (c) => checkDeclared(c, CREDENTIALS, 'credentials'),
-  validateSettings: (s, allowPrivate) => checkSettings(s, allowPrivate),
+  settings: SETTINGS,
+  validateSettings: (s, allowPrivate) => checkSettings(s, allowPrivate, SETTINGS.map((f) => f.name)),
   identify(c) {
     const last4 = String(c.apiKey ?? '').slice(-4)
     return [{ en: `key …${last4}`, 'zh-CN': `密钥 …${last4}` }]

@@ -6,7 +6,7 @@ import { WECHAT_CAPABILITIES } from './constants.js'
 import { validateWechatCredentials } from './credentials.js'
 import { credentialsOf } from './http.js'
 import { createWechatProvider } from './index.js'
-import { checkWechatSettingsChange, listedCurrencies, validateWechatSettings } from './service.js'
+import { checkWechatSettingsChange, listedCurrencies, SETTINGS, validateWechatSettings } from './service.js'
 
 /** A code_url stays valid for 2 hours (docs/providers.md#wechat-pay-wechat). */
 const CODE_URL_VALID_MS = 2 * 3600_000
@@ -31,6 +31,7 @@ export const wechat: ProviderModule<'wechat'> = {
     onlyKnown(c, CREDENTIALS.map((f) => f.name), 'credentials')
     validateWechatCredentials(c)
   },
+  settings: SETTINGS,
   validateSettings: validateWechatSettings,
   currenciesOf: listedCurrencies,
   checkSettingsChange: checkWechatSettingsChange,
