@@ -14,6 +14,8 @@ export interface ConfigItem {
 }
 
 const providerName = (c: ConsoleContext, p: string) => nameIn(p, c.locale)
+/** Chinese text sets a Latin name off with a space (添加 Creem, but 添加微信支付). */
+const spaced = (locale: string, name: string) => (locale === 'zh-CN' && /^[A-Za-z]/.test(name) ? ` ${name}` : name)
 
 export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; configs: ConfigItem[]; saved: boolean }) {
   const { t } = c
@@ -33,7 +35,7 @@ export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; config
       {saved && <Notice kind="ok">{t('providers.saved')}</Notice>}
       <div class="actions">
         {PROVIDERS.map((p, i) => (
-          <a class={i === 0 ? 'button' : 'button button-secondary'} href={`${base('live')}/providers/new?provider=${p.id}`}>{t('providers.addProvider', { provider: p.name[c.locale] })}</a>
+          <a class={i === 0 ? 'button' : 'button button-secondary'} href={`${base('live')}/providers/new?provider=${p.id}`}>{t('providers.addProvider', { provider: spaced(c.locale, p.name[c.locale]) })}</a>
         ))}
       </div>
       {configs.length === 0 ? <p>{t('providers.none')}</p> : (
