@@ -1,8 +1,9 @@
 /**
  * What Till knows about one live provider, declared in its own folder (src/providers/<id>/module.ts)
- * and listed once in src/providers/index.ts. The console's forms, the CLI's help, validation, the
- * docs table, metrics labels, `till fake <id>` and the hosted page's browser step all read it, so
- * nothing outside the provider's folder needs its name (docs/architecture.md#adding-a-provider).
+ * and listed once in src/providers/index.ts. The console's forms, the CLI's help, validation,
+ * metrics labels, `till fake <id>` and the hosted page's browser step all read it (a test checks the
+ * docs' credential tables against it), so nothing outside the provider's folder needs its name
+ * (docs/architecture.md#adding-a-provider).
  */
 import type { Dispatcher } from 'undici'
 import type { Currency } from '../domain/money.js'
@@ -15,11 +16,11 @@ export interface Localized {
   'zh-CN': string
 }
 
-/** One credential (secret or not): a console form field, a line of CLI help, a row of the docs table. */
+/** One credential (secret or not): a console form field, a line of CLI help, a row of the docs' table. */
 export interface CredentialField {
   name: string
   label: Localized
-  /** What the CLI help and the docs say about the value. */
+  /** What the CLI's help says about the value, briefly. */
   help: string
   /** A PEM text, which the console also takes as an uploaded file. */
   pem?: boolean

@@ -1,6 +1,6 @@
 /** Everything Till knows about WeChat Pay beyond the adapter (src/providers/module.ts). */
-import type { ProviderModule } from '../module.js'
 import { onlyKnown, type Fields } from '../credentials.js'
+import type { ProviderModule } from '../module.js'
 import { channelForUserAgent, oauthAuthorizeUrl } from './browser.js'
 import { WECHAT_CAPABILITIES } from './constants.js'
 import { validateWechatCredentials } from './credentials.js'
