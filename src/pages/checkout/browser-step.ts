@@ -9,7 +9,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFound, SessionTerminal } from '../../domain/errors.js'
 import { displayAmount, type Currency } from '../../domain/money.js'
-import { PROVIDERS, providerName, type LiveProviderId } from '../../providers/index.js'
+import { moduleOf, PROVIDERS, providerName, type LiveProviderId } from '../../providers/index.js'
 import type { BrowserStep } from '../../providers/module.js'
 import type { Deps } from '../../services/deps.js'
 import { browserStepUrl, payAfterStep } from '../../services/browser-step.js'
@@ -21,7 +21,7 @@ import { InAppPage, RedirectPage } from '../views/live-action.js'
 
 type Return = { Params: { id: string }; Querystring: { code?: string; state?: string; retry?: string } }
 
-const stepOf = (provider: LiveProviderId) => PROVIDERS.find((p) => p.id === provider)!.browserStep!
+const stepOf = (provider: LiveProviderId) => moduleOf(provider).browserStep!
 const stateScope = (provider: LiveProviderId) => `${provider}-oauth`
 
 /** The step's start for this session, or null when the configuration cannot exchange a code (a missing secret). */
