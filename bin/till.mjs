@@ -21,7 +21,7 @@ const run = (entry, argv = []) => {
 if ((cmd === 'start' || cmd === 'serve') && args.length === 0) {
   run('src/main.ts')
 } else if (cmd === 'fake') {
-  // `till fake wechat [options]`: a local WeChat Pay v3 for offline tests (src/cli/fake.ts).
+  // `till fake <provider> [options]`: the provider's local fake for offline tests (src/cli/fake.ts).
   run('src/cli/fake.ts', args)
 } else {
   // Including `till start --help` and mistakes such as `till start --port 1`: usage, not a start.

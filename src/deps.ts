@@ -3,10 +3,9 @@ import type pg from 'pg'
 import { KeyBuckets } from './api/plugins/rate-limit.js'
 import type { Config } from './config.js'
 import { createMetrics } from './metrics/registry.js'
-import { createCreemProvider } from './providers/creem/index.js'
 import { createMockProvider } from './providers/mock/index.js'
+import { PROVIDERS } from './providers/index.js'
 import { createRegistry } from './providers/registry.js'
-import { createWechatProvider } from './providers/wechat/index.js'
 import { guardedAgent } from './security/guarded-agent.js'
 import { SecretBox } from './security/secret-box.js'
 import type { Deps, Logger } from './services/deps.js'
@@ -29,8 +28,7 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     box,
     providers: createRegistry([
       createMockProvider(() => clock()),
-      createWechatProvider({ now: () => clock(), dispatcher: providerAgent(config) }),
-      createCreemProvider({ products: productStore(db, clock), dispatcher: providerAgent(config) }),
+      ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config), products: productStore(db, clock) })),
     ]),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,

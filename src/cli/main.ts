@@ -13,6 +13,7 @@ import { refunds } from './refunds.js'
 import { sessions } from './sessions.js'
 import { triggers } from './trigger.js'
 import { webhooks } from './webhooks-listen.js'
+import { PROVIDERS } from '../providers/index.js'
 
 const GROUPS: Group[] = [merchants, keys, providers, sessions, refunds, webhooks, events, triggers]
 
@@ -29,7 +30,7 @@ const HELP = `usage: till <command> [<subcommand>] [options]
 
   start        run Till in the foreground
 ${GROUPS.map((g) => `  ${g.name.padEnd(11)}  ${g.summary}\n  ${''.padEnd(11)}  ${Object.keys(g.commands).join(', ')}`).join('\n')}
-  fake         local provider fakes for offline tests: till fake wechat|creem --help
+  fake         local provider fakes for offline tests: till fake ${PROVIDERS.map((p) => p.id).join('|')} --help
 
 Every command talks to a running Till over HTTP, so it works with any database:
   TILL_URL      Till's address (default http://localhost:8080), or --url

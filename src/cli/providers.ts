@@ -4,6 +4,8 @@
  * stdin, never taken as a flag value, and never printed: Till does not return them either.
  */
 import { connectionHelp, ADMIN_OPTIONS, JSON_OPTION, id, optionalString, readSecretInput, required, usageError, type Command, type Group, type Values } from './args.js'
+import { PROVIDERS } from '../providers/index.js'
+import type { ProviderModule } from '../providers/module.js'
 import { adminApi } from './http.js'
 import { print, printJson, table, time, yesNo } from './output.js'
 
@@ -46,12 +48,20 @@ function settings(text: string): Record<string, unknown> {
 
 const describe = (c: Config) => `${c.provider}/${c.label} (${c.id}): ${c.enabled ? 'enabled' : 'disabled'}${c.isDefault ? ', default' : ''}`
 
-const CREDENTIALS_HELP = `Credentials (validated by Till when saved, stored encrypted, never shown again):
-  wechat: {"mchId","appId","merchantSerialNo","privateKey" (PKCS#8 PEM),"apiV3Key" (32 characters),
-           and in public-key mode "platformPublicKeyId" (PUB_KEY_ID_…),"platformPublicKey" (PEM)}
-  creem:  {"apiKey","webhookSecret"}
+const IDS = PROVIDERS.map((p) => p.id)
+const [FIRST] = IDS
+
+/** One line per credential or setting, from each provider's module. */
+const lines = (p: ProviderModule, fields: readonly { name: string; help: string; optional?: boolean }[]) =>
+  fields.map((f, i) => `  ${(i === 0 ? p.id : '').padEnd(8)}${f.name.padEnd(21)}${f.optional ? 'optional; ' : ''}${f.help}`).join('\n')
+
+const CREDENTIALS_HELP = `Credentials, one JSON object (validated by Till when saved, stored encrypted, never shown again):
+${PROVIDERS.map((p) => lines(p, p.credentials)).join('\n')}
 They are read from a file or stdin, never from a flag value: a command line stays in the shell
-history and is visible to every user of the machine through \`ps\`.`
+history and is visible to every user of the machine through \`ps\`.
+
+Settings, not secret (--settings, checked when saved):
+${PROVIDERS.map((p) => lines(p, p.settings)).join('\n')}`
 
 /** enable, disable and default: one PATCH each. */
 function toggle(verb: string, summary: string, patch: Record<string, boolean>): Command {
@@ -81,19 +91,19 @@ example:
 
 export const providers: Group = {
   name: 'providers',
-  summary: 'a merchant\'s live provider configurations (WeChat Pay, Creem)',
+  summary: `a merchant's live provider configurations (${PROVIDERS.map((p) => p.name.en).join(', ')})`,
   commands: {
     add: {
       summary: 'add a provider configuration',
-      help: `usage: till providers add --merchant ID --provider wechat|creem --label LABEL
+      help: `usage: till providers add --merchant ID --provider ${IDS.join('|')} --label LABEL
                          --credentials-file FILE [--settings JSON] [--default] [--disabled] [--json]
 
 Adds a live provider configuration. The first configuration of a provider becomes its default.
 
   --merchant ID            the merchant, mer_…
-  --provider NAME          wechat or creem
+  --provider NAME          ${IDS.join(' or ')}
   --label LABEL            1 to 40 letters, digits, dots, dashes or underscores; unique per provider
-                           (sessions pick a configuration with "providerHints": {"wechat": "LABEL"})
+                           (sessions pick a configuration with "providerHints": {"${FIRST}": "LABEL"})
   --credentials-file FILE  the credentials as one JSON object, from FILE, or - for stdin
   --settings JSON          settings, not secret, e.g. '{"apiBase":"http://127.0.0.1:8091"}' for a fake
   --default                make it the provider's default configuration
@@ -104,9 +114,8 @@ ${connectionHelp('admin', 27)}
 ${CREDENTIALS_HELP}
 
 examples:
-  till providers add --merchant mer_2b8Zk… --provider wechat --label main --credentials-file wechat.json
-  till providers add --merchant mer_2b8Zk… --provider creem --label shop --credentials-file - < creem.json
-  till providers add --merchant mer_2b8Zk… --provider wechat --label fake --credentials-file fake.json \\
+  till providers add --merchant mer_2b8Zk… --provider ${FIRST} --label main --credentials-file ${FIRST}.json
+${IDS.slice(1).map((p) => `  till providers add --merchant mer_2b8Zk… --provider ${p} --label shop --credentials-file - < ${p}.json\n`).join('')}  till providers add --merchant mer_2b8Zk… --provider ${FIRST} --label fake --credentials-file fake.json \\
     --settings '{"apiBase":"http://127.0.0.1:8091"}' --default`,
       options: {
         ...ADMIN_OPTIONS,
@@ -121,7 +130,7 @@ examples:
       },
       async run({ values }) {
         const path = merchantPath(values)
-        const provider = required(values, 'provider', 'wechat or creem')
+        const provider = required(values, 'provider', IDS.join(' or '))
         const label = required(values, 'label', 'a name for this configuration, e.g. main')
         const source = required(values, 'credentials-file', 'a JSON file with the credentials, or - for stdin')
         const settingsText = optionalString(values, 'settings')
@@ -174,7 +183,7 @@ Changes what is given and keeps the rest; e.g. new credentials after rotating th
 ${connectionHelp('admin', 27)}
 
 example:
-  till providers update --merchant mer_2b8Zk… pc_5Hn2… --credentials-file wechat-2026.json`,
+  till providers update --merchant mer_2b8Zk… pc_5Hn2… --credentials-file ${FIRST}-2026.json`,
       options: { ...ADMIN_OPTIONS, ...JSON_OPTION, merchant: { type: 'string' }, 'credentials-file': { type: 'string' }, settings: { type: 'string' }, label: { type: 'string' } },
       positionals: ['CONFIG_ID'],
       async run({ values, positionals }) {

@@ -5,6 +5,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { SESSION_STATUSES } from '../domain/session-machine.js'
+import { PROVIDERS } from '../providers/index.js'
 import type { Deps } from '../services/deps.js'
 import { DISCREPANCY_KINDS } from '../services/discrepancies.js'
 import { countSessionsByStatus, oldestDueDelivery } from '../store/repos/metrics.js'
@@ -55,7 +56,7 @@ export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'signals
     registers,
   })
   // Every series from zero, so an alert on its increase sees the first one.
-  for (const provider of ['mock', 'wechat', 'creem']) {
+  for (const provider of ['mock', ...PROVIDERS.map((p) => p.id)]) {
     for (const kind of DISCREPANCY_KINDS) discrepancies.inc({ provider, kind }, 0)
   }
 

@@ -1,7 +1,7 @@
 /**
  * The customer-facing pages as one encapsulated scope: its own form parser, security headers,
  * HTML error and 404 pages, static assets, and the checkout (with its status long poll and
- * WeChat's in-app return), relay and receipt routes.
+ * a provider's browser-step return), relay and receipt routes.
  */
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -10,6 +10,7 @@ import type { Deps } from '../services/deps.js'
 import { errorMessage, sendErrorPage } from '../web/errors.js'
 import { setDefaultPageHeaders } from '../web/security.js'
 import { assetRoutes } from './assets.js'
+import { browserStepRoutes } from './checkout/browser-step.js'
 import { checkoutRoutes } from './checkout/route.js'
 import { logoRoutes } from './logos/route.js'
 import { statusRoutes } from './checkout/status.js'
@@ -17,7 +18,6 @@ import { pageContext } from './context.js'
 import { receiptRoutes } from './receipt/route.js'
 import { relayRoutes } from './relay/route.js'
 import { MessagePage } from './views/message.js'
-import { wechatRoutes } from './wechat/route.js'
 
 /** Forms carry a token and one or two short fields. */
 const FORM_BODY_LIMIT = 4096
@@ -62,7 +62,7 @@ export const pageRoutes = (deps: Deps): FastifyPluginAsync => async (app: Fastif
     await c.register(checkoutRoutes(deps))
     await c.register(relayRoutes(deps))
     await c.register(statusRoutes(deps))
-    await c.register(wechatRoutes(deps))
+    await c.register(browserStepRoutes(deps))
   }), { prefix: '/c' })
   await app.register(withNotFoundPage(receiptRoutes(deps)), { prefix: '/r' })
   await app.register(withNotFoundPage(logoRoutes(deps)), { prefix: '/logos' })

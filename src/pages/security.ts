@@ -29,16 +29,17 @@ export function checkFormToken(key: Buffer, sessionId: string, given: unknown): 
 }
 
 /**
- * The `state` of WeChat's OAuth redirect: an HMAC of the session id, so a callback that did not
- * start from this session's page is refused. Hex, because WeChat allows only [a-zA-Z0-9] (≤128).
+ * The `state` of a provider's OAuth redirect (a browser step): an HMAC of the session id under the
+ * step's scope, so a return that did not start from this session's page is refused. Hex, because
+ * WeChat allows only [a-zA-Z0-9] (≤128).
  */
-export function oauthState(key: Buffer, sessionId: string): string {
-  return createHmac('sha256', key).update(`wechat-oauth:${sessionId}`).digest('hex')
+export function oauthState(key: Buffer, scope: string, sessionId: string): string {
+  return createHmac('sha256', key).update(`${scope}:${sessionId}`).digest('hex')
 }
 
-export function checkOauthState(key: Buffer, sessionId: string, given: unknown): boolean {
+export function checkOauthState(key: Buffer, scope: string, sessionId: string, given: unknown): boolean {
   if (typeof given !== 'string') return false
-  const expected = Buffer.from(oauthState(key, sessionId))
+  const expected = Buffer.from(oauthState(key, scope, sessionId))
   const actual = Buffer.from(given)
   return actual.length === expected.length && timingSafeEqual(actual, expected)
 }

@@ -9,6 +9,12 @@ export function onlyKnown(obj: Fields, allowed: readonly string[], prefix: strin
   for (const k of Object.keys(obj)) if (!allowed.includes(k)) throw new UnknownField(`${prefix}.${k}`)
 }
 
+/** Only the declared fields, and every required one a non-empty string (a provider without further rules). */
+export function checkDeclared(obj: Fields, fields: readonly { name: string; optional?: boolean }[], prefix: string) {
+  onlyKnown(obj, fields.map((f) => f.name), prefix)
+  for (const f of fields) if (!f.optional) requireString(obj, f.name, prefix)
+}
+
 export function requireString(obj: Fields, key: string, prefix: string, pattern?: RegExp, rule?: string): string {
   const v = obj[key]
   if (typeof v !== 'string' || v.length === 0) throw new InvalidField(`${prefix}.${key}`, 'is required')

@@ -1,57 +1,25 @@
-/** Provider ids → capabilities (declared data), credential rules and, where built, the adapter. */
+/** Provider ids → their modules (index.ts), what a configuration can take, and the built adapters. */
 import type { Currency } from '../domain/money.js'
-import { checkSettings, type Fields } from './credentials.js'
-import { CREEM_CAPABILITIES } from './creem/constants.js'
-import { validateCreemCredentials } from './creem/credentials.js'
-import type { Capabilities, PaymentProvider } from './types.js'
-import { WECHAT_CAPABILITIES } from './wechat/constants.js'
-import { validateWechatCredentials } from './wechat/credentials.js'
-import { checkWechatSettingsChange, listedCurrencies, validateWechatSettings } from './wechat/service.js'
+import type { Fields } from './credentials.js'
+import { isLiveProvider, PROVIDERS, type LiveProviderId } from './index.js'
+import type { ProviderModule } from './module.js'
+import type { PaymentProvider } from './types.js'
 
-export interface LiveProvider {
-  id: 'wechat' | 'creem'
-  name: string
-  capabilities: Capabilities
-  validateCredentials(c: Fields): void
-  /** allowPrivate: PROVIDER_ALLOW_PRIVATE=1. */
-  validateSettings(s: Fields, allowPrivate: boolean): void
-  /** What one configuration can list, when it narrows the provider's currencies (a WeChat service). */
-  currenciesOf?(settings: Fields): readonly Currency[]
-  /** Refuses a settings change that would strand the configuration's records (WeChat's service). */
-  checkSettingsChange?(before: Fields, after: Fields): void
-}
+export { isLiveProvider }
+export type LiveProvider = ProviderModule<LiveProviderId>
 
-export const LIVE_PROVIDERS: Record<LiveProvider['id'], LiveProvider> = {
-  wechat: {
-    id: 'wechat',
-    name: 'WeChat Pay',
-    capabilities: WECHAT_CAPABILITIES,
-    validateCredentials: validateWechatCredentials,
-    validateSettings: validateWechatSettings,
-    currenciesOf: listedCurrencies,
-    checkSettingsChange: checkWechatSettingsChange,
-  },
-  creem: {
-    id: 'creem',
-    name: 'Creem',
-    capabilities: CREEM_CAPABILITIES,
-    validateCredentials: validateCreemCredentials,
-    validateSettings: (s, allowPrivate) => checkSettings(s, allowPrivate),
-  },
-}
+export const LIVE_PROVIDERS = Object.fromEntries(PROVIDERS.map((p) => [p.id, p])) as Record<LiveProviderId, ProviderModule>
 
-export const isLiveProvider = (id: string): id is LiveProvider['id'] => Object.hasOwn(LIVE_PROVIDERS, id)
-
-/** Whether a configuration (its settings; WeChat's service decides) can list the currency. */
-export const supportsCurrency = (id: LiveProvider['id'], currency: Currency, settings: Fields = {}) =>
+/** Whether a configuration (its settings may narrow the provider's currencies) can list the currency. */
+export const supportsCurrency = (id: LiveProviderId, currency: Currency, settings: Fields = {}) =>
   (LIVE_PROVIDERS[id].currenciesOf?.(settings) ?? LIVE_PROVIDERS[id].capabilities.currencies).includes(currency)
 
-/** At least the provider's smallest amount for the currency (Creem: 100 minor units). */
-export const supportsAmount = (id: LiveProvider['id'], currency: Currency, amount: number) =>
+/** At least the provider's smallest amount for the currency, where it has one. */
+export const supportsAmount = (id: LiveProviderId, currency: Currency, amount: number) =>
   amount >= (LIVE_PROVIDERS[id].capabilities.minAmount?.[currency] ?? 1)
 
 /** Whether a provider configuration can take a session: its currency and its amount. */
-export const fitsSession = (id: LiveProvider['id'], currency: Currency, amount: number, settings: Fields = {}) =>
+export const fitsSession = (id: LiveProviderId, currency: Currency, amount: number, settings: Fields = {}) =>
   supportsCurrency(id, currency, settings) && supportsAmount(id, currency, amount)
 
 export interface ProviderRegistry {

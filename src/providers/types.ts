@@ -1,8 +1,10 @@
 /** The one interface every payment provider implements (docs/architecture.md). Adapters do no DB work. */
 import type { Currency } from '../domain/money.js'
 import type { Mode } from '../domain/checkout-rules.js'
+import type { LiveProviderId } from './index.js'
 
-export type ProviderId = 'mock' | 'wechat' | 'creem'
+/** The mock (test mode) and every provider of the list in index.ts. */
+export type ProviderId = 'mock' | LiveProviderId
 
 export interface Capabilities {
   currencies: readonly Currency[]
@@ -11,6 +13,15 @@ export interface Capabilities {
   modes: readonly Mode[]
   /** Smallest amount (minor units) per currency the provider takes, where it has one (Creem: 100). */
   minAmount?: Partial<Record<Currency, number>>
+}
+
+/** Products a provider needs, made once per (configuration, amount, currency) and remembered. */
+export interface ProductStore {
+  find(configId: string, amount: number, currency: string): Promise<string | null>
+  /** Keeps the first product remembered for the key and answers it: concurrent first uses agree. */
+  remember(configId: string, amount: number, currency: string, productId: string): Promise<string>
+  /** Drops a product the provider no longer knows (deleted, or the configuration moved to another account). */
+  forget(configId: string, amount: number, currency: string, productId: string): Promise<void>
 }
 
 export interface ProviderConfig {

@@ -8,9 +8,8 @@ import { ID_PATTERN } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RefundBehavior } from '../providers/mock/index.js'
-import { fitsSession, isLiveProvider, type LiveProvider } from '../providers/registry.js'
+import { fitsSession, isLiveProvider, LIVE_PROVIDERS, type LiveProvider } from '../providers/registry.js'
 import { ProviderError, type Action } from '../providers/types.js'
-import { channelForUserAgent } from '../providers/wechat/browser.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { brandingOf, type Branding } from './merchant-settings.js'
 import { getProviderConfigById, listEnabledDefaults } from '../store/repos/provider-configs.js'
@@ -19,7 +18,7 @@ import { getSessionById, type SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { cancelSession, startAttempt } from './payments.js'
 import { mockPayment } from './test-helpers.js'
-import { openQrCode } from './wechat-checkout.js'
+import { actionShownAgain } from './browser-step.js'
 
 const SESSION_ID = ID_PATTERN('sess')
 const RECORD_ID = ID_PATTERN('rec')
@@ -96,12 +95,12 @@ export type PickResult =
   | { kind: 'unavailable'; provider: LiveProvider['id'] }
   | { kind: 'failed'; provider: LiveProvider['id'] }
   | { kind: 'started'; provider: LiveProvider['id']; action: Action }
-  /** Inside WeChat: the payer's openid comes first, through OAuth; its callback starts the attempt. */
+  /** The provider's browser step comes first (WeChat's OAuth inside WeChat); its return starts the attempt. */
   | { kind: 'authorize'; provider: LiveProvider['id']; configId: string }
 
-/** The channel a provider should use for this browser. WeChat: Native (QR) on desktops, H5 on phones, JSAPI inside WeChat. */
+/** The channel a provider should use for this browser, where it has several (its module decides). */
 export function channelFor(provider: LiveProvider['id'], userAgent: string | undefined): string | null {
-  return provider === 'wechat' ? channelForUserAgent(userAgent) : null
+  return LIVE_PROVIDERS[provider].channelFor?.(userAgent) ?? null
 }
 
 /** The customer picks a provider: the session binds to its configuration and becomes `processing`. */
@@ -112,8 +111,8 @@ export async function pickProvider(deps: Deps, session: SessionRow, provider: st
   const channel = channelFor(offer.provider, client.userAgent)
   // Checked before anything is written: no attempt is left behind for a provider that cannot take it.
   if (!offer.available) return { kind: 'unavailable', provider: offer.provider }
-  if (channel === 'jsapi') return { kind: 'authorize', provider: offer.provider, configId: offer.configId }
-  const shown = channel === 'native' ? await openQrCode(deps, session.id, offer.configId) : null
+  if (channel !== null && channel === LIVE_PROVIDERS[offer.provider].browserStep?.channel) return { kind: 'authorize', provider: offer.provider, configId: offer.configId }
+  const shown = await actionShownAgain(deps, session.id, offer.provider, offer.configId, channel)
   if (shown) return { kind: 'started', provider: offer.provider, action: shown }
   try {
     const { action } = await startAttempt(deps, session.id, { provider: offer.provider, providerConfigId: offer.configId, channel, clientIp: client.ip })

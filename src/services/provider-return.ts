@@ -1,5 +1,5 @@
 /**
- * A provider's signed return to the relay (Creem's success redirect, docs/providers.md#creem-creem) is a hint,
+ * A provider's signed return to the relay (Creem's success redirect, docs/providers.md) is a hint,
  * never proof: a valid signature for one of this session's attempts makes Till ask the provider's
  * API at once instead of waiting for the webhook, and only that answer changes anything. An absent
  * or invalid signature changes nothing; the relay then waits as it always does.

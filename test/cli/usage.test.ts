@@ -49,6 +49,16 @@ test('help for the whole tool, each group, start and the fake', async () => {
   assert.equal(version.stdout, `${JSON.parse(readFileSync('package.json', 'utf8')).version}\n`)
 })
 
+test('providers add --help lists every provider\'s credentials and settings, from its module', async () => {
+  const { PROVIDERS } = await import('../../src/providers/index.js')
+  const r = await till(['providers', 'add', '--help'])
+  assert.equal(r.code, 0, r.stderr)
+  for (const p of PROVIDERS) {
+    assert.match(r.stdout, new RegExp(`--provider ${PROVIDERS.map((q) => q.id).join('\\|')} `))
+    for (const f of [...p.credentials, ...p.settings]) assert.ok(r.stdout.includes(` ${f.name.padEnd(20)} `), `${p.id}.${f.name} in:\n${r.stdout}`)
+  }
+})
+
 test('usage errors exit 2, name the problem and point to the help', async () => {
   const cases: [string[], string][] = [
     [[], 'till: missing command\nRun `till --help` for usage.\n'],

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { deliverDue } from '../../src/jobs/outbox.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
-import { signedIn } from '../helpers/console.js'
+import { PROVIDERS } from '../../src/providers/index.js'
+import { ConsoleBrowser, signedIn } from '../helpers/console.js'
 import { startReceiver, verifySignature } from '../helpers/receiver.js'
 import { startFake } from '../helpers/wechat.js'
 
@@ -75,6 +76,24 @@ test('a WeChat Pay configuration is added with the admin API\'s messages, marked
   const activity = await browser.get('/console/live/activity')
   assert.equal((activity.html.match(/data-action="provider_config_created"/g) ?? []).length, 2)
   assert.equal((activity.html.match(/data-action="provider_config_updated"/g) ?? []).length, 3)
+})
+
+test('the provider screens come from the provider modules, in English and Chinese: one add button each, each module\'s fields', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser } = await signedIn(ta)
+  const zh = new ConsoleBrowser(ta, { 'accept-language': 'zh-CN' })
+  zh.cookies.set('till_console', browser.cookies.get('till_console')!)
+  const list = { en: (await browser.get('/console/live/providers')).html, 'zh-CN': (await zh.get('/console/live/providers')).html }
+  assert.match(list.en, />Add WeChat Pay</)
+  assert.match(list['zh-CN'], />添加微信支付</)
+  assert.match(list['zh-CN'], />添加 Creem</)
+  for (const p of PROVIDERS) {
+    assert.ok(list.en.includes(`/console/live/providers/new?provider=${p.id}`), p.id)
+    const form = { en: (await browser.get(`/console/live/providers/new?provider=${p.id}`)).html, 'zh-CN': (await zh.get(`/console/live/providers/new?provider=${p.id}`)).html }
+    for (const locale of ['en', 'zh-CN'] as const) {
+      assert.deepEqual([...form[locale].matchAll(/<label for="cred-(\w+)">([^<]+)</g)].map((m) => [m[1], m[2]]), p.credentials.map((f) => [f.name, f.label[locale]]), `${p.id} ${locale}`)
+    }
+  }
 })
 
 test('an endpoint added in the console gets its secret once, receives a signed test event, and the delivery can be resent', async (t) => {

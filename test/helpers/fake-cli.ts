@@ -1,7 +1,8 @@
 /** `till fake <provider> --port 0 --json …` as a child process: its first stdout line (the printed configuration), and a stop. */
 import { spawn } from 'node:child_process'
+import type { LiveProviderId } from '../../src/providers/index.js'
 
-export function runFakeCli<T>(provider: 'wechat' | 'creem', args: string[]): Promise<{ printed: T; stop: () => Promise<number | null> }> {
+export function runFakeCli<T>(provider: LiveProviderId, args: string[]): Promise<{ printed: T; stop: () => Promise<number | null> }> {
   const child = spawn(process.execPath, ['bin/till.mjs', 'fake', provider, '--port', '0', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return new Promise((resolve, reject) => {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { LiveProviderId } from '../../src/providers/index.js'
 import { createMockProvider } from '../../src/providers/mock/index.js'
 import { createRegistry } from '../../src/providers/registry.js'
 import { ProviderError, type Action, type PaymentProvider } from '../../src/providers/types.js'
@@ -30,7 +31,7 @@ const attemptCount = async (ta: TestApp, id: string) =>
   (await ta.database.pool.query('select count(*)::int as n from attempts where session_id = $1', [id])).rows[0].n as number
 
 /** Stands in for an adapter that is not built yet: its createAttempt answers with `action`. */
-function fakeAdapter(id: 'wechat' | 'creem', action: Action): PaymentProvider {
+function fakeAdapter(id: LiveProviderId, action: Action): PaymentProvider {
   const mock = createMockProvider(() => new Date())
   return { ...mock, id, capabilities: { ...mock.capabilities, modes: ['live'] }, createAttempt: async () => ({ providerRef: `${id}_order_1`, action }) }
 }

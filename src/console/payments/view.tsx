@@ -1,4 +1,5 @@
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
+import { providerName } from '../../providers/index.js'
 import type { DeliverySummary } from '../../store/repos/console.js'
 import type { ConsoleKey } from '../i18n/index.js'
 import { money, when } from '../format.js'
@@ -132,7 +133,7 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
         <section class="panel">
           <dl class="facts">
             <dt>{t('payments.status')}</dt><dd><StatusBadge c={c} kind="session" status={session.status} /></dd>
-            <dt>{t('payments.provider')}</dt><dd>{provider === 'wechat' || provider === 'creem' ? t(`provider.${provider}`) : provider ?? t('common.none')}</dd>
+            <dt>{t('payments.provider')}</dt><dd>{provider ? providerName(provider, locale) : t('common.none')}</dd>
             {session.description && <><dt>{t('payments.description')}</dt><dd>{session.description}</dd></>}
             <dt>{t('payments.created')}</dt><dd>{when(session.createdAt, locale)}</dd>
             <dt>{t('payments.expires')}</dt><dd>{when(session.expiresAt, locale)}</dd>

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFound, TillError } from '../../domain/errors.js'
-import { isLiveProvider } from '../../providers/registry.js'
+import { isLiveProvider } from '../../providers/index.js'
 import { recordActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
 import { createProviderConfig, openConfig, updateProviderConfig } from '../../services/provider-configs.js'
@@ -12,11 +12,10 @@ import * as repo from '../../store/repos/provider-configs.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
-import { credentialsFromForm, identify } from './fields.js'
+import { credentialsFromForm, identify, nonSecret } from './fields.js'
 import { EditPage, NewPage, ProvidersPage, type ConfigItem } from './view.js'
 
 type IdParams = { Params: { mode: string; id: string } }
-type Provider = 'wechat' | 'creem'
 
 export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   const item = (row: repo.ProviderConfigRow): ConfigItem => {
@@ -74,7 +73,7 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       await log(req, 'provider_config_created', created.id, { provider, label })
       return seeOther(reply, `/console/live/providers?saved=1`)
     } catch (e) {
-      return rerender(reply, e, () => NewPage({ c, provider, error: (e as Error).message, values: nonSecret(body) }))
+      return rerender(reply, e, () => NewPage({ c, provider, error: (e as Error).message, values: nonSecret(provider, body) }))
     }
   })
 
@@ -107,7 +106,8 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     liveOnly(c)
     const row = await configOf(req)
     try {
-      await updateProviderConfig(deps, row.merchantId, row.id, { credentials: credentialsFromForm(row.provider as Provider, req.body as Record<string, unknown>) })
+      if (!isLiveProvider(row.provider)) throw new NotFound()
+      await updateProviderConfig(deps, row.merchantId, row.id, { credentials: credentialsFromForm(row.provider, req.body as Record<string, unknown>) })
       await log(req, 'provider_config_updated', row.id, { label: row.label, credentials: 'replaced' })
       return seeOther(reply, `/console/live/providers?saved=1`)
     } catch (e) {
@@ -133,10 +133,4 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
 function rerender(reply: FastifyReply, e: unknown, page: () => { toString(): string | Promise<string> }) {
   if (e instanceof TillError && e.status === 400) return sendHtml(reply, 400, page())
   throw e
-}
-
-const nonSecret = (body: Record<string, unknown>) => {
-  const out: Record<string, string> = {}
-  for (const k of ['label', 'apiBase', 'mchId', 'appId', 'merchantSerialNo', 'platformPublicKeyId', 'enabled', 'isDefault']) if (typeof body[k] === 'string') out[k] = body[k] as string
-  return out
 }

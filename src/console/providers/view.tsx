@@ -1,6 +1,7 @@
-import type { ConsoleKey } from '../i18n/index.js'
+import { PROVIDERS, providerName as nameIn, type LiveProviderId } from '../../providers/index.js'
+import type { Localized } from '../../providers/module.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
-import { CREDENTIAL_FIELDS } from './fields.js'
+import { credentialFields } from './fields.js'
 
 export interface ConfigItem {
   id: string
@@ -9,10 +10,12 @@ export interface ConfigItem {
   enabled: boolean
   isDefault: boolean
   apiBase: string
-  identifies: { key: ConsoleKey; vars: Record<string, string> }[]
+  identifies: Localized[]
 }
 
-const providerName = (c: ConsoleContext, p: string) => (p === 'wechat' || p === 'creem' ? c.t(`provider.${p}`) : p)
+const providerName = (c: ConsoleContext, p: string) => nameIn(p, c.locale)
+/** Chinese text sets a Latin name off with a space (添加 Creem, but 添加微信支付). */
+const spaced = (locale: string, name: string) => (locale === 'zh-CN' && /^[A-Za-z]/.test(name) ? ` ${name}` : name)
 
 export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; configs: ConfigItem[]; saved: boolean }) {
   const { t } = c
@@ -31,8 +34,9 @@ export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; config
       <p class="muted">{t('providers.intro')}</p>
       {saved && <Notice kind="ok">{t('providers.saved')}</Notice>}
       <div class="actions">
-        <a class="button" href={`${base('live')}/providers/new?provider=wechat`}>{t('providers.addWechat')}</a>
-        <a class="button button-secondary" href={`${base('live')}/providers/new?provider=creem`}>{t('providers.addCreem')}</a>
+        {PROVIDERS.map((p, i) => (
+          <a class={i === 0 ? 'button' : 'button button-secondary'} href={`${base('live')}/providers/new?provider=${p.id}`}>{t('providers.addProvider', { provider: spaced(c.locale, p.name[c.locale]) })}</a>
+        ))}
       </div>
       {configs.length === 0 ? <p>{t('providers.none')}</p> : (
         <table class="table">
@@ -42,7 +46,7 @@ export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; config
               <tr data-config={p.id}>
                 <td data-label={t('providers.provider')}>{providerName(c, p.provider)}</td>
                 <td data-label={t('providers.label')}><strong>{p.label}</strong></td>
-                <td data-label={t('providers.identifies')}>{p.identifies.map((i) => <div class="mono">{t(i.key, i.vars)}</div>)}</td>
+                <td data-label={t('providers.identifies')}>{p.identifies.map((i) => <div class="mono">{i[c.locale]}</div>)}</td>
                 <td data-label={t('providers.state')}>
                   <span class={`badge ${p.enabled ? 'badge-ok' : 'badge-stop'}`}>{t(p.enabled ? 'providers.enabled' : 'providers.disabled')}</span>{' '}
                   {p.isDefault && <span class="badge">{t('providers.default')}</span>}
@@ -71,17 +75,17 @@ export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; config
   )
 }
 
-function CredentialInputs({ c, provider, values }: { c: ConsoleContext; provider: 'wechat' | 'creem'; values: Record<string, string> }) {
+function CredentialInputs({ c, provider, values }: { c: ConsoleContext; provider: LiveProviderId; values: Record<string, string> }) {
   const { t } = c
   return (
     <>
-      {CREDENTIAL_FIELDS[provider].map((f) => (
+      {credentialFields(provider).map((f) => (
         <div class="field">
-          <label for={`cred-${f.name}`}>{t(f.label)}</label>
+          <label for={`cred-${f.name}`}>{f.label[c.locale]}</label>
           {f.pem ? (
             <>
               <textarea id={`cred-${f.name}`} name={f.name} spellcheck={false} autocomplete="off" placeholder="-----BEGIN …"></textarea>
-              <input type="file" name={`${f.name}File`} accept=".pem,.key,.txt,text/plain" aria-label={t(f.label)} />
+              <input type="file" name={`${f.name}File`} accept=".pem,.key,.txt,text/plain" aria-label={f.label[c.locale]} />
               <p class="help">{t('providers.pemHelp')}</p>
             </>
           ) : (
@@ -93,7 +97,7 @@ function CredentialInputs({ c, provider, values }: { c: ConsoleContext; provider
   )
 }
 
-export function NewPage({ c, provider, error, values }: { c: ConsoleContext; provider: 'wechat' | 'creem'; error: string | null; values: Record<string, string> }) {
+export function NewPage({ c, provider, error, values }: { c: ConsoleContext; provider: LiveProviderId; error: string | null; values: Record<string, string> }) {
   const { t } = c
   const name = providerName(c, provider)
   const fresh = values.label === undefined
@@ -132,12 +136,12 @@ export function NewPage({ c, provider, error, values }: { c: ConsoleContext; pro
 export function EditPage({ c, config, error }: { c: ConsoleContext; config: ConfigItem; error: string | null; saved: boolean }) {
   const { t } = c
   const name = providerName(c, config.provider)
-  const provider = config.provider as 'wechat' | 'creem'
+  const provider = config.provider as LiveProviderId
   return (
     <ConsoleLayout c={c} title={t('providers.editTitle', { provider: name, label: config.label })} section="providers">
       <h1>{t('providers.editTitle', { provider: name, label: config.label })}</h1>
       {error && <Notice kind="error">{error}</Notice>}
-      <p>{config.identifies.map((i) => <span class="mono">{t(i.key, i.vars)} </span>)}</p>
+      <p>{config.identifies.map((i) => <span class="mono">{i[c.locale]} </span>)}</p>
       <div class="grid-2">
         <PostForm c={c} action={`${base('live')}/providers/${config.id}`} class="panel">
           <h2>{t('providers.details')}</h2>

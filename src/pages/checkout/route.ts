@@ -8,31 +8,36 @@ import QRCode from 'qrcode'
 import { SessionTerminal } from '../../domain/errors.js'
 import { displayAmount, type Currency } from '../../domain/money.js'
 import { REFUND_BEHAVIORS, type RefundBehavior } from '../../providers/mock/index.js'
-import { isLiveProvider, type LiveProvider } from '../../providers/registry.js'
+import { isLiveProvider, moduleOf, providerName } from '../../providers/index.js'
 import type { Deps } from '../../services/deps.js'
 import * as hosted from '../../services/hosted-checkout.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { formatTime } from '../../web/i18n.js'
+import type { Locale } from '../../web/locale.js'
 import { setPageHeaders } from '../../web/security.js'
 import { BadForm, FormTokenInvalid } from '../errors.js'
-import type { Translate } from '../i18n/index.js'
 import { chargedText } from '../charged.js'
 import { pageContext } from '../context.js'
 import { checkFormToken, formToken, originOf } from '../security.js'
 import type { PageContext } from '../views/layout.js'
 import { QrPage, RedirectPage } from '../views/live-action.js'
-import { sendToWechatAuthorization } from '../wechat/route.js'
+import { sendToBrowserStep } from './browser-step.js'
 import { CheckoutPage, type CheckoutView } from './view.js'
 
 type Id = { Params: { id: string } }
 type Form = Record<string, string | string[] | undefined>
 
-/** A provider's name in the page's language (WeChat Pay is 微信支付 in Chinese). */
-const providerName = (t: Translate, id: LiveProvider['id']) => t(`provider.${id}`)
 /** A provider named in the page's query (a notice after a pick), by name; anything else is ignored. */
-const namedInQuery = (t: Translate, id: string | undefined) => (id && isLiveProvider(id) ? providerName(t, id) : null)
+const namedInQuery = (locale: Locale, id: string | undefined) => (id && isLiveProvider(id) ? providerName(id, locale) : null)
 
-/** The address WeChat's H5 order must name: an IPv4 client seen through a dual-stack socket is written as IPv4. */
+/** `<provider>-in-app` in the query: the provider's browser step cannot run for this configuration. */
+function inAppUnavailable(locale: Locale, unavailable: string | undefined) {
+  const id = unavailable?.endsWith('-in-app') ? unavailable.slice(0, -'-in-app'.length) : undefined
+  const app = id && isLiveProvider(id) ? moduleOf(id).browserStep?.app[locale] : undefined
+  return id && app ? { provider: providerName(id, locale), app } : null
+}
+
+/** The address a provider's order may name (WeChat's H5): an IPv4 client seen through a dual-stack socket is written as IPv4. */
 const clientIp = (ip: string) => (ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip)
 
 const field = (body: unknown, name: string): string | undefined => {
@@ -43,12 +48,12 @@ const field = (body: unknown, name: string): string | undefined => {
 export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   const tokenKey = deps.box.derive('page-csrf')
 
-  async function checkoutView(cs: hosted.CustomerSession, { locale, t }: PageContext, notices: Pick<CheckoutView, 'unavailable' | 'failed' | 'inAppUnavailable'>): Promise<CheckoutView> {
+  async function checkoutView(cs: hosted.CustomerSession, { locale }: PageContext, notices: Pick<CheckoutView, 'unavailable' | 'failed' | 'inAppUnavailable'>): Promise<CheckoutView> {
     const { session } = cs
     const open = cs.status === 'pending' || cs.status === 'processing'
     const offers = open ? await hosted.liveOffers(deps, session) : []
     const waitingOn = session.mode === 'live' && cs.status === 'processing' && session.chosenProvider && isLiveProvider(session.chosenProvider)
-      ? providerName(t, session.chosenProvider)
+      ? providerName(session.chosenProvider, locale)
       : null
     return {
       sessionId: session.id,
@@ -65,7 +70,7 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       canReturn: session.successUrl !== null,
       recordId: cs.record?.id ?? null,
       charged: chargedText(cs.record, locale),
-      offers: offers.map((o) => ({ provider: o.provider, name: providerName(t, o.provider) })),
+      offers: offers.map((o) => ({ provider: o.provider, name: providerName(o.provider, locale) })),
       ...notices,
       waitingOn,
     }
@@ -75,9 +80,9 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     const cs = await hosted.loadSession(deps, req.params.id)
     const ctx = pageContext(req, reply)
     const v = await checkoutView(cs, ctx, {
-      unavailable: namedInQuery(ctx.t, req.query.unavailable),
-      failed: namedInQuery(ctx.t, req.query.failed),
-      inAppUnavailable: req.query.unavailable === 'wechat-in-app',
+      unavailable: namedInQuery(ctx.locale, req.query.unavailable),
+      failed: namedInQuery(ctx.locale, req.query.failed),
+      inAppUnavailable: inAppUnavailable(ctx.locale, req.query.unavailable),
     })
     // The pay → relay → successUrl redirect chain is checked against form-action: allow the merchant's origin.
     const merchantOrigin = originOf(cs.session.successUrl)
@@ -132,16 +137,16 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     if (cs.status !== 'pending' && cs.status !== 'processing') return seeOther(reply, `/c/${cs.session.id}`)
     const result = await unlessFinished(() => hosted.pickProvider(deps, cs.session, provider, { ip: clientIp(req.ip), userAgent: req.headers['user-agent'] }))
     if (!result) return seeOther(reply, `/c/${cs.session.id}`)
-    if (result.kind === 'authorize') return sendToWechatAuthorization(deps, req, reply, cs.session.id, result.configId)
+    if (result.kind === 'authorize') return sendToBrowserStep(deps, req, reply, cs.session.id, result.provider, result.configId)
     const ctx = pageContext(req, reply)
-    const name = providerName(ctx.t, result.provider)
+    const name = providerName(result.provider, ctx.locale)
     if (result.kind === 'started' && result.action.kind === 'redirect') {
       return sendHtml(reply, 200, RedirectPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, url: result.action.url } }))
     }
     if (result.kind === 'started' && result.action.kind === 'qr') {
       const svg = (await QRCode.toString(result.action.content, { type: 'svg', width: 240, margin: 1, errorCorrectionLevel: 'M' })).trim()
       const amount = displayAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
-      const help = result.provider === 'wechat' ? ctx.t('wechat.scanSteps') : undefined
+      const help = moduleOf(result.provider).scanHelp?.[ctx.locale]
       return sendHtml(reply, 200, QrPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, amount, svg, help, merchantName: cs.merchantName, description: cs.session.description } }))
     }
     if (result.kind === 'started' && result.action.kind === 'none') return seeOther(reply, `/c/${cs.session.id}`)

@@ -32,8 +32,8 @@ export interface CheckoutView {
   unavailable: string | null
   /** A provider that could not start the payment just now. */
   failed: string | null
-  /** Inside WeChat, with a configuration that cannot learn the payer's openid (no appSecret). */
-  inAppUnavailable: boolean
+  /** Inside a provider's app, with a configuration that cannot take the browser step (WeChat without an appSecret). */
+  inAppUnavailable: { provider: string; app: string } | null
   /** Live, processing: the provider the session is waiting on. */
   waitingOn: string | null
 }
@@ -104,7 +104,7 @@ function LiveControls({ t, v }: PageContext & { v: CheckoutView }) {
   return (
     <div class="controls">
       {v.waitingOn && <AwaitPayment sessionId={v.sessionId} text={t('live.waiting', { provider: v.waitingOn })} />}
-      {v.inAppUnavailable && <p class="notice warning" role="alert">{t('wechat.inApp')}</p>}
+      {v.inAppUnavailable && <p class="notice warning" role="alert">{t('inApp.unavailable', v.inAppUnavailable)}</p>}
       {v.unavailable && <p class="notice warning" role="alert">{t('live.unavailable', { provider: v.unavailable })}</p>}
       {v.failed && <p class="notice warning" role="alert">{t('live.failed', { provider: v.failed })}</p>}
       {v.offers.length === 0 ? (

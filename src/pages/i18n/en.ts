@@ -23,8 +23,6 @@ export const en = {
   'checkout.cancel': 'Cancel and return',
   'checkout.processing': 'A payment has been started. If you did not finish it, you can pay again below.',
 
-  'provider.wechat': 'WeChat Pay',
-  'provider.creem': 'Creem',
 
   'live.choose': 'Choose how to pay',
   'live.payWith': 'Pay with {provider}',
@@ -40,10 +38,9 @@ export const en = {
   'live.autoAdvance': 'This page moves on by itself as soon as your payment is confirmed.',
   'live.back': 'Back to the checkout',
 
-  'wechat.scanSteps': 'Open WeChat on your phone, tap + and then Scan, and point the camera at this code.',
-  'wechat.inApp': 'WeChat Pay cannot be used inside WeChat for this checkout. Open this page in your phone\'s browser, or on a computer to scan a QR code.',
-  'wechat.jsapiTitle': 'Pay in WeChat',
-  'wechat.jsapiHelp': 'Confirm the payment in the WeChat Pay window. If it did not open, go back to the checkout and try again.',
+  'inApp.unavailable': '{provider} cannot be used inside {app} for this checkout. Open this page in your phone\'s browser, or on a computer to scan a QR code.',
+  'inApp.title': 'Pay in {app}',
+  'inApp.help': 'Confirm the payment in the {provider} window. If it did not open, go back to the checkout and try again.',
 
   'result.paid.title': 'Payment received',
   'result.paid.body': 'Thank you. {merchant} has received your payment.',

@@ -25,8 +25,6 @@ export const zhCN: Catalogue = {
   'checkout.cancel': '取消并返回',
   'checkout.processing': '已开始一笔付款。如果您没有完成，可以在下方重新付款。',
 
-  'provider.wechat': '微信支付',
-  'provider.creem': 'Creem',
 
   'live.choose': '选择支付方式',
   'live.payWith': '{provider}',
@@ -42,10 +40,9 @@ export const zhCN: Catalogue = {
   'live.autoAdvance': '付款确认后，此页面会自动跳转。',
   'live.back': '返回付款页面',
 
-  'wechat.scanSteps': '打开手机微信，点击右上角“+”，选择“扫一扫”，扫描此二维码。',
-  'wechat.inApp': '此订单暂不支持在微信内付款。请在手机浏览器中打开此页面，或在电脑上打开并扫码付款。',
-  'wechat.jsapiTitle': '在微信中付款',
-  'wechat.jsapiHelp': '请在微信支付窗口中确认付款。如果窗口没有弹出，请返回付款页面重试。',
+  'inApp.unavailable': '此订单暂不支持在{app}内付款。请在手机浏览器中打开此页面，或在电脑上打开并扫码付款。',
+  'inApp.title': '在{app}中付款',
+  'inApp.help': '请在{provider}窗口中确认付款。如果窗口没有弹出，请返回付款页面重试。',
 
   'result.paid.title': '付款成功',
   'result.paid.body': '谢谢，{merchant}已收到您的付款。',

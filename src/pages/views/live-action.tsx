@@ -1,4 +1,4 @@
-/** After a live pick: the provider's QR code, the way to its hosted page, or WeChat's in-app payment. */
+/** After a live pick: the provider's QR code, the way to its hosted page, or its in-app payment (WeChat's JSAPI). */
 import { raw } from 'hono/html'
 import { Layout, type PageContext } from './layout.js'
 import { Amount, AwaitPayment } from './parts.js'
@@ -19,7 +19,7 @@ export interface QrView extends PaymentContext {
   amount: string
   /** SVG made by `qrcode` from the provider's payment URL: our own markup, so trusted. */
   svg: string
-  /** How to scan, in the provider's words (WeChat: + then Scan). */
+  /** How to scan, in the provider's words (its module's scanHelp). */
   help?: string
 }
 
@@ -61,27 +61,33 @@ export function RedirectPage(p: PageContext & { v: RedirectView }) {
   )
 }
 
-export interface JsapiView extends PaymentContext {
+export interface InAppView extends PaymentContext {
   sessionId: string
+  /** The provider's id: till.js picks the app's payment bridge by it (data-<id>-pay). */
+  provider: string
+  providerName: string
+  /** The app the payment runs in, as customers call it. */
+  app: string
   amount: string
-  /** What WeixinJSBridge's getBrandWCPayRequest takes (appId, timeStamp, nonceStr, package, signType, paySign). */
+  /** What the app's bridge takes (WeixinJSBridge's getBrandWCPayRequest: appId, timeStamp, nonceStr, package, signType, paySign). */
   params: Record<string, string>
 }
 
 /**
- * Inside WeChat: till.js hands the parameters (JSON in a data attribute, escaped like any
- * attribute, never executed) to WeixinJSBridge. Its answer is not authoritative: "ok" goes to the
- * relay, which waits for WeChat's confirmation; anything else back to the checkout page.
+ * Inside the provider's app: till.js hands the parameters (JSON in a data attribute, escaped like
+ * any attribute, never executed) to the app's bridge. Its answer is not authoritative: "ok" goes to
+ * the relay, which waits for the provider's confirmation; anything else back to the checkout page.
  */
-export function JsapiPage(p: PageContext & { v: JsapiView }) {
+export function InAppPage(p: PageContext & { v: InAppView }) {
   const { t, v } = p
+  const bridge = { [`data-${v.provider}-pay`]: JSON.stringify(v.params) }
   return (
-    <Layout {...p} title={t('wechat.jsapiTitle')} langPath={`/c/${v.sessionId}`}>
-      <h1>{t('wechat.jsapiTitle')}</h1>
+    <Layout {...p} title={t('inApp.title', { app: v.app })} langPath={`/c/${v.sessionId}`}>
+      <h1>{t('inApp.title', { app: v.app })}</h1>
       <PayTo {...p} />
       <Amount label={t('checkout.amountDue')} value={v.amount} />
-      <p class="notice" role="status" data-wechat-pay={JSON.stringify(v.params)} data-done-url={`/c/${v.sessionId}/done`} data-back-url={`/c/${v.sessionId}`}>
-        {t('wechat.jsapiHelp')}
+      <p class="notice" role="status" {...bridge} data-done-url={`/c/${v.sessionId}/done`} data-back-url={`/c/${v.sessionId}`}>
+        {t('inApp.help', { provider: v.providerName })}
       </p>
       <div class="actions">
         <a class="button primary" href={`/c/${v.sessionId}/done`}>{t('live.paidDone')}</a>

@@ -33,13 +33,11 @@ export function Reference({ label, value }: { label: string; value: string }) {
   )
 }
 
-const MARKS: Record<string, string> = { wechat: 'W', creem: 'C' }
-
 /** A provider's mark: a coloured badge beside its written name (decorative, so hidden from screen readers). */
 export function ProviderMark({ provider }: { provider: string }) {
   return (
     <span class={`mark mark-${provider}`} aria-hidden="true">
-      {MARKS[provider] ?? provider.slice(0, 1).toUpperCase()}
+      {provider.slice(0, 1).toUpperCase()}
     </span>
   )
 }

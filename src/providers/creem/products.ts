@@ -6,16 +6,10 @@
  * adapter touches no database.
  */
 import type { Currency } from '../../domain/money.js'
-import type { ProviderConfig } from '../types.js'
+import type { ProductStore, ProviderConfig } from '../types.js'
 import { PRODUCT_PRICE } from './constants.js'
 
-export interface ProductStore {
-  find(configId: string, amount: number, currency: string): Promise<string | null>
-  /** Keeps the first product remembered for the key and answers it: concurrent first uses agree. */
-  remember(configId: string, amount: number, currency: string, productId: string): Promise<string>
-  /** Drops a product Creem no longer knows (deleted, or the configuration moved to another account). */
-  forget(configId: string, amount: number, currency: string, productId: string): Promise<void>
-}
+export type { ProductStore }
 
 /** For tests and `till fake` scripts without a database. */
 export function memoryProductStore(): ProductStore {

@@ -1,15 +1,13 @@
 import { InvalidField } from '../../domain/errors.js'
-import { onlyKnown, requirePrivateKeyPem, requirePublicKeyPem, requireString, type Fields } from '../credentials.js'
-
-const FIELDS = ['mchId', 'appId', 'merchantSerialNo', 'privateKey', 'apiV3Key', 'platformPublicKeyId', 'platformPublicKey', 'appSecret'] as const
+import { requirePrivateKeyPem, requirePublicKeyPem, requireString, type Fields } from '../credentials.js'
 
 /**
  * WeChat Pay v3 direct-merchant credentials. The public-key pair is optional (platform-certificate
  * mode). appSecret, the official account's secret, is needed only for JSAPI (openid via OAuth).
+ * Unknown fields are refused by the module, from its field list (module.ts).
  */
 export function validateWechatCredentials(c: Fields) {
   const p = 'credentials'
-  onlyKnown(c, FIELDS, p)
   requireString(c, 'mchId', p, /^\d{1,32}$/, 'must be the merchant number (digits)')
   requireString(c, 'appId', p, /^[0-9A-Za-z_]{1,32}$/, 'must be an appid such as wx…')
   requireString(c, 'merchantSerialNo', p, /^[0-9A-Fa-f]{8,64}$/, 'must be the hex serial of the merchant certificate')

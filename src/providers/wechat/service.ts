@@ -23,7 +23,13 @@ export interface WechatSettings {
   merchantCategoryCode?: string
 }
 
-const SETTINGS = ['apiBase', 'service', 'settlementCurrency', 'merchantCategoryCode'] as const
+/** The settings a configuration may have (the module's settings schema: validation, CLI help). */
+export const SETTINGS = [
+  { name: 'apiBase', help: 'a sandbox or a local fake; default https://api.mch.weixin.qq.com' },
+  { name: 'service', help: 'mainland (default) or cross_border (WeChat Pay Global)' },
+  { name: 'settlementCurrency', help: `cross_border: ${CROSS_BORDER_CURRENCIES.join(', ')}` },
+  { name: 'merchantCategoryCode', help: 'cross_border: the 4-digit MCC WeChat Pay assigned' },
+] as const
 
 export function wechatSettingsOf(settings: Fields): WechatSettings {
   if (settings.service !== 'cross_border') return { service: 'mainland' }
@@ -46,7 +52,7 @@ export function listedCurrencies(settings: Fields): readonly Currency[] {
 
 /** settings.service (default `mainland`); cross-border also needs settlementCurrency and merchantCategoryCode. */
 export function validateWechatSettings(settings: Fields, allowPrivate: boolean) {
-  checkSettings(settings, allowPrivate, SETTINGS)
+  checkSettings(settings, allowPrivate, SETTINGS.map((f) => f.name))
   const service = settings.service ?? 'mainland'
   if (!SERVICES.includes(service as WechatService)) throw new InvalidField('settings.service', `must be one of ${SERVICES.join(', ')}`)
   if (service === 'mainland') {

@@ -1,7 +1,7 @@
 /**
  * provider_products: the product a provider configuration uses, keyed by (amount, currency): for
- * Creem, one product per currency remembered under its listed price (checkouts set their own
- * amount with custom_price). The first writer wins.
+ * a provider that needs one product per currency, remembered under its listed price (checkouts
+ * set their own amount). The first writer wins.
  */
 import { and, eq } from 'drizzle-orm'
 import type { Executor } from '../db.js'
@@ -26,7 +26,7 @@ export async function forgetProduct(tx: Executor, configId: string, amount: numb
   await tx.delete(providerProducts).where(and(key(configId, amount, currency), eq(providerProducts.productId, productId)))
 }
 
-/** The table as the adapter's product store (providers/creem/products.ts ProductStore). */
+/** The table as an adapter's product store (ProductStore in providers/types.ts). */
 export function productStore(db: Executor, clock: () => Date) {
   return {
     find: (configId: string, amount: number, currency: string) => findProduct(db, configId, amount, currency),

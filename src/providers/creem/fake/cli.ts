@@ -4,10 +4,11 @@
  * URL (Creem's dashboard step). The account is kept in a state file so a restart keeps it valid.
  */
 import { parseArgs } from 'node:util'
-import { startCreemFake } from '../providers/creem/fake/index.js'
-import { fakeOptions, readState, untilInterrupted, writeState } from './fake-launch.js'
+import { fakeOptions, readState, untilInterrupted, writeState } from '../../fake-kit/launch.js'
+import type { FakeCommand } from '../../module.js'
+import { startCreemFake } from './index.js'
 
-export const CREEM_USAGE = `usage: till fake creem [--port 8092] [--host 127.0.0.1] [--webhook-url URL]
+const USAGE = `usage: till fake creem [--port 8092] [--host 127.0.0.1] [--webhook-url URL]
                       [--time-factor 1] [--state FILE] [--json]
 
   --port         port to listen on (loopback only)                        default 8092
@@ -23,13 +24,13 @@ interface State {
   webhookUrls: string[]
 }
 
-export async function runCreemFake(argv: string[]): Promise<number> {
+async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { ...fakeOptions('8092', 'fake-creem.json'), 'webhook-url': { type: 'string', multiple: true, default: [] } },
   })
   if (values.help) {
-    console.log(CREEM_USAGE)
+    console.log(USAGE)
     return 0
   }
   const statePath = values.state!
@@ -71,3 +72,5 @@ Inspect:             GET ${fake.url}/__fake/creem/deliveries · /requests · /ev
   await fake.close()
   return 0
 }
+
+export const command: FakeCommand = { usage: USAGE, run }

@@ -1,5 +1,5 @@
 /**
- * What `till fake wechat` and `till fake creem` share: the common options, the state file that
+ * What every `till fake <provider>` shares: the common options, the state file that
  * keeps generated credentials valid across restarts, and running until interrupted.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
