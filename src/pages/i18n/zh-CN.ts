@@ -40,7 +40,7 @@ export const zhCN: Catalogue = {
   'live.autoAdvance': '付款确认后，此页面会自动跳转。',
   'live.back': '返回付款页面',
 
-  'inApp.unavailable': '此订单暂不支持在{app}内付款。请在手机浏览器中打开此页面，或在电脑上打开并扫码付款。',
+  'inApp.unavailable': '此订单暂不支持在{app}内使用{provider}付款。请在手机浏览器中打开此页面，或在电脑上打开并扫码付款。',
   'inApp.title': '在{app}中付款',
   'inApp.help': '请在{provider}窗口中确认付款。如果窗口没有弹出，请返回付款页面重试。',
 
