@@ -1,12 +1,12 @@
 /** Builds the service graph from configuration and an open database. Tests call the same function. */
 import type pg from 'pg'
-import { KeyBuckets } from './security/rate-limit.js'
 import type { Config } from './config.js'
 import { createMetrics } from './metrics/registry.js'
 import { createMockProvider } from './providers/mock/index.js'
 import { PROVIDERS } from './providers/index.js'
 import { createRegistry } from './providers/registry.js'
 import { guardedAgent } from './security/guarded-agent.js'
+import { KeyBuckets } from './security/rate-limit.js'
 import { SecretBox } from './security/secret-box.js'
 import type { Deps, Logger } from './services/deps.js'
 import { receiveMockNotification } from './services/notifications.js'
