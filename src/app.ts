@@ -102,10 +102,5 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(hookRoutes(deps))
   await app.register(pageRoutes(deps))
   await app.register(consoleRoutes(deps), { prefix: '/console' })
-
-  deps.deliverNotification = async (path, body, headers) => {
-    const res = await app.inject({ method: 'POST', url: path, payload: body, headers })
-    return { status: res.statusCode, body: res.body }
-  }
   return app
 }

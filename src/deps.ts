@@ -1,14 +1,15 @@
 /** Builds the service graph from configuration and an open database. Tests call the same function. */
 import type pg from 'pg'
-import { KeyBuckets } from './api/plugins/rate-limit.js'
 import type { Config } from './config.js'
 import { createMetrics } from './metrics/registry.js'
 import { createMockProvider } from './providers/mock/index.js'
 import { PROVIDERS } from './providers/index.js'
 import { createRegistry } from './providers/registry.js'
 import { guardedAgent } from './security/guarded-agent.js'
+import { KeyBuckets } from './security/rate-limit.js'
 import { SecretBox } from './security/secret-box.js'
 import type { Deps, Logger } from './services/deps.js'
+import { receiveMockNotification } from './services/notifications.js'
 import { createSessionSignals } from './services/session-signals.js'
 import type { Db } from './store/db.js'
 import { productStore } from './store/repos/provider-products.js'
@@ -21,7 +22,7 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
   const box = new SecretBox(secretsKey)
   // drizzle keeps its pool as $client; the listener copies its connection settings.
   const signals = createSessionSignals((db as Db & { $client: pg.Pool }).$client, log)
-  return {
+  const deps: Deps = {
     config,
     db,
     clock,
@@ -33,10 +34,9 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,
     signals,
-    deliverNotification: async () => {
-      throw new Error('the app is not built yet')
-    },
+    deliverNotification: (raw) => receiveMockNotification(deps, raw),
     apiKeys: new KeyBuckets(),
     metrics: createMetrics({ db, clock, log, signals }),
   }
+  return deps
 }

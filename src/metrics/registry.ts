@@ -4,10 +4,10 @@
  * gauges (sessions, outbox lag) and the pool's are read at scrape time.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { DISCREPANCY_KINDS } from '../domain/discrepancies.js'
 import { SESSION_STATUSES } from '../domain/session-machine.js'
 import { PROVIDERS } from '../providers/index.js'
-import type { Deps } from '../services/deps.js'
-import { DISCREPANCY_KINDS } from '../services/discrepancies.js'
+import type { Db } from '../store/db.js'
 import { countSessionsByStatus, oldestDueDelivery } from '../store/repos/metrics.js'
 
 /** The grouped count scans every session: at most once per this long per process. */
@@ -24,7 +24,16 @@ export interface Metrics {
   discrepancies: Counter<'provider' | 'kind'>
 }
 
-export function createMetrics(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'signals'>): Metrics {
+/** What the scrape-time gauges read (a part of the services' Deps, named here so metrics imports no service). */
+export interface MetricsSources {
+  db: Db
+  clock: () => Date
+  log: { warn(obj: unknown, msg?: string): void }
+  /** Waits now blocked on a session signal (services/session-signals.ts). */
+  signals: { waiting(): number }
+}
+
+export function createMetrics(deps: MetricsSources): Metrics {
   const registry = new Registry()
   const registers = [registry]
   collectDefaultMetrics({ register: registry })

@@ -9,7 +9,6 @@ import { bearer } from '../api/plugins/auth.js'
 import { servesThisMachineOnly, type Config } from '../config.js'
 import { TillError } from '../domain/errors.js'
 import { hostKind } from '../security/private-address.js'
-import type { Deps } from '../services/deps.js'
 import type { Metrics } from './registry.js'
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
@@ -29,7 +28,7 @@ export function openMetricsWarning(c: Pick<Config, 'host' | 'baseUrl' | 'metrics
   return `GET /metrics is open to anyone who reaches ${where}: set METRICS_TOKEN to require a bearer token`
 }
 
-export function registerMetrics(app: FastifyInstance, deps: Deps) {
+export function registerMetrics(app: FastifyInstance, deps: { metrics: Metrics; config: Config }) {
   const { registry } = deps.metrics
   app.addHook('onResponse', async (req, reply) => observeRequest(deps.metrics, req, reply))
 

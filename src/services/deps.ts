@@ -1,12 +1,13 @@
 import type { Config } from '../config.js'
-import type { KeyBuckets } from '../api/plugins/rate-limit.js'
 import type { Metrics } from '../metrics/registry.js'
 import type { ProviderRegistry } from '../providers/registry.js'
 import type { ProviderConfig } from '../providers/types.js'
+import type { KeyBuckets } from '../security/rate-limit.js'
 import type { SecretBox } from '../security/secret-box.js'
 import type { Db } from '../store/db.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { KeyClaim } from '../store/repos/idempotency.js'
+import type { NotificationAck, RawNotification } from './notifications.js'
 import type { SessionSignals } from './session-signals.js'
 
 export interface Logger {
@@ -27,12 +28,15 @@ export interface Deps {
   log: Logger
   /** Wakes relay pages, on every instance, when a session finishes (LISTEN/NOTIFY plus in-process). */
   signals: SessionSignals
-  /** API keys this instance has seen, with their rate-limit tokens (api/plugins/rate-limit.ts). */
+  /** API keys this instance has seen, with their rate-limit tokens (security/rate-limit.ts). */
   apiKeys: KeyBuckets
   /** Prometheus registry and instruments of this process (served at /metrics). */
   metrics: Metrics
-  /** Hands a provider notification to /hooks/… (the mock provider's "network"). */
-  deliverNotification(path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string }>
+  /**
+   * The mock provider's "network": hands its signed notification to the notifications service
+   * (receiveMockNotification). A seam, so a test can take the database away around a delivery.
+   */
+  deliverNotification(raw: RawNotification): Promise<NotificationAck>
 }
 
 /**

@@ -2,21 +2,11 @@
  * A provider report that does not match what Till asked for changes no money state: it is stored for
  * an operator, logged at warn (facts carry no secrets) and counted (provider_discrepancies_total).
  */
+import type { DiscrepancyKind } from '../domain/discrepancies.js'
 import { newId } from '../domain/ids.js'
 import type { Tx } from '../store/db.js'
 import * as repo from '../store/repos/discrepancies.js'
 import type { Deps } from './deps.js'
-
-/**
- * unknown_refund: named with Till's refund id, but Till never issued it (or under another configuration).
- * refund_amount: an amount that differs from our refund's, or exceeds what is refundable.
- * refund_currency: a refund reported in another currency than the record's, or an amount without one.
- * unmatched_refund: started outside Till, naming no payment of this configuration, or no amount.
- * payment_amount: a payment confirmed without an amount or currency, or with ones that differ from the session's.
- * paid_twice: a second payment for a session already paid through another attempt.
- */
-export const DISCREPANCY_KINDS = ['unknown_refund', 'refund_amount', 'refund_currency', 'unmatched_refund', 'payment_amount', 'paid_twice'] as const
-export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number]
 
 export interface Discrepancy {
   provider: string

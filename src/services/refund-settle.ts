@@ -1,4 +1,5 @@
 /** Settling refunds: the provider's answer, a notification or a reconciliation query lands here. */
+import type { DiscrepancyKind } from '../domain/discrepancies.js'
 import { refundEventData, refundEventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
 import { inRecordCurrency, recordStatus, refundable } from '../domain/refund-math.js'
@@ -10,7 +11,7 @@ import * as records from '../store/repos/records.js'
 import type { RecordRow, RefundRow } from '../store/repos/records.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
-import { recordDiscrepancy, type DiscrepancyKind } from './discrepancies.js'
+import { recordDiscrepancy } from './discrepancies.js'
 
 /** Recomputes a record from its refunds; a full refund makes the session `refunded`. */
 async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordRow> {

@@ -1,5 +1,5 @@
 /** Test-mode helpers (docs/integrate.md#test-mode): the mock provider's side, driven over the API. */
-import { BadRequest, NotFound, ServiceUnavailable, SessionTerminal } from '../domain/errors.js'
+import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'
 import type { Fact } from '../providers/types.js'
@@ -19,13 +19,13 @@ async function openSession(deps: Deps, scope: Scope, id: string) {
   return s
 }
 
-/** The mock provider's servers posting a signed notification to /hooks/mock. */
+/**
+ * The mock provider's servers sending a signed notification, received as /hooks/mock receives it.
+ * The database away meanwhile throws its error, answered 503 as for any request.
+ */
 export async function sendMockNotification(deps: Deps, facts: Fact[]) {
-  const { body, headers } = buildMockNotification(deps.mockConfig, { facts })
-  const res = await deps.deliverNotification('/hooks/mock', body, headers)
-  // The database was away when the notification came in: the same for the helper that sent it.
-  if (res.status === 503) throw new ServiceUnavailable()
-  if (res.status !== 200) throw new Error(`mock notification refused: ${res.status} ${res.body}`)
+  const ack = await deps.deliverNotification(buildMockNotification(deps.mockConfig, { facts }))
+  if (ack.status !== 200) throw new Error(`mock notification refused: ${ack.status} ${JSON.stringify(ack.body)}`)
 }
 
 /**

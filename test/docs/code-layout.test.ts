@@ -61,3 +61,14 @@ test('src/ reaches the Node client by its package name (@till/node), not by a pa
   const byPath = sourceFiles('.').flatMap((f) => importsInto(f, '..').map((s) => `${f} imports ${s}`))
   assert.deepEqual(byPath, [])
 })
+
+test('src/services imports nothing from src/api (the HTTP layer calls the services, not the other way)', () => {
+  const up = sourceFiles('services').flatMap((f) => importsInto(f, 'api').map((s) => `${f} imports ${s}`))
+  assert.deepEqual(up, [])
+})
+
+test('src/metrics and src/services do not import each other in a circle (metrics may read services, never back)', () => {
+  const services = sourceFiles('services').flatMap((f) => importsInto(f, 'metrics').map((s) => `${f} imports ${s}`))
+  const metrics = sourceFiles('metrics').flatMap((f) => importsInto(f, 'services').map((s) => `${f} imports ${s}`))
+  assert.ok(!services.length || !metrics.length, `a circle:\n${[...services, ...metrics].join('\n')}`)
+})

@@ -7,8 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Unauthorized } from '../../domain/errors.js'
 import type { Deps, RequestContext } from '../../services/deps.js'
 import { apiKeyMode, hashApiKey } from '../../security/api-keys.js'
+import type { Claim } from '../../security/rate-limit.js'
 import { findKeyClaiming } from '../../store/repos/rate-limits.js'
-import type { Claim } from './rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -6,7 +6,7 @@ import { rateLimitCounters } from '../schema.js'
 
 /**
  * Looks a live key up and claims `$3` tokens from its counter for the window starting at `$2`, in
- * one statement (api/plugins/rate-limit.ts spends them). Keyed by the key's id, never the secret.
+ * one statement (security/rate-limit.ts spends them). Keyed by the key's id, never the secret.
  * The commit does not wait for the WAL flush (synchronous_commit off for this statement's
  * transaction only): a counter lost in a crash costs nothing. Prepared once per connection (store/prepared.ts).
  */

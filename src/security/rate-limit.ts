@@ -10,7 +10,7 @@
  * The same statement re-checks the key: a key revoked elsewhere stops working on an instance when its
  * bucket runs dry or the window ends, within a second; on the instance that revoked it, at once.
  */
-import { RateLimited } from '../../domain/errors.js'
+import { RateLimited } from '../domain/errors.js'
 
 export const RATE_WINDOW_MS = 1000
 
