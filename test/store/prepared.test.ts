@@ -17,7 +17,7 @@ test('a prepared statement in a transaction runs on its connection: rolled back 
   const ta = await startTestApp(t)
   const db = ta.deps.db
   const now = new Date()
-  const row = { id: newId('sess'), merchantId: ta.merchant.id, mode: 'test' as const, status: 'pending', amount: 100, currency: 'CNY', expiresAt: now }
+  const row = { id: newId('sess'), merchantId: ta.merchant.id, mode: 'test' as const, status: 'pending' as const, amount: 100, currency: 'CNY' as const, expiresAt: now }
   await assert.rejects(db.transaction(async (tx) => {
     await insertSession(tx, row)
     assert.ok(await getSessionById(tx, row.id), 'visible inside the transaction')

@@ -1,4 +1,5 @@
 import { and, asc, eq, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
+import type { RecordStatus } from '../../domain/refund-math.js'
 import type { Executor } from '../db.js'
 import { statement, withDefaults } from '../prepared.js'
 import { records, refunds } from '../schema.js'
@@ -23,7 +24,7 @@ const recordLockStmt = statement('record_get_for_update', (ex) => ex.select().fr
 const recordLockScopedStmt = statement('record_lock_scoped', (ex) => ex.select().from(records)
   .where(and(eq(records.id, p('id')), eq(records.merchantId, p('merchantId')), eq(records.mode, p('mode')))).for('update'))
 const recordRefundsStmt = statement('record_set_refunds', (ex) => ex.update(records)
-  .set({ refundedAmount: setTo<number>('refundedAmount'), status: setTo<string>('status') }).where(eq(records.id, p('id'))).returning())
+  .set({ refundedAmount: setTo<number>('refundedAmount'), status: setTo<RecordStatus>('status') }).where(eq(records.id, p('id'))).returning())
 const sumsStmt = statement('refund_sums', (ex) => ex.select({
   succeeded: sql<number>`coalesce(sum(${refunds.amount}) filter (where ${refunds.status} = 'succeeded'), 0)::int`,
   pendingSum: sql<number>`coalesce(sum(${refunds.amount}) filter (where ${refunds.status} = 'pending'), 0)::int`,
@@ -77,7 +78,7 @@ export async function updateRecord(tx: Executor, id: string, patch: Partial<type
 }
 
 /** A record's refunded amount and status, as recomputed from its refunds. */
-export async function setRecordRefunds(tx: Executor, id: string, refundedAmount: number, status: string): Promise<RecordRow> {
+export async function setRecordRefunds(tx: Executor, id: string, refundedAmount: number, status: RecordStatus): Promise<RecordRow> {
   const [r] = await recordRefundsStmt(tx, { id, refundedAmount, status })
   return r
 }
@@ -189,7 +190,7 @@ export async function refundsOfRecords(tx: Executor, recordIds: string[]): Promi
 
 export interface RecordFilters {
   sessionId?: string
-  status?: string
+  status?: RecordStatus
   createdGte?: Date
   createdLt?: Date
 }
