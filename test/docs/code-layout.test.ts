@@ -61,3 +61,8 @@ test('src/ reaches the Node client by its package name (@till/node), not by a pa
   const byPath = sourceFiles('.').flatMap((f) => importsInto(f, '..').map((s) => `${f} imports ${s}`))
   assert.deepEqual(byPath, [])
 })
+
+test('the console reads and writes through src/services, never src/store directly', () => {
+  const direct = sourceFiles('console').flatMap((f) => importsInto(f, 'store').map((s) => `${f} imports ${s}`))
+  assert.deepEqual(direct, [])
+})
