@@ -11,6 +11,7 @@ import type { Deps } from '../services/deps.js'
 import { applyFacts, configFor, notifyPath } from '../services/payments.js'
 import { settleRefund } from '../services/refund-settle.js'
 import * as records from '../store/repos/records.js'
+import * as refundRepo from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
 
 const paymentRef = (a: { id: string; providerRef: string | null; providerData: Record<string, unknown> }): PaymentRef => ({
@@ -88,8 +89,8 @@ export async function drainDue(pass: (limit: number) => Promise<number>, o: Drai
 export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> {
   const now = deps.clock()
   const due = await deps.db.transaction(async (tx) => {
-    const rows = await records.claimDueRefunds(tx, now, limit)
-    for (const r of rows) await records.updateRefund(tx, r.id, { nextCheckAt: nextRefundCheck(now, r.checks + 1), checks: r.checks + 1 })
+    const rows = await refundRepo.claimDueRefunds(tx, now, limit)
+    for (const r of rows) await refundRepo.updateRefund(tx, r.id, { nextCheckAt: nextRefundCheck(now, r.checks + 1), checks: r.checks + 1 })
     return rows
   })
   for (const r of due) {

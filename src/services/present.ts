@@ -2,7 +2,8 @@
 import type { Static } from 'typebox'
 import type { PaymentRecord, RecordSummary, RecordWithRefund, RecordWithRefunds, Refund, RefundObject, Session, SessionCreated } from '../api/schemas.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
-import type { RecordRow, RefundRow } from '../store/repos/records.js'
+import type { RecordRow } from '../store/repos/records.js'
+import type { RefundRow } from '../store/repos/refunds.js'
 import type { SessionRow } from '../store/repos/sessions.js'
 
 export const sessionUrl = (baseUrl: string, id: string) => `${baseUrl}/c/${id}`
