@@ -32,7 +32,7 @@ export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number>
       const provider = deps.providers.get(a.provider)
       if (!provider) continue
       const cfg = await configFor(deps, deps.db, a.provider, a.providerConfigId)
-      const session = (await sessions.getSessionById(deps.db, a.sessionId))!
+      const session = (await sessions.getSessionUnscoped(deps.db, a.sessionId))!
       const state = await provider.queryPayment(cfg, paymentRef(a))
       if (state.status === 'succeeded' || state.status === 'failed') {
         await applyFacts(deps, a.provider, a.providerConfigId, [
@@ -95,7 +95,7 @@ export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> 
   })
   for (const r of due) {
     try {
-      const record = (await records.getRecordById(deps.db, r.recordId))!
+      const record = (await records.getRecordUnscoped(deps.db, r.recordId))!
       const provider = deps.providers.get(record.provider)
       if (!provider) continue
       const cfg = await configFor(deps, deps.db, record.provider, record.providerConfigId)

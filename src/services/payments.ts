@@ -57,7 +57,7 @@ export interface StartAttemptInput {
 export async function startAttempt(deps: Deps, sessionId: string, input: StartAttemptInput) {
   const now = deps.clock()
   const { session, attempt } = await deps.db.transaction(async (tx) => {
-    const s = await sessions.getSessionById(tx, sessionId, true)
+    const s = await sessions.getSessionUnscoped(tx, sessionId, true)
     if (!s) throw new Error(`session ${sessionId} not found`)
     const status = effectiveStatus(s.status as SessionStatus, s.expiresAt, now)
     if (status !== 'pending' && status !== 'processing') throw new SessionTerminal(status)
@@ -114,7 +114,7 @@ async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: 
     return
   }
   // Lock order everywhere: session, then its attempts (startAttempt and the expiry sweep agree).
-  const session = (await sessions.getSessionById(tx, peek.sessionId, true))!
+  const session = (await sessions.getSessionUnscoped(tx, peek.sessionId, true))!
   const attempt = (await sessions.getAttempt(tx, peek.id, true))!
   const now = deps.clock()
   if (fact.status === 'succeeded') {
@@ -178,7 +178,7 @@ export async function applyFacts(deps: Deps, provider: string, configId: string 
 async function closeSession(deps: Deps, sessionId: string, trigger: 'cancel' | 'expire', event: EventType) {
   const now = deps.clock()
   return deps.signals.transaction(deps.db, async (tx) => {
-    const s = await sessions.getSessionById(tx, sessionId, true)
+    const s = await sessions.getSessionUnscoped(tx, sessionId, true)
     if (!s) throw new Error(`session ${sessionId} not found`)
     const status = effectiveStatus(s.status as SessionStatus, s.expiresAt, now)
     if (status !== 'pending' && status !== 'processing') {

@@ -20,7 +20,7 @@ async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordR
   const refunded = sums.succeeded
   const updated = await records.setRecordRefunds(tx, record.id, refunded, recordStatus(record.amount, refunded, sums.pendingCount > 0))
   if (refunded >= record.amount) {
-    const s = (await sessions.getSessionById(tx, record.sessionId, true))!
+    const s = (await sessions.getSessionUnscoped(tx, record.sessionId, true))!
     if (nextStatus(s.status as SessionStatus, 'refund_full')) await sessions.updateSession(tx, s.id, { status: 'refunded' }, deps.clock())
   }
   return updated
@@ -55,7 +55,7 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
 }
 
 async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date) {
-  const session = (await sessions.getSessionById(tx, record.sessionId))!
+  const session = (await sessions.getSessionUnscoped(tx, record.sessionId))!
   await appendEvent(tx, record, refundEventType(refund.status), refundEventData(refund, record, session), now)
 }
 
@@ -64,10 +64,10 @@ async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, no
  * caller that knows the refund's record (it has just reserved the refund) passes it and saves a read.
  */
 export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState, recordId?: string) {
-  const peek = recordId ? { recordId } : await refundRepo.getRefund(tx, refundId)
+  const peek = recordId ? { recordId } : await refundRepo.getRefundUnscoped(tx, refundId)
   if (!peek) return null
-  const record = (await records.getRecordById(tx, peek.recordId, true))!
-  const refund = (await refundRepo.getRefund(tx, refundId, true))!
+  const record = (await records.getRecordUnscoped(tx, peek.recordId, true))!
+  const refund = (await refundRepo.getRefundUnscoped(tx, refundId, true))!
   // An answer in another currency settled nothing Till asked for: the refund stays pending, reconciliation asks again.
   if (!inRecordCurrency(state, record.currency)) {
     await recordDiscrepancy(tx, deps, {
@@ -90,12 +90,12 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   const discrepancy = (kind: DiscrepancyKind, expected: object, merchantId?: string) =>
     recordDiscrepancy(tx, deps, { provider, providerConfigId: configId, merchantId, kind, report: fact, expected })
   if (fact.refundId) {
-    const ours = await refundRepo.getRefund(tx, fact.refundId)
-    const record = ours ? await records.getRecordById(tx, ours.recordId, true) : null
+    const ours = await refundRepo.getRefundUnscoped(tx, fact.refundId)
+    const record = ours ? await records.getRecordUnscoped(tx, ours.recordId, true) : null
     if (!ours || !record || record.provider !== provider || (record.providerConfigId ?? null) !== configId) {
       return discrepancy('unknown_refund', { refund: 'none with this id under this configuration' }, record?.merchantId)
     }
-    const refund = (await refundRepo.getRefund(tx, ours.id, true))!
+    const refund = (await refundRepo.getRefundUnscoped(tx, ours.id, true))!
     if (!inRecordCurrency(fact, record.currency)) return discrepancy('refund_currency', { refundId: refund.id, currency: record.currency }, record.merchantId)
     // Settled by our own id, the amount is ours; a provider naming another one refunded something else.
     if (fact.amount !== undefined && fact.amount !== refund.amount) return discrepancy('refund_amount', { refundId: refund.id, amount: refund.amount }, record.merchantId)
@@ -111,7 +111,7 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   }
   const record = await records.getRecordBySession(tx, attempt.sessionId)
   if (!record) return discrepancy('unmatched_refund', { payment: 'a paid session' }, attempt.merchantId)
-  const locked = (await records.getRecordById(tx, record.id, true))!
+  const locked = (await records.getRecordUnscoped(tx, record.id, true))!
   if (!inRecordCurrency(fact, locked.currency)) return discrepancy('refund_currency', { recordId: locked.id, currency: locked.currency }, locked.merchantId)
   // Ours by the provider's id; or ours whose answer (with that id) has not been stored yet: a provider
   // that does not know our refund id (Creem) can notify before its answer to our call is saved.
@@ -119,7 +119,7 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
     ?? (fact.matchUnanswered ? await refundRepo.findUnanswered(tx, locked.id, fact.amount, fact.status) : null)
   if (known) {
     if (fact.amount !== known.amount) return discrepancy('refund_amount', { refundId: known.id, amount: known.amount }, locked.merchantId)
-    let refund = (await refundRepo.getRefund(tx, known.id, true))!
+    let refund = (await refundRepo.getRefundUnscoped(tx, known.id, true))!
     // Settled by an answer without the provider's id: this report is that refund; keep its id.
     if (refund.status !== 'pending' && refund.providerRef === null) refund = await refundRepo.updateRefund(tx, refund.id, { providerRef: fact.providerRefundRef })
     await settleLocked(tx, deps, locked, refund, factState(fact))

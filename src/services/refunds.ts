@@ -96,8 +96,8 @@ export async function createRefund(deps: Deps, ctx: RequestContext, input: Refun
     })
     if (settled) return settled
   }
-  const current = (await refundRepo.getRefund(deps.db, refund.id))!
-  const view = recordWithRefund((await records.getRecordById(deps.db, current.recordId))!, current)
+  const current = (await refundRepo.getRefundUnscoped(deps.db, refund.id))!
+  const view = recordWithRefund((await records.getRecordUnscoped(deps.db, current.recordId))!, current)
   if (once) await storeAnswer(deps.db, ctx, once, view)
   return view
 }

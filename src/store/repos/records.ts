@@ -33,7 +33,7 @@ export async function getRecordBySession(tx: Executor, sessionId: string, scope?
   return r ?? null
 }
 
-export async function getRecordById(tx: Executor, id: string, forUpdate = false): Promise<RecordRow | null> {
+export async function getRecordUnscoped(tx: Executor, id: string, forUpdate = false): Promise<RecordRow | null> {
   const [r] = await (forUpdate ? recordLockStmt : recordStmt)(tx, { id })
   return r ?? null
 }
@@ -90,5 +90,6 @@ export async function listRecords(tx: Executor, scope: Scope, f: RecordFilters, 
   return toPage(await recordPageQuery(tx, scope, f, after, limit), limit)
 }
 
-// Kept while services/test-helpers.ts (being reworked beside this change) still imports it from here; refunds.ts is its home.
+// Kept while services/test-helpers.ts (being reworked beside this change) still imports the old names from here.
 export { getRefundScoped } from './refunds.js'
+export { getRecordUnscoped as getRecordById }

@@ -64,7 +64,7 @@ export async function insertRefund(tx: Executor, row: typeof refunds.$inferInser
   return r
 }
 
-export async function getRefund(tx: Executor, id: string, forUpdate = false): Promise<RefundRow | null> {
+export async function getRefundUnscoped(tx: Executor, id: string, forUpdate = false): Promise<RefundRow | null> {
   const [r] = await (forUpdate ? refundLockStmt : refundStmt)(tx, { id })
   return r ?? null
 }

@@ -55,7 +55,7 @@ export async function getSession(tx: Executor, scope: Scope, id: string): Promis
 }
 
 /** Unscoped, by id: for the customer's pages and provider notifications, which carry no key. */
-export async function getSessionById(tx: Executor, id: string, forUpdate = false): Promise<SessionRow | null> {
+export async function getSessionUnscoped(tx: Executor, id: string, forUpdate = false): Promise<SessionRow | null> {
   const [s] = await (forUpdate ? lockStmt : byIdStmt)(tx, { id })
   return s ?? null
 }
