@@ -11,6 +11,7 @@ import type { Deps } from '../services/deps.js'
 import { applyFacts, configFor, notifyPath } from '../services/payments.js'
 import { settleRefund } from '../services/refund-settle.js'
 import * as records from '../store/repos/records.js'
+import * as refundRepo from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
 
 const paymentRef = (a: { id: string; providerRef: string | null; providerData: Record<string, unknown> }): PaymentRef => ({
@@ -31,7 +32,7 @@ export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number>
       const provider = deps.providers.get(a.provider)
       if (!provider) continue
       const cfg = await configFor(deps, deps.db, a.provider, a.providerConfigId)
-      const session = (await sessions.getSessionById(deps.db, a.sessionId))!
+      const session = (await sessions.getSessionUnscoped(deps.db, a.sessionId))!
       const state = await provider.queryPayment(cfg, paymentRef(a))
       if (state.status === 'succeeded' || state.status === 'failed') {
         await applyFacts(deps, a.provider, a.providerConfigId, [
@@ -88,13 +89,13 @@ export async function drainDue(pass: (limit: number) => Promise<number>, o: Drai
 export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> {
   const now = deps.clock()
   const due = await deps.db.transaction(async (tx) => {
-    const rows = await records.claimDueRefunds(tx, now, limit)
-    for (const r of rows) await records.updateRefund(tx, r.id, { nextCheckAt: nextRefundCheck(now, r.checks + 1), checks: r.checks + 1 })
+    const rows = await refundRepo.claimDueRefunds(tx, now, limit)
+    for (const r of rows) await refundRepo.updateRefund(tx, r.id, { nextCheckAt: nextRefundCheck(now, r.checks + 1), checks: r.checks + 1 })
     return rows
   })
   for (const r of due) {
     try {
-      const record = (await records.getRecordById(deps.db, r.recordId))!
+      const record = (await records.getRecordUnscoped(deps.db, r.recordId))!
       const provider = deps.providers.get(record.provider)
       if (!provider) continue
       const cfg = await configFor(deps, deps.db, record.provider, record.providerConfigId)

@@ -5,7 +5,7 @@
  */
 import { moduleOf, type LiveProviderId } from '../providers/index.js'
 import { ProviderError, type Action } from '../providers/types.js'
-import { getAttempt, latestAttemptId, type SessionRow } from '../store/repos/sessions.js'
+import { getAttemptUnscoped, latestAttemptId, type SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { configFor, startAttempt } from './payments.js'
 
@@ -18,7 +18,7 @@ export async function actionShownAgain(deps: Deps, sessionId: string, provider: 
   const shownAgain = moduleOf(provider).actionShownAgain
   if (!shownAgain) return null
   const latest = await latestAttemptId(deps.db, sessionId)
-  const a = latest ? await getAttempt(deps.db, latest) : null
+  const a = latest ? await getAttemptUnscoped(deps.db, latest) : null
   if (!a || a.status !== 'processing' || a.provider !== provider || a.providerConfigId !== configId) return null
   return shownAgain({ channel: a.channel, providerData: a.providerData, createdAt: a.createdAt }, channel, deps.clock())
 }

@@ -65,7 +65,7 @@ export async function createSession(deps: Deps, ctx: RequestContext, input: Chec
     id: newId('sess'),
     merchantId: ctx.merchantId,
     mode: ctx.mode,
-    status: 'pending',
+    status: 'pending' as const,
     amount: input.amount,
     currency: input.currency,
     description: input.description ?? null,

@@ -12,9 +12,9 @@ import { fitsSession, isLiveProvider, LIVE_PROVIDERS, type LiveProvider } from '
 import { ProviderError, type Action } from '../providers/types.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { brandingOf, type Branding } from './merchant-settings.js'
-import { getProviderConfigById, listEnabledDefaults } from '../store/repos/provider-configs.js'
-import { getRecordById, getRecordBySession, type RecordRow } from '../store/repos/records.js'
-import { getSessionById, type SessionRow } from '../store/repos/sessions.js'
+import { getProviderConfigUnscoped, listEnabledDefaults } from '../store/repos/provider-configs.js'
+import { getRecordUnscoped, getRecordBySession, type RecordRow } from '../store/repos/records.js'
+import { getSessionUnscoped, type SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { cancelSession, startAttempt } from './payments.js'
 import { mockPayment } from './test-helpers.js'
@@ -43,7 +43,7 @@ export interface Offer {
 
 export async function loadSession(deps: Deps, sessionId: string): Promise<CustomerSession> {
   if (!SESSION_ID.test(sessionId)) throw new NotFound()
-  const session = await getSessionById(deps.db, sessionId)
+  const session = await getSessionUnscoped(deps.db, sessionId)
   if (!session) throw new NotFound()
   const merchant = await getMerchant(deps.db, session.merchantId)
   const status = effectiveStatus(session.status as SessionStatus, session.expiresAt, deps.clock())
@@ -59,7 +59,7 @@ export async function loadSession(deps: Deps, sessionId: string): Promise<Custom
 export async function liveOffers(deps: Deps, session: SessionRow): Promise<Offer[]> {
   if (session.mode !== 'live') return []
   const configs = session.providerConfigId
-    ? [await getProviderConfigById(deps.db, session.providerConfigId)].filter((c) => c !== null)
+    ? [await getProviderConfigUnscoped(deps.db, session.providerConfigId)].filter((c) => c !== null)
     : await listEnabledDefaults(deps.db, session.merchantId)
   return configs
     .filter((c) => c.enabled && isLiveProvider(c.provider) && fitsSession(c.provider, session.currency as Currency, session.amount, c.settings))
@@ -172,9 +172,9 @@ export interface CustomerReceipt {
 
 export async function loadReceipt(deps: Deps, recordId: string): Promise<CustomerReceipt> {
   if (!RECORD_ID.test(recordId)) throw new NotFound()
-  const record = await getRecordById(deps.db, recordId)
+  const record = await getRecordUnscoped(deps.db, recordId)
   if (!record) throw new NotFound()
-  const session = await getSessionById(deps.db, record.sessionId)
+  const session = await getSessionUnscoped(deps.db, record.sessionId)
   const merchant = await getMerchant(deps.db, record.merchantId)
   const branding = merchant ? brandingOf(merchant) : null
   return { record, merchantName: branding?.name ?? '', branding, description: session?.description ?? null, mode: record.mode }

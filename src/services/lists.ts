@@ -6,6 +6,7 @@ import { InvalidField, NotFound } from '../domain/errors.js'
 import type { SessionStatus } from '../domain/session-machine.js'
 import type { Cursor } from '../store/repos/page.js'
 import * as records from '../store/repos/records.js'
+import * as refundRepo from '../store/repos/refunds.js'
 import type { Scope } from '../store/repos/scope.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
@@ -69,7 +70,7 @@ async function searchFilter(deps: Deps, scope: Scope, text: string): Promise<ses
     return r ? { id: r.sessionId } : null
   }
   if (text.startsWith('ref_')) {
-    const f = await records.getRefundScoped(deps.db, scope, text)
+    const f = await refundRepo.getRefundScoped(deps.db, scope, text)
     const r = f && (await records.getRecordScoped(deps.db, scope, f.recordId))
     return r ? { id: r.sessionId } : null
   }
@@ -93,26 +94,26 @@ export async function listSessions(deps: Deps, scope: Scope, filters: SessionLis
 export async function getRecord(deps: Deps, scope: Scope, id: string) {
   const r = await records.getRecordScoped(deps.db, scope, id)
   if (!r) throw new NotFound()
-  return recordWithRefunds(r, await records.refundsOfRecords(deps.db, [r.id]))
+  return recordWithRefunds(r, await refundRepo.refundsOfRecords(deps.db, [r.id]))
 }
 
 export async function listRecords(deps: Deps, scope: Scope, filters: RecordListFilters, page: PageParams): Promise<Page<ReturnType<typeof recordWithRefunds>>> {
   const limit = page.limit ?? DEFAULT_LIMIT
   const after = await cursor(page.startingAfter, (id) => records.getRecordScoped(deps.db, scope, id), 'record')
   const { rows, hasMore } = await records.listRecords(deps.db, scope, filters, after, limit)
-  const refunds = await records.refundsOfRecords(deps.db, rows.map((r) => r.id))
+  const refunds = await refundRepo.refundsOfRecords(deps.db, rows.map((r) => r.id))
   return { data: rows.map((r) => recordWithRefunds(r, refunds.filter((f) => f.recordId === r.id))), hasMore }
 }
 
 export async function getRefund(deps: Deps, scope: Scope, id: string) {
-  const f = await records.getRefundScoped(deps.db, scope, id)
+  const f = await refundRepo.getRefundScoped(deps.db, scope, id)
   if (!f) throw new NotFound()
   return refundObject(f)
 }
 
 export async function listRefunds(deps: Deps, scope: Scope, filters: RefundListFilters, page: PageParams): Promise<Page<ReturnType<typeof refundObject>>> {
   const limit = page.limit ?? DEFAULT_LIMIT
-  const after = await cursor(page.startingAfter, (id) => records.getRefundScoped(deps.db, scope, id), 'refund')
-  const { rows, hasMore } = await records.listRefunds(deps.db, scope, filters, after, limit)
+  const after = await cursor(page.startingAfter, (id) => refundRepo.getRefundScoped(deps.db, scope, id), 'refund')
+  const { rows, hasMore } = await refundRepo.listRefunds(deps.db, scope, filters, after, limit)
   return { data: rows.map(refundObject), hasMore }
 }

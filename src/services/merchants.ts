@@ -102,3 +102,10 @@ export async function bootstrapDemo(deps: Deps) {
     return { ...m, password }
   })
 }
+
+/** The merchant as stored; NotFound when there is none. */
+export async function readMerchant(deps: Deps, merchantId: string) {
+  const m = await repo.getMerchant(deps.db, merchantId)
+  if (!m) throw new NotFound()
+  return m
+}

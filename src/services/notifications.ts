@@ -6,7 +6,7 @@
 import { BodyTooDeep, NotFound } from '../domain/errors.js'
 import { jsonTooDeep } from '../domain/json-depth.js'
 import type { NotificationResult, ProviderConfig } from '../providers/types.js'
-import { getProviderConfigById } from '../store/repos/provider-configs.js'
+import { getProviderConfigUnscoped } from '../store/repos/provider-configs.js'
 import type { Deps } from './deps.js'
 import { applyFacts } from './payments.js'
 import { openConfig } from './provider-configs.js'
@@ -37,7 +37,7 @@ export const receiveMockNotification = (deps: Deps, raw: RawNotification) => rec
 
 /** A notification for one provider configuration; NotFound when the configuration is not that provider's. */
 export async function receiveProviderNotification(deps: Deps, provider: string, configId: string, raw: RawNotification) {
-  const row = await getProviderConfigById(deps.db, configId)
+  const row = await getProviderConfigUnscoped(deps.db, configId)
   if (!row || row.provider !== provider) throw new NotFound()
   return receive(deps, row.provider, row.id, openConfig(deps, row), raw)
 }

@@ -10,7 +10,7 @@ import { effectiveStatus, isTerminal, nextStatus, type SessionStatus, type Sessi
 import type { AttemptInput, Fact, PaymentFact, ProviderConfig } from '../providers/types.js'
 import type { Executor, Tx } from '../store/db.js'
 import { appendEvent } from '../store/repos/events.js'
-import { getProviderConfigById } from '../store/repos/provider-configs.js'
+import { getProviderConfigUnscoped } from '../store/repos/provider-configs.js'
 import { getRecordBySession, insertRecord } from '../store/repos/records.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { SessionRow } from '../store/repos/sessions.js'
@@ -24,7 +24,7 @@ export const notifyPath = (provider: string, configId: string | null) => (config
 /** The configuration an attempt or record was made with, decrypted for this call only. */
 export async function configFor(deps: Deps, tx: Executor, provider: string, configId: string | null): Promise<ProviderConfig> {
   if (provider === 'mock') return deps.mockConfig
-  const row = configId ? await getProviderConfigById(tx, configId) : null
+  const row = configId ? await getProviderConfigUnscoped(tx, configId) : null
   if (!row) throw new Error(`provider configuration ${configId} not found`)
   return openConfig(deps, row)
 }
@@ -57,7 +57,7 @@ export interface StartAttemptInput {
 export async function startAttempt(deps: Deps, sessionId: string, input: StartAttemptInput) {
   const now = deps.clock()
   const { session, attempt } = await deps.db.transaction(async (tx) => {
-    const s = await sessions.getSessionById(tx, sessionId, true)
+    const s = await sessions.getSessionUnscoped(tx, sessionId, true)
     if (!s) throw new Error(`session ${sessionId} not found`)
     const status = effectiveStatus(s.status as SessionStatus, s.expiresAt, now)
     if (status !== 'pending' && status !== 'processing') throw new SessionTerminal(status)
@@ -107,15 +107,15 @@ export async function startAttempt(deps: Deps, sessionId: string, input: StartAt
 }
 
 async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: string | null, fact: PaymentFact) {
-  const peek = await sessions.getAttempt(tx, fact.attemptId)
+  const peek = await sessions.getAttemptUnscoped(tx, fact.attemptId)
   // A notification can only touch attempts made with the configuration its URL names.
   if (!peek || peek.provider !== provider || (peek.providerConfigId ?? null) !== configId) {
     deps.log.warn({ attemptId: fact.attemptId, provider, configId }, 'notification for an unknown attempt ignored')
     return
   }
   // Lock order everywhere: session, then its attempts (startAttempt and the expiry sweep agree).
-  const session = (await sessions.getSessionById(tx, peek.sessionId, true))!
-  const attempt = (await sessions.getAttempt(tx, peek.id, true))!
+  const session = (await sessions.getSessionUnscoped(tx, peek.sessionId, true))!
+  const attempt = (await sessions.getAttemptUnscoped(tx, peek.id, true))!
   const now = deps.clock()
   if (fact.status === 'succeeded') {
     if (attempt.status === 'succeeded') return // duplicate
@@ -178,7 +178,7 @@ export async function applyFacts(deps: Deps, provider: string, configId: string 
 async function closeSession(deps: Deps, sessionId: string, trigger: 'cancel' | 'expire', event: EventType) {
   const now = deps.clock()
   return deps.signals.transaction(deps.db, async (tx) => {
-    const s = await sessions.getSessionById(tx, sessionId, true)
+    const s = await sessions.getSessionUnscoped(tx, sessionId, true)
     if (!s) throw new Error(`session ${sessionId} not found`)
     const status = effectiveStatus(s.status as SessionStatus, s.expiresAt, now)
     if (status !== 'pending' && status !== 'processing') {

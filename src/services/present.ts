@@ -1,11 +1,14 @@
 /** Database rows → the API's shapes (docs/integrate.md#read-sessions-records-and-refunds). One place, used by the API, test helpers and pages. */
+import type { Static } from 'typebox'
+import type { PaymentRecord, RecordSummary, RecordWithRefund, RecordWithRefunds, Refund, RefundObject, Session, SessionCreated } from '../api/schemas.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
-import type { RecordRow, RefundRow } from '../store/repos/records.js'
+import type { RecordRow } from '../store/repos/records.js'
+import type { RefundRow } from '../store/repos/refunds.js'
 import type { SessionRow } from '../store/repos/sessions.js'
 
 export const sessionUrl = (baseUrl: string, id: string) => `${baseUrl}/c/${id}`
 
-export function sessionCreated(s: SessionRow, baseUrl: string) {
+export function sessionCreated(s: SessionRow, baseUrl: string): Static<typeof SessionCreated> {
   return {
     id: s.id,
     status: s.status,
@@ -36,13 +39,13 @@ const charged = (r: RecordRow) => {
   return c ? { charged: c } : {}
 }
 
-export function recordSummary(r: RecordRow) {
+export function recordSummary(r: RecordRow): Static<typeof RecordSummary> {
   return {
     id: r.id, provider: r.provider, providerRef: r.providerRef, amount: r.amount, refundedAmount: r.refundedAmount, status: r.status, paidAt: r.paidAt.toISOString(), ...charged(r),
   }
 }
 
-export function sessionView(s: SessionRow, record: RecordRow | null, baseUrl: string, now: Date) {
+export function sessionView(s: SessionRow, record: RecordRow | null, baseUrl: string, now: Date): Static<typeof Session> {
   return {
     ...sessionCreated(s, baseUrl),
     status: effectiveStatus(s.status as SessionStatus, s.expiresAt, now),
@@ -51,7 +54,7 @@ export function sessionView(s: SessionRow, record: RecordRow | null, baseUrl: st
   }
 }
 
-export function refundView(f: RefundRow) {
+export function refundView(f: RefundRow): Static<typeof Refund> {
   return {
     id: f.id,
     amount: f.amount,
@@ -62,7 +65,7 @@ export function refundView(f: RefundRow) {
   }
 }
 
-export function recordView(r: RecordRow) {
+export function recordView(r: RecordRow): Static<typeof PaymentRecord> {
   return {
     id: r.id,
     sessionId: r.sessionId,
@@ -80,9 +83,9 @@ export function recordView(r: RecordRow) {
 }
 
 /** A refund read on its own (GET /refunds/{id}, lists, a record's `refunds`): it names its record. */
-export const refundObject = (f: RefundRow) => ({ ...refundView(f), recordId: f.recordId })
+export const refundObject = (f: RefundRow): Static<typeof RefundObject> => ({ ...refundView(f), recordId: f.recordId })
 
 /** A record read back: with every refund made on it, newest first. */
-export const recordWithRefunds = (r: RecordRow, fs: RefundRow[]) => ({ ...recordView(r), refunds: fs.map(refundObject) })
+export const recordWithRefunds = (r: RecordRow, fs: RefundRow[]): Static<typeof RecordWithRefunds> => ({ ...recordView(r), refunds: fs.map(refundObject) })
 
-export const recordWithRefund = (r: RecordRow, f: RefundRow) => ({ ...recordView(r), refund: refundView(f) })
+export const recordWithRefund = (r: RecordRow, f: RefundRow): Static<typeof RecordWithRefund> => ({ ...recordView(r), refund: refundView(f) })

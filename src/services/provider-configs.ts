@@ -5,6 +5,8 @@ import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
 import type { ProviderConfig } from '../providers/types.js'
 import * as repo from '../store/repos/provider-configs.js'
 import type { ProviderConfigRow } from '../store/repos/provider-configs.js'
+
+export type { ProviderConfigRow }
 import { getMerchant } from '../store/repos/merchants.js'
 import type { Deps } from './deps.js'
 
@@ -121,4 +123,14 @@ export async function updateProviderConfig(deps: Deps, merchantId: string, confi
 export async function listProviderConfigs(deps: Deps, merchantId: string) {
   if (!(await getMerchant(deps.db, merchantId))) throw new NotFound()
   return (await repo.listProviderConfigs(deps.db, merchantId)).map(configView)
+}
+
+/** The merchant's configurations as stored, for the console (which opens their credentials itself to show what they identify). */
+export const providerConfigRows = (deps: Deps, merchantId: string) => repo.listProviderConfigs(deps.db, merchantId)
+
+/** One of the merchant's configurations as stored; NotFound when it is not the merchant's. */
+export async function providerConfigRow(deps: Deps, merchantId: string, configId: string) {
+  const row = await repo.getProviderConfig(deps.db, merchantId, configId)
+  if (!row) throw new NotFound()
+  return row
 }

@@ -34,9 +34,9 @@ export async function confirmReturn(deps: Deps, sessionId: string, query: URLSea
 async function confirm(deps: Deps, sessionId: string, query: URLSearchParams): Promise<void> {
   const attemptId = query.get('request_id')
   if (!SESSION_ID.test(sessionId) || !attemptId || !ATTEMPT_ID.test(attemptId)) return
-  const session = await sessions.getSessionById(deps.db, sessionId)
+  const session = await sessions.getSessionUnscoped(deps.db, sessionId)
   if (!session || session.mode !== 'live' || session.status === 'paid' || session.status === 'refunded') return
-  const attempt = await sessions.getAttempt(deps.db, attemptId)
+  const attempt = await sessions.getAttemptUnscoped(deps.db, attemptId)
   // Only an attempt of this very session, still unsettled, made with a provider that signs its returns.
   if (!attempt || attempt.sessionId !== session.id || attempt.status === 'succeeded') return
   const adapter = deps.providers.get(attempt.provider)

@@ -8,18 +8,20 @@ import type { RefundFact, RefundState } from '../providers/types.js'
 import type { Tx } from '../store/db.js'
 import { appendEvent } from '../store/repos/events.js'
 import * as records from '../store/repos/records.js'
-import type { RecordRow, RefundRow } from '../store/repos/records.js'
+import * as refundRepo from '../store/repos/refunds.js'
+import type { RecordRow } from '../store/repos/records.js'
+import type { RefundRow } from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { recordDiscrepancy } from './discrepancies.js'
 
 /** Recomputes a record from its refunds; a full refund makes the session `refunded`. */
 async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordRow> {
-  const sums = await records.refundSums(tx, record.id)
+  const sums = await refundRepo.refundSums(tx, record.id)
   const refunded = sums.succeeded
   const updated = await records.setRecordRefunds(tx, record.id, refunded, recordStatus(record.amount, refunded, sums.pendingCount > 0))
   if (refunded >= record.amount) {
-    const s = (await sessions.getSessionById(tx, record.sessionId, true))!
+    const s = (await sessions.getSessionUnscoped(tx, record.sessionId, true))!
     if (nextStatus(s.status as SessionStatus, 'refund_full')) await sessions.updateSession(tx, s.id, { status: 'refunded' }, deps.clock())
   }
   return updated
@@ -33,7 +35,7 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
   const now = deps.clock()
   if (refund.status !== 'pending') return { record, refund }
   if (state.status === 'pending') {
-    const updated = await records.updateRefund(tx, refund.id, {
+    const updated = await refundRepo.updateRefund(tx, refund.id, {
       providerPending: true,
       providerRef: state.providerRefundRef ?? refund.providerRef,
       updatedAt: now,
@@ -42,7 +44,7 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
     if (!refund.providerPending) await emit(tx, deps, rec, updated, now)
     return { record: rec, refund: updated }
   }
-  const updated = await records.setRefundOutcome(tx, refund.id, {
+  const updated = await refundRepo.setRefundOutcome(tx, refund.id, {
     status: state.status,
     providerRef: state.providerRefundRef ?? refund.providerRef,
     failureReason: state.failureReason ?? null,
@@ -54,7 +56,7 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
 }
 
 async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date) {
-  const session = (await sessions.getSessionById(tx, record.sessionId))!
+  const session = (await sessions.getSessionUnscoped(tx, record.sessionId))!
   await appendEvent(tx, record, refundEventType(refund.status), refundEventData(refund, record, session), now)
 }
 
@@ -63,10 +65,10 @@ async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, no
  * caller that knows the refund's record (it has just reserved the refund) passes it and saves a read.
  */
 export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState, recordId?: string) {
-  const peek = recordId ? { recordId } : await records.getRefund(tx, refundId)
+  const peek = recordId ? { recordId } : await refundRepo.getRefundUnscoped(tx, refundId)
   if (!peek) return null
-  const record = (await records.getRecordById(tx, peek.recordId, true))!
-  const refund = (await records.getRefund(tx, refundId, true))!
+  const record = (await records.getRecordUnscoped(tx, peek.recordId, true))!
+  const refund = (await refundRepo.getRefundUnscoped(tx, refundId, true))!
   // An answer in another currency settled nothing Till asked for: the refund stays pending, reconciliation asks again.
   if (!inRecordCurrency(state, record.currency)) {
     await recordDiscrepancy(tx, deps, {
@@ -89,12 +91,12 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   const discrepancy = (kind: DiscrepancyKind, expected: object, merchantId?: string) =>
     recordDiscrepancy(tx, deps, { provider, providerConfigId: configId, merchantId, kind, report: fact, expected })
   if (fact.refundId) {
-    const ours = await records.getRefund(tx, fact.refundId)
-    const record = ours ? await records.getRecordById(tx, ours.recordId, true) : null
+    const ours = await refundRepo.getRefundUnscoped(tx, fact.refundId)
+    const record = ours ? await records.getRecordUnscoped(tx, ours.recordId, true) : null
     if (!ours || !record || record.provider !== provider || (record.providerConfigId ?? null) !== configId) {
       return discrepancy('unknown_refund', { refund: 'none with this id under this configuration' }, record?.merchantId)
     }
-    const refund = (await records.getRefund(tx, ours.id, true))!
+    const refund = (await refundRepo.getRefundUnscoped(tx, ours.id, true))!
     if (!inRecordCurrency(fact, record.currency)) return discrepancy('refund_currency', { refundId: refund.id, currency: record.currency }, record.merchantId)
     // Settled by our own id, the amount is ours; a provider naming another one refunded something else.
     if (fact.amount !== undefined && fact.amount !== refund.amount) return discrepancy('refund_amount', { refundId: refund.id, amount: refund.amount }, record.merchantId)
@@ -104,34 +106,34 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   if (!fact.attemptId || !fact.providerRefundRef || fact.amount === undefined) {
     return discrepancy('unmatched_refund', { fields: 'attemptId, providerRefundRef and amount' })
   }
-  const attempt = await sessions.getAttempt(tx, fact.attemptId)
+  const attempt = await sessions.getAttemptUnscoped(tx, fact.attemptId)
   if (!attempt || attempt.provider !== provider || (attempt.providerConfigId ?? null) !== configId) {
     return discrepancy('unmatched_refund', { payment: 'an attempt of this configuration' })
   }
   const record = await records.getRecordBySession(tx, attempt.sessionId)
   if (!record) return discrepancy('unmatched_refund', { payment: 'a paid session' }, attempt.merchantId)
-  const locked = (await records.getRecordById(tx, record.id, true))!
+  const locked = (await records.getRecordUnscoped(tx, record.id, true))!
   if (!inRecordCurrency(fact, locked.currency)) return discrepancy('refund_currency', { recordId: locked.id, currency: locked.currency }, locked.merchantId)
   // Ours by the provider's id; or ours whose answer (with that id) has not been stored yet: a provider
   // that does not know our refund id (Creem) can notify before its answer to our call is saved.
-  const known = (await records.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef))
-    ?? (fact.matchUnanswered ? await records.findUnanswered(tx, locked.id, fact.amount, fact.status) : null)
+  const known = (await refundRepo.findRefundByProviderRef(tx, locked.id, fact.providerRefundRef))
+    ?? (fact.matchUnanswered ? await refundRepo.findUnanswered(tx, locked.id, fact.amount, fact.status) : null)
   if (known) {
     if (fact.amount !== known.amount) return discrepancy('refund_amount', { refundId: known.id, amount: known.amount }, locked.merchantId)
-    let refund = (await records.getRefund(tx, known.id, true))!
+    let refund = (await refundRepo.getRefundUnscoped(tx, known.id, true))!
     // Settled by an answer without the provider's id: this report is that refund; keep its id.
-    if (refund.status !== 'pending' && refund.providerRef === null) refund = await records.updateRefund(tx, refund.id, { providerRef: fact.providerRefundRef })
+    if (refund.status !== 'pending' && refund.providerRef === null) refund = await refundRepo.updateRefund(tx, refund.id, { providerRef: fact.providerRefundRef })
     await settleLocked(tx, deps, locked, refund, factState(fact))
     return
   }
   // Started outside Till (the provider's dashboard): never more than what is left of the payment.
-  const pending = await records.pendingRefundSum(tx, locked.id)
+  const pending = await refundRepo.pendingRefundSum(tx, locked.id)
   const available = refundable(locked.amount, locked.refundedAmount, pending.sum)
   if (fact.amount <= 0 || fact.amount > available) {
     return discrepancy('refund_amount', { recordId: locked.id, refundable: available, currency: locked.currency }, locked.merchantId)
   }
   const now = deps.clock()
-  const refund = await records.insertRefund(tx, {
+  const refund = await refundRepo.insertRefund(tx, {
     id: newId('ref'),
     recordId: locked.id,
     merchantId: locked.merchantId,

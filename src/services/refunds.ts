@@ -13,6 +13,7 @@ import { ProviderError, type RefundState } from '../providers/types.js'
 import type { Executor } from '../store/db.js'
 import { claimInFlight, saveResponse } from '../store/repos/idempotency.js'
 import * as records from '../store/repos/records.js'
+import * as refundRepo from '../store/repos/refunds.js'
 import type { Deps, KeyWithWork, RequestContext } from './deps.js'
 import { configFor, notifyPath } from './payments.js'
 import { recordWithRefund } from './present.js'
@@ -39,15 +40,15 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, once
     const now = deps.clock()
     let idempotencyKey = ctx.idempotencyKey
     if (idempotencyKey) {
-      const earlier = await records.findRefundByIdempotencyKey(tx, ctx, idempotencyKey)
+      const earlier = await refundRepo.findRefundByIdempotencyKey(tx, ctx, idempotencyKey)
       if (earlier && now.getTime() - earlier.createdAt.getTime() < KEY_RETENTION_MS) {
         if (earlier.recordId !== record.id || (input.amount !== undefined && input.amount !== earlier.amount)) throw new IdempotencyMismatch()
         return { refund: earlier, record, fresh: false }
       }
       // A key older than its 24 h retention is a new request; only the newest use is remembered.
-      if (earlier) await records.updateRefund(tx, earlier.id, { idempotencyKey: null })
+      if (earlier) await refundRepo.updateRefund(tx, earlier.id, { idempotencyKey: null })
     }
-    const pending = await records.pendingRefundSum(tx, record.id)
+    const pending = await refundRepo.pendingRefundSum(tx, record.id)
     const available = refundable(record.amount, record.refundedAmount, pending.sum)
     const amount = refundAmount(input.amount, available, record.refundedAmount >= record.amount)
     // Such a provider refunds everything that is left (Creem's API), which after a refund made in
@@ -55,7 +56,7 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, once
     if (isLiveProvider(record.provider) && !LIVE_PROVIDERS[record.provider].capabilities.partialRefunds && amount !== available) {
       throw new BadRequest(`provider ${record.provider} does not support partial refunds`, 'partial_refund_unsupported')
     }
-    const refund = await records.insertRefund(tx, {
+    const refund = await refundRepo.insertRefund(tx, {
       id: newId('ref'),
       recordId: record.id,
       merchantId: record.merchantId,
@@ -95,14 +96,14 @@ export async function createRefund(deps: Deps, ctx: RequestContext, input: Refun
     })
     if (settled) return settled
   }
-  const current = (await records.getRefund(deps.db, refund.id))!
-  const view = recordWithRefund((await records.getRecordById(deps.db, current.recordId))!, current)
+  const current = (await refundRepo.getRefundUnscoped(deps.db, refund.id))!
+  const view = recordWithRefund((await records.getRecordUnscoped(deps.db, current.recordId))!, current)
   if (once) await storeAnswer(deps.db, ctx, once, view)
   return view
 }
 
 /** Step 2, outside any transaction. An unknown outcome keeps the refund pending, never failed. */
-async function callProvider(deps: Deps, record: records.RecordRow, refund: records.RefundRow): Promise<RefundState> {
+async function callProvider(deps: Deps, record: records.RecordRow, refund: refundRepo.RefundRow): Promise<RefundState> {
   try {
     const provider = deps.providers.get(record.provider)
     if (!provider) throw new ProviderError('unknown', 'no_adapter', `provider ${record.provider} has no adapter yet`)

@@ -3,8 +3,9 @@ import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'
 import type { Fact } from '../providers/types.js'
-import { getRecordById, getRecordBySession, getRefundScoped } from '../store/repos/records.js'
-import { getAttempt, getSession, latestAttemptId, type AttemptRow, type SessionRow } from '../store/repos/sessions.js'
+import { getRecordBySession, getRecordUnscoped } from '../store/repos/records.js'
+import { getRefundScoped } from '../store/repos/refunds.js'
+import { getAttemptUnscoped, getSession, latestAttemptId, type AttemptRow, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
 import { readSession } from './checkout.js'
 import type { Deps, RequestContext } from './deps.js'
@@ -34,7 +35,7 @@ export async function sendMockNotification(deps: Deps, facts: Fact[]) {
  */
 async function paidAtMock(deps: Deps, sessionId: string, refundBehavior: RefundBehavior): Promise<AttemptRow | null> {
   const id = await latestAttemptId(deps.db, sessionId)
-  const a = id ? await getAttempt(deps.db, id) : null
+  const a = id ? await getAttemptUnscoped(deps.db, id) : null
   const paid = a?.provider === 'mock' && a.status === 'processing' && a.providerData.outcome === 'succeeded' && a.providerData.refundBehavior === refundBehavior
   return paid ? a : null
 }
@@ -117,5 +118,5 @@ export async function settleRefundHelper(deps: Deps, scope: Scope, id: string, s
   if (refund.status !== 'pending') throw new BadRequest(`refund is ${refund.status}`, 'refund_not_pending')
   await sendMockNotification(deps, [{ kind: 'refund', refundId: refund.id, status, providerRefundRef: refund.providerRef ?? undefined }])
   const settled = (await getRefundScoped(deps.db, scope, id))!
-  return recordWithRefund((await getRecordById(deps.db, settled.recordId))!, settled)
+  return recordWithRefund((await getRecordUnscoped(deps.db, settled.recordId))!, settled)
 }

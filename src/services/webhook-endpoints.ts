@@ -10,7 +10,7 @@ import { newId } from '../domain/ids.js'
 import { ROTATION_OVERLAP_MS } from '../domain/webhooks.js'
 import { generateWebhookSecret } from '../security/api-keys.js'
 import type { Executor } from '../store/db.js'
-import { cancelPending } from '../store/repos/deliveries.js'
+import { cancelPending, deliveriesTo } from '../store/repos/deliveries.js'
 import * as repo from '../store/repos/webhook-endpoints.js'
 import type { EndpointRow } from '../store/repos/webhook-endpoints.js'
 import type { Scope } from '../store/repos/scope.js'
@@ -120,6 +120,9 @@ export async function getEndpoint(deps: Deps, scope: Scope, id: string) {
   if (!e) throw new NotFound()
   return endpointView(e, deps.clock())
 }
+
+/** The endpoint's latest deliveries, newest first, for its console page. */
+export const recentDeliveries = (deps: Deps, endpointId: string, limit: number) => deliveriesTo(deps.db, endpointId, limit)
 
 /** Disabling pauses an endpoint: no new deliveries, and scheduled ones wait until it is enabled again. */
 export async function updateEndpoint(deps: Deps, scope: Scope, id: string, patch: EndpointPatch) {

@@ -12,6 +12,7 @@
  * Behind a transaction pooler (openPool's `statements: 'unnamed'`) the same statements run unnamed:
  * parsed on every run, but valid on whichever server connection the pooler picks.
  */
+import { sql } from 'drizzle-orm'
 import type pg from 'pg'
 import { namesStatements, type Executor } from './db.js'
 
@@ -66,3 +67,6 @@ export function withDefaults<T extends object>(defaults: Partial<T>, row: T): T 
   for (const k in defaults) if (out[k] === undefined) out[k] = defaults[k]
   return out as T
 }
+
+/** A placeholder in `.set()`: Drizzle encodes it through the column like any value there, but its types admit none. */
+export const setTo = <T>(name: string) => sql.placeholder(name) as unknown as T

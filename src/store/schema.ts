@@ -3,6 +3,9 @@ import { sql } from 'drizzle-orm'
 import {
   bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
 } from 'drizzle-orm/pg-core'
+import type { Currency } from '../domain/money.js'
+import type { RecordStatus } from '../domain/refund-math.js'
+import type { SessionStatus } from '../domain/session-machine.js'
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' })
 const createdAt = () => ts('created_at').notNull().defaultNow()
@@ -102,9 +105,9 @@ export const sessions = pgTable('sessions', {
   id: text('id').primaryKey(),
   merchantId: text('merchant_id').notNull().references(() => merchants.id),
   mode: text('mode').$type<'test' | 'live'>().notNull(),
-  status: text('status').notNull(),
+  status: text('status').$type<SessionStatus>().notNull(),
   amount: integer('amount').notNull(),
-  currency: text('currency').notNull(),
+  currency: text('currency').$type<Currency>().notNull(),
   description: text('description'),
   metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
   successUrl: text('success_url'),
@@ -156,8 +159,8 @@ export const records = pgTable('records', {
   providerData: jsonb('provider_data').$type<Record<string, unknown>>().notNull().default({}),
   amount: integer('amount').notNull(),
   refundedAmount: integer('refunded_amount').notNull().default(0),
-  currency: text('currency').notNull(),
-  status: text('status').notNull(),
+  currency: text('currency').$type<Currency>().notNull(),
+  status: text('status').$type<RecordStatus>().notNull(),
   paidAt: ts('paid_at').notNull(),
   createdAt: createdAt(),
 }, (t) => [

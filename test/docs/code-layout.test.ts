@@ -72,3 +72,8 @@ test('src/metrics and src/services do not import each other in a circle (metrics
   const metrics = sourceFiles('metrics').flatMap((f) => importsInto(f, 'services').map((s) => `${f} imports ${s}`))
   assert.ok(!services.length || !metrics.length, `a circle:\n${[...services, ...metrics].join('\n')}`)
 })
+
+test('the console reads and writes through src/services, never src/store directly', () => {
+  const direct = sourceFiles('console').flatMap((f) => importsInto(f, 'store').map((s) => `${f} imports ${s}`))
+  assert.deepEqual(direct, [])
+})

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pg from 'pg'
 import { MIGRATION_LOCK, openPool, runMigrations } from '../../src/store/db.js'
-import { getSessionById } from '../../src/store/repos/sessions.js'
+import { getSessionUnscoped } from '../../src/store/repos/sessions.js'
 import { startTestApp } from '../helpers/app.js'
 import { freshDatabase, openTestPool, poolConfig, testPoolOptions } from '../helpers/db.js'
 import { until } from '../helpers/wait.js'
@@ -53,10 +53,10 @@ test('a statement prepared by name is lost when PgBouncer moves the client to an
     const other = new pg.Client(poolConfig(db.url))
     await other.connect()
     try {
-      await getSessionById(till.db, 'sess_X') // prepared on server connection S1, then S1 goes back to PgBouncer
+      await getSessionUnscoped(till.db, 'sess_X') // prepared on server connection S1, then S1 goes back to PgBouncer
       await other.query('begin')
       await other.query('select 1') // the other client's transaction now holds S1
-      return await getSessionById(till.db, 'sess_X') // so this runs on a new server connection
+      return await getSessionUnscoped(till.db, 'sess_X') // so this runs on a new server connection
     } finally {
       await other.query('rollback').catch(() => {})
       await other.end()

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { newId } from '../../src/domain/ids.js'
-import { getRecordById, insertRefund } from '../../src/store/repos/records.js'
-import { getSessionById, insertSession } from '../../src/store/repos/sessions.js'
+import { getRecordUnscoped } from '../../src/store/repos/records.js'
+import { insertRefund } from '../../src/store/repos/refunds.js'
+import { getSessionUnscoped, insertSession } from '../../src/store/repos/sessions.js'
 import { sessions } from '../../src/store/schema.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { openTestPool } from '../helpers/db.js'
@@ -17,19 +18,19 @@ test('a prepared statement in a transaction runs on its connection: rolled back 
   const ta = await startTestApp(t)
   const db = ta.deps.db
   const now = new Date()
-  const row = { id: newId('sess'), merchantId: ta.merchant.id, mode: 'test' as const, status: 'pending', amount: 100, currency: 'CNY', expiresAt: now }
+  const row = { id: newId('sess'), merchantId: ta.merchant.id, mode: 'test' as const, status: 'pending' as const, amount: 100, currency: 'CNY' as const, expiresAt: now }
   await assert.rejects(db.transaction(async (tx) => {
     await insertSession(tx, row)
-    assert.ok(await getSessionById(tx, row.id), 'visible inside the transaction')
+    assert.ok(await getSessionUnscoped(tx, row.id), 'visible inside the transaction')
     throw new Error('roll back')
   }), /roll back/)
-  assert.equal(await getSessionById(db, row.id), null, 'gone with the rollback')
+  assert.equal(await getSessionUnscoped(db, row.id), null, 'gone with the rollback')
 
   const paid = await paidSession(ta)
   const other = openTestPool(ta.databaseUrl, 1)
   t.after(() => other.close())
   await db.transaction(async (tx) => {
-    assert.equal((await getRecordById(tx, paid.record.id, true))!.id, paid.record.id)
+    assert.equal((await getRecordUnscoped(tx, paid.record.id, true))!.id, paid.record.id)
     await assert.rejects(other.pool.query('select id from records where id = $1 for update nowait', [paid.record.id]), (e: { code?: string }) => e.code === '55P03')
   })
   assert.equal((await other.pool.query('select id from records where id = $1 for update nowait', [paid.record.id])).rows.length, 1)
@@ -40,7 +41,7 @@ test('prepared rows map as Drizzle maps them; omitted columns take the schema de
   const db = ta.deps.db
   const created = await insertSession(db, { id: newId('sess'), merchantId: ta.merchant.id, mode: 'test', status: 'pending', amount: 250, currency: 'EUR', expiresAt: new Date('2030-01-01T00:00:00.000Z') })
   const [plain] = await db.select().from(sessions).where(eq(sessions.id, created.id))
-  assert.deepEqual(await getSessionById(db, created.id), plain)
+  assert.deepEqual(await getSessionUnscoped(db, created.id), plain)
   assert.deepEqual([created.metadata, created.description, created.chosenProvider], [{}, null, null])
   assert.ok(created.createdAt instanceof Date && created.expiresAt.toISOString() === '2030-01-01T00:00:00.000Z')
 

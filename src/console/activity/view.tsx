@@ -1,4 +1,4 @@
-import type { ActivityRow } from '../../store/repos/console.js'
+import type { ActivityRow } from '../../services/activity.js'
 import { money, when } from '../format.js'
 import type { ConsoleKey } from '../i18n/index.js'
 import { base, ConsoleLayout, type ConsoleContext } from '../views/layout.js'

@@ -8,11 +8,10 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidField, NotFound, TillError } from '../../domain/errors.js'
 import { CURRENCIES, isCurrency } from '../../domain/money.js'
-import { recordActivity } from '../../services/activity.js'
+import { recordActivity, sessionTimeline } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
 import { getRecord, listSessions, readSession } from '../../services/lists.js'
 import { createRefund } from '../../services/refunds.js'
-import { timelineOfSession } from '../../store/repos/console.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, scopeOf, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
@@ -56,7 +55,7 @@ export const paymentRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     const scope = scopeOf(c, req)
     const session = await readSession(deps, scope, req.params.id)
     const record = session.record ? await getRecord(deps, scope, session.record.id) : null
-    const events = await timelineOfSession(deps.db, scope, session.id)
+    const events = await sessionTimeline(deps, scope, session.id)
     return sendHtml(reply, o.status ?? 200, PaymentPage({
       c,
       session,

@@ -1,6 +1,6 @@
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
 import { providerName } from '../../providers/index.js'
-import type { DeliverySummary } from '../../store/repos/console.js'
+import type { DeliverySummary } from '../../services/activity.js'
 import type { ConsoleKey } from '../i18n/index.js'
 import { money, when } from '../format.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'

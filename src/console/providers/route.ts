@@ -7,8 +7,7 @@ import { NotFound, TillError } from '../../domain/errors.js'
 import { isLiveProvider } from '../../providers/index.js'
 import { recordActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
-import { createProviderConfig, openConfig, updateProviderConfig } from '../../services/provider-configs.js'
-import * as repo from '../../store/repos/provider-configs.js'
+import { createProviderConfig, openConfig, providerConfigRow, providerConfigRows, updateProviderConfig, type ProviderConfigRow } from '../../services/provider-configs.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
@@ -18,7 +17,7 @@ import { EditPage, NewPage, ProvidersPage, type ConfigItem } from './view.js'
 type IdParams = { Params: { mode: string; id: string } }
 
 export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
-  const item = (row: repo.ProviderConfigRow): ConfigItem => {
+  const item = (row: ProviderConfigRow): ConfigItem => {
     let ids: ConfigItem['identifies'] = []
     try {
       ids = identify(row.provider, openConfig(deps, row).credentials)
@@ -31,9 +30,7 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
   }
 
   async function configOf(req: FastifyRequest<IdParams>) {
-    const row = await repo.getProviderConfig(deps.db, req.consoleSession!.merchant.id, req.params.id)
-    if (!row) throw new NotFound()
-    return row
+    return providerConfigRow(deps, req.consoleSession!.merchant.id, req.params.id)
   }
 
   const log = (req: FastifyRequest, action: 'provider_config_created' | 'provider_config_updated', subject: string, detail: Record<string, unknown>) =>
@@ -41,7 +38,7 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
 
   app.get<ModeParams & { Querystring: { saved?: string } }>('/:mode/providers', async (req, reply) => {
     const c = consoleContext(req, reply, '/providers')
-    const rows = c.mode === 'live' ? await repo.listProviderConfigs(deps.db, req.consoleSession!.merchant.id) : []
+    const rows = c.mode === 'live' ? await providerConfigRows(deps, req.consoleSession!.merchant.id) : []
     return sendHtml(reply, 200, ProvidersPage({ c, configs: rows.map(item), saved: req.query.saved !== undefined }))
   })
 

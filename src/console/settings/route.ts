@@ -2,9 +2,9 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { TillError } from '../../domain/errors.js'
 import { recordActivity } from '../../services/activity.js'
+import { readMerchant } from '../../services/merchants.js'
 import type { Deps } from '../../services/deps.js'
 import { brandingOf, updateSettings } from '../../services/merchant-settings.js'
-import { getMerchant } from '../../store/repos/merchants.js'
 import type { UploadedFile } from '../plugin.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, type ModeParams } from '../context.js'
@@ -34,7 +34,7 @@ export const settingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       if (!(e instanceof TillError) || e.status !== 400) throw e
       return sendHtml(reply, 400, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: e.message, saved: false }))
     }
-    const after = (await getMerchant(deps.db, m.id))!
+    const after = await readMerchant(deps, m.id)
     await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', detail: { displayName: after.displayName, brandColor: after.brandColor, supportEmail: after.supportEmail, logo: after.logoHash !== null } })
     return seeOther(reply, `/console/${c.mode}/settings?saved=1`)
   })

@@ -12,7 +12,6 @@ import type { Deps } from '../../services/deps.js'
 import { getEvent, redeliverEvent } from '../../services/events.js'
 import { sendTestEvent } from '../../services/test-events.js'
 import * as endpoints from '../../services/webhook-endpoints.js'
-import { deliveriesTo } from '../../store/repos/deliveries.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, scopeOf, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
@@ -38,7 +37,7 @@ export const webhookRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
   async function endpointPage(req: FastifyRequest, reply: FastifyReply, c: ConsoleContext, id: string, o: { secret?: string; error?: string; status?: number; notice?: WebhookNotice | null; testType?: string }) {
     const scope = scopeOf(c, req)
     const endpoint = await endpoints.getEndpoint(deps, scope, id)
-    const deliveries = await deliveriesTo(deps.db, endpoint.id, 20)
+    const deliveries = await endpoints.recentDeliveries(deps, endpoint.id, 20)
     return sendHtml(reply, o.status ?? 200, EndpointPage({ c, endpoint, deliveries, secret: o.secret ?? null, error: o.error ?? null, notice: o.notice ?? null, testType: o.testType ?? null }))
   }
 

@@ -16,7 +16,7 @@ export async function getProviderConfig(tx: Executor, merchantId: string, id: st
 }
 
 /** For a provider notification: the configuration named in the URL, whoever owns it. */
-export async function getProviderConfigById(tx: Executor, id: string) {
+export async function getProviderConfigUnscoped(tx: Executor, id: string) {
   const [c] = await tx.select().from(providerConfigs).where(eq(providerConfigs.id, id))
   return c ?? null
 }

@@ -55,7 +55,7 @@ export async function getSession(tx: Executor, scope: Scope, id: string): Promis
 }
 
 /** Unscoped, by id: for the customer's pages and provider notifications, which carry no key. */
-export async function getSessionById(tx: Executor, id: string, forUpdate = false): Promise<SessionRow | null> {
+export async function getSessionUnscoped(tx: Executor, id: string, forUpdate = false): Promise<SessionRow | null> {
   const [s] = await (forUpdate ? lockStmt : byIdStmt)(tx, { id })
   return s ?? null
 }
@@ -80,7 +80,7 @@ export async function insertAttempt(tx: Executor, row: typeof attempts.$inferIns
   return a
 }
 
-export async function getAttempt(tx: Executor, id: string, forUpdate = false): Promise<AttemptRow | null> {
+export async function getAttemptUnscoped(tx: Executor, id: string, forUpdate = false): Promise<AttemptRow | null> {
   const q = tx.select().from(attempts).where(eq(attempts.id, id))
   const [a] = forUpdate ? await q.for('update') : await q
   return a ?? null
