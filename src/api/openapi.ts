@@ -2,7 +2,7 @@
 import swagger from '@fastify/swagger'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import { Type } from 'typebox'
-import { ErrorBody, errorFor } from './schemas.js'
+import { ErrorBody, errorFor } from '../domain/resources.js'
 
 const error = (status: number, description: string, extra: object = {}) => ({ ...errorFor(status, description), ...extra })
 

@@ -1,6 +1,6 @@
 /** Database rows → the API's shapes (docs/integrate.md#read-sessions-records-and-refunds). One place, used by the API, test helpers and pages. */
 import type { Static } from 'typebox'
-import type { PaymentRecord, RecordSummary, RecordWithRefund, RecordWithRefunds, Refund, RefundObject, Session, SessionCreated } from '../api/schemas.js'
+import type { PaymentRecord, RecordSummary, RecordWithRefund, RecordWithRefunds, Refund, RefundObject, Session, SessionCreated } from '../domain/resources.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RecordRow } from '../store/repos/records.js'
 import type { RefundRow } from '../store/repos/refunds.js'

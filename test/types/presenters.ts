@@ -5,7 +5,7 @@
 import type { Static, TSchema } from 'typebox'
 import type {
   PaymentRecord, RecordSummary, RecordWithRefund, RecordWithRefunds, Refund, RefundObject, Session, SessionCreated,
-} from '../../src/api/schemas.js'
+} from '../../src/domain/resources.js'
 import type {
   recordSummary, recordView, recordWithRefund, recordWithRefunds, refundObject, refundView, sessionCreated, sessionView,
 } from '../../src/services/present.js'

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Mode, errors } from '../schemas.js'
+import { Mode, errors } from '../../domain/resources.js'
 import { EventFilter, Url } from '../webhook-endpoints/schema.js'
 
 const Creds = Type.Record(Type.String(), Type.Unknown())

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Amount, CurrencyCode, SessionCreated, errors } from '../schemas.js'
+import { Amount, CurrencyCode, SessionCreated, errors } from '../../domain/resources.js'
 
 export const CheckoutBody = Type.Object({
   amount: Amount,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { EVENT_TYPES } from '../../domain/events.js'
-import { IdParam, ListOf, Mode, Nullable, PageQuery, Timestamp, errors } from '../schemas.js'
+import { IdParam, ListOf, Mode, Nullable, PageQuery, Timestamp, errors } from '../../domain/resources.js'
 
 const tags = ['events']
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { CreatedRange, IdParam, ListOf, PageQuery, PaymentRecord, RecordWithRefunds, errors } from '../schemas.js'
+import { CreatedRange, IdParam, ListOf, PageQuery, PaymentRecord, RecordWithRefunds, errors } from '../../domain/resources.js'
 
 const tags = ['records']
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Amount, CreatedRange, IdParam, ListOf, PageQuery, RecordWithRefund, RefundObject, errors } from '../schemas.js'
+import { Amount, CreatedRange, IdParam, ListOf, PageQuery, RecordWithRefund, RefundObject, errors } from '../../domain/resources.js'
 
 const tags = ['refunds']
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
-import { CreatedRange, IdParam, ListOf, PageQuery, Session, errors } from '../schemas.js'
+import { CreatedRange, IdParam, ListOf, PageQuery, Session, errors } from '../../domain/resources.js'
 
 const tags = ['sessions']
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
-import { IdParam, RecordWithRefund, Session, errors } from '../schemas.js'
+import { IdParam, RecordWithRefund, Session, errors } from '../../domain/resources.js'
 
 export const PayBody = Type.Object({ refundBehavior: Type.Optional(Type.Enum(REFUND_BEHAVIORS)) }, { additionalProperties: false })
 export type PayBodyT = Static<typeof PayBody>

@@ -1,8 +1,8 @@
 /** Resource schemas shared by routes, response serialisation and OpenAPI (docs/integrate.md#read-sessions-records-and-refunds). */
 import { Type, type Static } from 'typebox'
-import { ERROR_CODES, type ErrorCode } from '../domain/errors.js'
-import { CURRENCY_CODES, MAX_AMOUNT, MIN_AMOUNT } from '../domain/money.js'
-import { SESSION_STATUSES } from '../domain/session-machine.js'
+import { ERROR_CODES, type ErrorCode } from './errors.js'
+import { CURRENCY_CODES, MAX_AMOUNT, MIN_AMOUNT } from './money.js'
+import { SESSION_STATUSES } from './session-machine.js'
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' })
 export const Amount = Type.Integer({ minimum: MIN_AMOUNT, maximum: MAX_AMOUNT, description: 'minor units: 9900 CNY is 99.00 yuan; 1500 JPY is 1,500 yen (JPY has no minor unit)' })
