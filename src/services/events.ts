@@ -21,23 +21,28 @@ export async function listEvents(deps: Deps, scope: Scope, q: { limit?: number; 
   return { data: rows.map(eventView), hasMore }
 }
 
+type DeliveryRow = Awaited<ReturnType<typeof deliveriesOf>>[number]
+
+/** One delivery of an event with every attempt, as the events API shows it. */
+export const deliveryView = (d: DeliveryRow) => ({
+  endpointId: d.endpointId,
+  url: d.url,
+  status: d.status,
+  nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+  deliveredAt: d.deliveredAt?.toISOString() ?? null,
+  attempts: d.attemptLog.map((a) => ({
+    attemptedAt: a.attemptedAt.toISOString(),
+    statusCode: a.statusCode,
+    latencyMs: a.latencyMs,
+    responseBody: a.responseBody,
+    error: a.error,
+  })),
+})
+
 export async function getEvent(deps: Deps, scope: Scope, id: string) {
   const e = await repo.getEvent(deps.db, scope, id)
   if (!e) throw new NotFound()
-  const deliveries = (await deliveriesOf(deps.db, e.id)).map((d) => ({
-    endpointId: d.endpointId,
-    url: d.url,
-    status: d.status,
-    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
-    deliveredAt: d.deliveredAt?.toISOString() ?? null,
-    attempts: d.attemptLog.map((a) => ({
-      attemptedAt: a.attemptedAt.toISOString(),
-      statusCode: a.statusCode,
-      latencyMs: a.latencyMs,
-      responseBody: a.responseBody,
-      error: a.error,
-    })),
-  }))
+  const deliveries = (await deliveriesOf(deps.db, e.id)).map(deliveryView)
   return { ...eventView(e), deliveries }
 }
 

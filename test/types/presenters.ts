@@ -9,6 +9,10 @@ import type {
 import type {
   recordSummary, recordView, recordWithRefund, recordWithRefunds, refundObject, refundView, sessionCreated, sessionView,
 } from '../../src/services/present.js'
+import type { Delivery } from '../../src/api/events/schema.js'
+import type { WebhookEndpoint } from '../../src/api/webhook-endpoints/schema.js'
+import type { deliveryView } from '../../src/services/events.js'
+import type { endpointView } from '../../src/services/webhook-endpoints.js'
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
 type Is<A, B extends TSchema> = Equal<ReturnType<A extends (...a: never[]) => unknown ? A : never>, Static<B>>
@@ -22,7 +26,9 @@ export const sameShapes: [
   Is<typeof refundObject, typeof RefundObject>,
   Is<typeof recordWithRefunds, typeof RecordWithRefunds>,
   Is<typeof recordWithRefund, typeof RecordWithRefund>,
-] = [true, true, true, true, true, true, true, true]
+  Is<typeof endpointView, typeof WebhookEndpoint>,
+  Is<typeof deliveryView, typeof Delivery>,
+] = [true, true, true, true, true, true, true, true, true, true]
 
 // The check bites: a field the schema lacks, a wrong type, or a nullable field left out do not type-check.
 type RefundT = Static<typeof Refund>
