@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { DESKTOP, launchBrowser, merchantSite, openPage, PHONE, screenshot } from '../helpers/browser.js'
+import { within } from '../helpers/wait.js'
 import { liveWechat, UA } from '../helpers/wechat.js'
 
 let browser: Browser
@@ -133,7 +134,10 @@ test('inside WeChat: OAuth through the fake, WeixinJSBridge with the signed para
   assert.equal(authorize.searchParams.get('scope'), 'snsapi_base')
   assert.equal(authorize.searchParams.get('redirect_uri'), `${w.ta.baseUrl}/c/wechat/${s.id}`)
 
-  const params = await invocation
+  // Bounded, and saying where the page stopped instead: an unbounded wait hung the file until its timeout once.
+  const params = await within(45_000, invocation, 'the in-app page invoking WeixinJSBridge').catch(async (e: Error) => {
+    throw new Error(`${e.message}; the page is at ${page.url()}, reading: ${await page.locator('body').innerText().catch(() => '(unreadable)')}`)
+  })
   assert.equal(await page.locator('h1').textContent(), '在微信中付款')
   await screenshot(page, 'wechat-jsapi-phone-zh')
   const [attempt] = await w.attempts(s.id)
