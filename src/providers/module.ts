@@ -62,6 +62,18 @@ export interface BrowserStep {
   missing: string
 }
 
+/** What the hosted pages' stylesheet and script take from the provider (src/pages/assets.ts). */
+export interface PagePieces {
+  /** Its mark's background: a CSS colour. */
+  markColor: string
+  /**
+   * A script for the in-app page that sets `window.TillApps[<id>] = function (params, done)`: it
+   * hands the parameters the adapter's `jsapi` action carried to the app's payment bridge and calls
+   * `done(ok)`, which goes on to the relay (ok) or back to the checkout.
+   */
+  script?: URL
+}
+
 /** `till fake <id>`: a local stand-in speaking the provider's protocol. */
 export interface FakeCommand {
   usage: string
@@ -91,6 +103,7 @@ export interface ProviderModule<Id extends string = string> {
   /** An open attempt's action worth showing again on this channel instead of placing a new order (a still valid QR code). */
   actionShownAgain?(attempt: { channel: string | null; providerData: Record<string, unknown>; createdAt: Date }, channel: string | null, now: Date): Action | null
   browserStep?: BrowserStep
+  page: PagePieces
   createAdapter(ctx: AdapterContext): PaymentProvider
   /** Loaded only when run, so the service never loads the fake. */
   fake(): Promise<FakeCommand>

@@ -42,7 +42,8 @@ export interface AttemptInput {
   returnUrl: string
   expiresAt: Date
   clientIp?: string
-  openid?: string
+  /** Who pays, as the provider's browser step learned it (WeChat: the JSAPI payer's openid). */
+  payerId?: string
   /** Options the customer chose on the page (the mock's refund behaviour). */
   options: Record<string, unknown>
 }
@@ -50,7 +51,7 @@ export interface AttemptInput {
 export type Action =
   | { kind: 'qr'; content: string }
   | { kind: 'redirect'; url: string }
-  | { kind: 'jsapi'; params: Record<string, string> }
+  | { kind: 'in_app'; params: Record<string, string> }
   | { kind: 'none' }
 
 export interface AttemptResult {
@@ -182,8 +183,12 @@ export interface PaymentProvider {
   queryRefund(cfg: ProviderConfig, ref: RefundRef): Promise<RefundState>
   /** Checks the signature a provider puts on the customer's return URL (Creem's success redirect). */
   verifyReturn?(cfg: ProviderConfig, query: URLSearchParams): ReturnHint
-  /** Exchanges an OAuth `code` for the payer's id (WeChat's JSAPI openid). */
-  openid?(cfg: ProviderConfig, code: string): Promise<string>
+  /**
+   * The end of the module's browser step (module.ts): turns the `code` the step's return carried
+   * into the payer's id, passed to createAttempt as `payerId` (WeChat: OAuth code → openid).
+   * Throws a `rejected` ProviderError when the provider refuses the code (spent or invalid).
+   */
+  finishBrowserStep?(cfg: ProviderConfig, code: string): Promise<string>
 }
 
 /**

@@ -40,20 +40,20 @@ export type AfterStepResult =
   | { kind: 'code_refused' }
   | { kind: 'failed' }
 
-/** Back from the step: the code becomes the payer's id (an openid), and that an attempt on the step's channel. */
+/** Back from the step: the adapter turns the code into the payer's id, and that into an attempt on the step's channel. */
 export async function payAfterStep(deps: Deps, session: SessionRow, provider: LiveProviderId, configId: string, code: string): Promise<AfterStepResult> {
   try {
     const cfg = await configFor(deps, deps.db, provider, configId)
     const adapter = deps.providers.get(provider)
-    if (!adapter?.openid) throw new Error(`the ${provider} adapter cannot exchange a code`)
-    let openid: string
+    if (!adapter?.finishBrowserStep) throw new Error(`the ${provider} adapter cannot finish its browser step`)
+    let payerId: string
     try {
-      openid = await adapter.openid(cfg, code)
+      payerId = await adapter.finishBrowserStep(cfg, code)
     } catch (e) {
-      if (e instanceof ProviderError && e.code === 'oauth_failed') return { kind: 'code_refused' }
+      if (e instanceof ProviderError && e.outcome === 'rejected') return { kind: 'code_refused' }
       throw e
     }
-    const { action } = await startAttempt(deps, session.id, { provider, providerConfigId: configId, channel: stepOf(provider).channel, openid })
+    const { action } = await startAttempt(deps, session.id, { provider, providerConfigId: configId, channel: stepOf(provider).channel, payerId })
     return { kind: 'started', action }
   } catch (e) {
     // As for any pick: an attempt that may have reached the provider stays processing for reconciliation.

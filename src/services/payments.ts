@@ -50,7 +50,8 @@ export interface StartAttemptInput {
   channel: string | null
   options?: Record<string, unknown>
   clientIp?: string
-  openid?: string
+  /** From the provider's browser step (services/browser-step.ts). */
+  payerId?: string
 }
 
 /** The customer starts paying: a new attempt, the session `processing`, then the provider is asked. */
@@ -98,7 +99,7 @@ export async function startAttempt(deps: Deps, sessionId: string, input: StartAt
     returnUrl: `${deps.config.baseUrl}/c/${session.id}/done`,
     expiresAt: session.expiresAt,
     clientIp: input.clientIp,
-    openid: input.openid,
+    payerId: input.payerId,
     options: input.options ?? {},
   }
   const result = await provider.createAttempt(cfg, attemptInput)

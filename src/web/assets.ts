@@ -12,9 +12,9 @@ export interface Asset {
   type: string
 }
 
-/** `file` in the folder `dir`, to be served under `prefix` (where `servedAssets` is registered). */
-export function loadAsset(file: string, type: string, dir: URL, prefix: string): Asset {
-  const body = readFileSync(new URL(file, dir))
+/** `file` in the folder `dir`, to be served under `prefix` (where `servedAssets` is registered), with `extra` appended. */
+export function loadAsset(file: string, type: string, dir: URL, prefix: string, extra: string[] = []): Asset {
+  const body = Buffer.concat([readFileSync(new URL(file, dir)), ...extra.map((e) => Buffer.from(`\n${e}`))])
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 12)
   const dot = file.lastIndexOf('.')
   return { url: `${prefix}/${file.slice(0, dot)}.${hash}${file.slice(dot)}`, body, type }

@@ -17,7 +17,7 @@ const providerFolders = () =>
   readdirSync(path.join(SRC, 'providers'), { withFileTypes: true }).filter((d) => d.isDirectory() && !NOT_PROVIDERS.has(d.name)).map((d) => d.name)
 
 const sources = (readdirSync(SRC, { recursive: true }) as string[])
-  .filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f))
+  .filter((f) => /\.(tsx?|js|css)$/.test(f) && !/\.test\.tsx?$/.test(f))
   .map((f) => f.split(path.sep).join('/'))
 
 /** Non-test source files outside the provider's folder that name its id as a word. */

@@ -32,7 +32,7 @@ async function till(t: TestContext) {
     assert.equal(res.status, 200, JSON.stringify(res.body))
     return res.body.id as string
   }
-  const start = (sessionId: string, channel = 'native', extra: { clientIp?: string; openid?: string } = {}, cfg = configId) =>
+  const start = (sessionId: string, channel = 'native', extra: { clientIp?: string; payerId?: string } = {}, cfg = configId) =>
     startAttempt(ta.deps, sessionId, { provider: 'wechat', providerConfigId: cfg, channel, ...extra })
   const read = async (id: string) => (await getSession(ta, id, ta.merchant.liveKey)).body
   const refund = (recordId: string, amount?: number) => refundRecord(ta, recordId, amount, ta.merchant.liveKey)

@@ -65,9 +65,9 @@ test('H5: the browser goes to h5_url with our return address; the cashier pays a
 
 test('JSAPI: the page\'s WeixinJSBridge parameters pass the fake\'s paySign check; tampered ones do not', async (t) => {
   const s = await setup(t)
-  const a = s.attempt({ channel: 'jsapi', openid: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' })
+  const a = s.attempt({ channel: 'jsapi', payerId: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' })
   const res = await s.provider.createAttempt(s.cfg, a)
-  assert.equal(res.action.kind, 'jsapi')
+  assert.equal(res.action.kind, 'in_app')
   const params = (res.action as { params: Record<string, string> }).params
   assert.deepEqual(Object.keys(params).sort(), ['appId', 'nonceStr', 'package', 'paySign', 'signType', 'timeStamp'])
   assert.equal(params.appId, s.creds.appId)
@@ -273,7 +273,7 @@ test('the fake plays the customer: "scanning" a code_url pays it; snsapi_base OA
   assert.equal(location.searchParams.get('state'), 'att_1')
   const code = location.searchParams.get('code')!
   const withSecret = { ...s.cfg, credentials: { ...s.cfg.credentials, appSecret: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6' } }
-  assert.match(await s.provider.openid!(withSecret, code), /^o[0-9A-Za-z]{27}$/)
-  await assert.rejects(s.provider.openid!(withSecret, code), (e: unknown) => isRejected('oauth_failed')(e) && (e as Error).message === '40029: invalid code')
-  await assert.rejects(s.provider.openid!(s.cfg, code), isRejected('app_secret_required'))
+  assert.match(await s.provider.finishBrowserStep!(withSecret, code), /^o[0-9A-Za-z]{27}$/)
+  await assert.rejects(s.provider.finishBrowserStep!(withSecret, code), (e: unknown) => isRejected('oauth_failed')(e) && (e as Error).message === '40029: invalid code')
+  await assert.rejects(s.provider.finishBrowserStep!(s.cfg, code), isRejected('app_secret_required'))
 })

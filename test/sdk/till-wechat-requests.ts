@@ -28,7 +28,7 @@ async function run(cfg: ProviderConfig) {
   const native = attempt('native')
   await provider.createAttempt(cfg, native)
   await provider.createAttempt(cfg, attempt('h5', { clientIp: '203.0.113.7' }))
-  const jsapi = attempt('jsapi', { openid: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' })
+  const jsapi = attempt('jsapi', { payerId: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' })
   await provider.createAttempt(cfg, jsapi)
   await provider.closePayment(cfg, ref(jsapi))
   await ctl.pay({ out_trade_no: native.attemptId })

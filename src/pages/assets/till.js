@@ -3,7 +3,8 @@
 // 2. A form is sent once, however often its button is pressed.
 // 3. A page waiting for a payment (a QR code shown) asks the server, which answers as soon as the
 //    session is no longer processing, then goes to the relay.
-// 4. Inside WeChat, the JSAPI page hands its parameters to WeixinJSBridge.
+// 4. Inside a provider's app, the in-app page hands its parameters (data-<id>-pay) to the app's bridge,
+//    which the provider's own script registers in window.TillApps (src/providers/<id>/web/).
 // 5. Times (<time datetime>), written in UTC by the server, are shown in the customer's own time zone.
 (function () {
   'use strict'
@@ -85,20 +86,10 @@
     ask()
   }
 
-  function payInWeChat(el) {
-    var params = JSON.parse(el.getAttribute('data-wechat-pay'))
-    var started = false
-    function invoke() {
-      if (started) return
-      started = true
-      window.WeixinJSBridge.invoke('getBrandWCPayRequest', params, function (res) {
-        // Not authoritative: "ok" goes to the relay, which waits for WeChat's own confirmation.
-        var ok = res && res.err_msg === 'get_brand_wcpay_request:ok'
-        window.location.assign(el.getAttribute(ok ? 'data-done-url' : 'data-back-url'))
-      })
-    }
-    if (window.WeixinJSBridge && typeof window.WeixinJSBridge.invoke === 'function') invoke()
-    else document.addEventListener('WeixinJSBridgeReady', invoke, false)
+  function payInApp(el, attribute, pay) {
+    pay(JSON.parse(el.getAttribute(attribute)), function (ok) {
+      window.location.assign(el.getAttribute(ok ? 'data-done-url' : 'data-back-url'))
+    })
   }
 
   document.addEventListener('DOMContentLoaded', function () {
@@ -110,8 +101,11 @@
     for (var j = 0; j < forms.length; j++) sendOnce(forms[j])
     var waits = document.querySelectorAll('[data-await-payment]')
     for (var w = 0; w < waits.length; w++) awaitPayment(waits[w])
-    var bridge = document.querySelector('[data-wechat-pay]')
-    if (bridge) payInWeChat(bridge)
+    var apps = window.TillApps || {}
+    for (var id in apps) {
+      var bridge = document.querySelector('[data-' + id + '-pay]')
+      if (bridge) payInApp(bridge, 'data-' + id + '-pay', apps[id])
+    }
   })
 
   // Back to a page kept in the browser's cache: its forms may be sent again.

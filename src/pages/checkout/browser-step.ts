@@ -75,7 +75,7 @@ function stepReturn(deps: Deps, app: Parameters<FastifyPluginAsync>[0], provider
       const again = req.query.retry === '1' ? null : await startUrl(deps, provider, id, offer.configId, true)
       return seeOther(reply, again ?? `/c/${id}?failed=${provider}`)
     }
-    if (result.kind === 'failed' || result.action.kind !== 'jsapi') return seeOther(reply, `/c/${id}?failed=${provider}`)
+    if (result.kind === 'failed' || result.action.kind !== 'in_app') return seeOther(reply, `/c/${id}?failed=${provider}`)
     const ctx = pageContext(req, reply)
     const amount = displayAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
     return sendHtml(reply, 200, InAppPage({ ...ctx, v: {

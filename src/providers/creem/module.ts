@@ -23,6 +23,7 @@ export const creem: ProviderModule<'creem'> = {
     const last4 = String(c.apiKey ?? '').slice(-4)
     return [{ en: `key …${last4}`, 'zh-CN': `密钥 …${last4}` }]
   },
+  page: { markColor: '#111' },
   createAdapter: (ctx) => createCreemProvider({ products: ctx.products, dispatcher: ctx.dispatcher }),
   fake: () => import('./fake/cli.js').then((m) => m.command),
 }

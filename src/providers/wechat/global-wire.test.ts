@@ -20,7 +20,7 @@ test('the order: trade_type per channel, the MCC, and the amount in the listed c
   })
   assert.deepEqual(globalOrderRequest('h5', merchant, ['JPY'], attempt({ clientIp: '203.0.113.9' })).scene_info, { payer_client_ip: '203.0.113.9' })
   assert.equal(globalOrderRequest('h5', merchant, ['JPY'], attempt({ clientIp: '203.0.113.9' })).trade_type, 'MWEB')
-  assert.deepEqual(globalOrderRequest('jsapi', merchant, ['JPY'], attempt({ openid: 'oX' })).payer, { openid: 'oX' })
+  assert.deepEqual(globalOrderRequest('jsapi', merchant, ['JPY'], attempt({ payerId: 'oX' })).payer, { openid: 'oX' })
   const refused = (e: unknown) => e instanceof ProviderError && e.outcome === 'rejected' && e.code === 'unsupported_currency'
   assert.throws(() => globalOrderRequest('native', merchant, ['HKD'], attempt()), refused)
   assert.throws(() => globalOrderRequest('native', merchant, [], attempt()), refused)

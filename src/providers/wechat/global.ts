@@ -41,7 +41,7 @@ export function globalOps(client: WechatClient, now: () => Date) {
       if (channel === 'h5' && h5Url) return { action: { kind: 'redirect', url: h5RedirectUrl(h5Url, a.returnUrl) }, data: { channel } }
       if (channel === 'jsapi' && d.prepay_id) {
         const params = jsapiParams(privateKeyOf(c.privateKey), c.appId, d.prepay_id, now())
-        return { action: { kind: 'jsapi', params: { ...params } }, data: { channel, prepayId: d.prepay_id } }
+        return { action: { kind: 'in_app', params: { ...params } }, data: { channel, prepayId: d.prepay_id } }
       }
       throw new ProviderError('unknown', 'malformed_response', `WeChat Pay Global answered ${channel} without its payment artefact`)
     },

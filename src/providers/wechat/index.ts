@@ -64,7 +64,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       if (channel === 'h5' && d.h5_url) return { action: { kind: 'redirect', url: h5RedirectUrl(d.h5_url, a.returnUrl) }, data: { channel } }
       if (channel === 'jsapi' && d.prepay_id) {
         const params = jsapiParams(privateKeyOf(c.privateKey), c.appId, d.prepay_id, now())
-        return { action: { kind: 'jsapi', params: { ...params } }, data: { channel, prepayId: d.prepay_id } }
+        return { action: { kind: 'in_app', params: { ...params } }, data: { channel, prepayId: d.prepay_id } }
       }
       throw new ProviderError('unknown', 'malformed_response', `WeChat Pay answered ${channel} without its payment artefact`)
     },
@@ -130,7 +130,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       return refundState(res.data?.status, res.data?.refund_id, res.data?.amount?.currency)
     },
 
-    openid: (cfg, code) => fetchOpenid(cfg, code, client.dispatcher, timeoutMs),
+    finishBrowserStep: (cfg, code) => fetchOpenid(cfg, code, client.dispatcher, timeoutMs),
 
     /** RESOURCE_NOT_EXISTS means WeChat never received it: `not_found` makes reconciliation send it again with the same id. */
     async queryRefund(cfg, ref) {

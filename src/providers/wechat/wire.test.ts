@@ -57,7 +57,7 @@ test('the Native order body carries exactly the documented fields', () => {
 })
 
 test('JSAPI needs the openid and H5 the client IP; both go where WeChat expects them', () => {
-  assert.deepEqual(orderRequest('jsapi', M, attempt({ openid: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' })).payer, { openid: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' })
+  assert.deepEqual(orderRequest('jsapi', M, attempt({ payerId: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' })).payer, { openid: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' })
   assert.deepEqual(orderRequest('h5', M, attempt({ clientIp: '203.0.113.9' })).scene_info, { payer_client_ip: '203.0.113.9', h5_info: { type: 'Wap' } })
   const refusals: Array<[Parameters<typeof orderRequest>[0], AttemptInput, string]> = [
     ['jsapi', attempt(), 'openid_required'],

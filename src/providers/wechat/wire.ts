@@ -131,8 +131,8 @@ export function orderCommon(m: MerchantIds, a: AttemptInput) {
 /** JSAPI names the payer; H5 needs the customer's IP (the mainland also an h5_info type). */
 export function channelFields(channel: WechatChannel, a: AttemptInput, h5Info: boolean) {
   if (channel === 'jsapi') {
-    if (!a.openid) throw new ProviderError('rejected', 'openid_required', 'JSAPI needs the payer openid', false)
-    return { payer: { openid: a.openid } }
+    if (!a.payerId) throw new ProviderError('rejected', 'openid_required', 'JSAPI needs the payer openid', false)
+    return { payer: { openid: a.payerId } }
   }
   if (channel === 'h5') {
     if (!a.clientIp) throw new ProviderError('rejected', 'client_ip_required', 'H5 needs the customer IP address', false)
