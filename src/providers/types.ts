@@ -2,6 +2,7 @@
 import type { Currency } from '../domain/money.js'
 import type { Mode } from '../domain/checkout-rules.js'
 import type { LiveProviderId } from './index.js'
+import type { StatementSource } from './statements.js'
 
 /** The mock (test mode) and every provider of the list in index.ts. */
 export type ProviderId = 'mock' | LiveProviderId
@@ -189,6 +190,8 @@ export interface PaymentProvider {
    * Throws a `rejected` ProviderError when the provider refuses the code (spent or invalid).
    */
   finishBrowserStep?(cfg: ProviderConfig, code: string): Promise<string>
+  /** The provider's daily statement, for reconciliation (statements.ts). */
+  readonly statements?: StatementSource
 }
 
 /**

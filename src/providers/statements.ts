@@ -1,0 +1,65 @@
+/**
+ * A provider's own statement of one day, the other side of reconciliation (docs/reconciliation.md).
+ * An adapter that can fetch one implements `statements` (types.ts); the core keeps the files it
+ * fetched, parses them (streamed: a day may have 100,000 lines) and matches each line to Till's
+ * records and refunds.
+ */
+import type { ProviderConfig } from './types.js'
+
+/** One downloaded file, its integrity already checked where the provider gives a hash. */
+export interface StatementFile {
+  /** What the file is, unique within the day's statement: `tradebill`, `fundflowbill`, `transactions-2`… */
+  name: string
+  /** The bytes as the provider sent them, decompressed where it compressed them. */
+  body: Buffer
+  /** Its media type, for the console's download (`text/csv; charset=utf-8`, `application/zip`…). */
+  type: string
+}
+
+export type StatementFetch =
+  /** Published. A day without business is ready with files that hold no lines. */
+  | { ready: true; files: StatementFile[] }
+  /** Not published yet, or a download failed its hash: nothing is kept, the job asks again later. */
+  | { ready: false; reason: string; retryAfterS?: number }
+
+/** One payment or refund as the provider's statement shows it. */
+export interface StatementLine {
+  kind: 'payment' | 'refund'
+  /** Till's id the provider echoes: the attempt id for a payment (out_trade_no, request_id), the refund id for a refund (out_refund_no, out_request_no). */
+  tillRef: string | null
+  /** The provider's own id of the payment or refund (transaction_id, trade_no, refund_id). */
+  providerRef: string | null
+  /** A refund's payment: Till's attempt id, when the line names it. */
+  paymentTillRef?: string | null
+  /** Minor units of `currency`, converted exactly from the file's decimal text. */
+  amount: number
+  currency: string
+  /** A payment line is a payment the provider took; a refund line says where the refund stood. */
+  status: 'succeeded' | 'pending' | 'failed'
+  /** The provider's fee, in minor units of `currency`, where the line shows one: shown, never a mismatch. */
+  fee: number | null
+  /** When the provider says it happened. */
+  at: Date
+  /** Where the line came from: the file, its 1-based line number and its fields by column name. */
+  source: { file: string; line: number; fields: Record<string, string> }
+}
+
+/** The statement's own summary for one currency, compared with the sum of its lines and Till's. */
+export interface StatementTotal {
+  kind: 'total'
+  currency: string
+  payments: { count: number; amount: number }
+  refunds: { count: number; amount: number }
+  fees: number
+}
+
+export type StatementItem = StatementLine | StatementTotal
+
+export interface StatementSource {
+  /** The provider's day: an IANA zone (WeChat Pay and Alipay: Asia/Shanghai; Creem: UTC). */
+  zone: string
+  /** The statement of `day` (YYYY-MM-DD in `zone`). Throws ProviderError when the provider refuses (bad credentials). */
+  fetch(cfg: ProviderConfig, day: string): Promise<StatementFetch>
+  /** Lines and totals of fetched files, read as a stream; throws when a file is not in the expected format. */
+  parse(files: StatementFile[]): AsyncIterable<StatementItem>
+}
