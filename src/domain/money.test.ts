@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CURRENCIES, CURRENCY_CODES, displayAmount, formatAmount, isCurrency, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
+import { CURRENCIES, CURRENCY_CODES, displayAmount, formatAmount, fromDecimalText, toDecimalText, isCurrency, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
 
 test('formatAmount renders minor units through the currency table', () => {
   const cases: [number, Currency, string][] = [
@@ -56,4 +56,24 @@ test('isCurrency accepts only the table\'s codes', () => {
 test('amount bounds are 1 and 99,999,999', () => {
   assert.equal(MIN_AMOUNT, 1)
   assert.equal(MAX_AMOUNT, 99_999_999)
+})
+
+test('decimal text for providers: minor units to yuan text and back, exactly, for every amount the API takes', () => {
+  assert.equal(toDecimalText(8888, 'CNY'), '88.88')
+  assert.equal(toDecimalText(1, 'CNY'), '0.01')
+  assert.equal(toDecimalText(10, 'CNY'), '0.10')
+  assert.equal(toDecimalText(MAX_AMOUNT, 'CNY'), '999999.99')
+  assert.equal(toDecimalText(1500, 'JPY'), '1500')
+  assert.throws(() => toDecimalText(1.5, 'CNY'))
+  assert.throws(() => toDecimalText(-1, 'CNY'))
+  // Floating point would turn 0.29 into 28 fen (0.29 * 100 = 28.999…).
+  assert.equal(fromDecimalText('0.29', 'CNY'), 29)
+  assert.equal(fromDecimalText('88.8', 'CNY'), 8880)
+  assert.equal(fromDecimalText('88', 'CNY'), 8800)
+  assert.equal(fromDecimalText('1500', 'JPY'), 1500)
+  for (const bad of ['', '-1.00', '1.001', '1e2', ' 1.00', '1.', '.5', '1,000.00']) assert.equal(fromDecimalText(bad, 'CNY'), null, bad)
+  assert.equal(fromDecimalText('1.5', 'JPY'), null)
+  for (const amount of [1, 9, 10, 99, 100, 101, 12345, 99_999_999]) {
+    for (const c of CURRENCY_CODES) assert.equal(fromDecimalText(toDecimalText(amount, c), c), amount)
+  }
 })

@@ -45,3 +45,27 @@ export function displayAmount(amount: number, currency: Currency, locale = 'en')
   }).format(amount / CURRENCIES[currency].factor)
   return `${number}\u00a0${currency}`
 }
+
+/** Minor units as the decimal text providers take (Alipay's yuan: 8888 CNY → "88.88"; 1500 JPY → "1500"), exactly. */
+export function toDecimalText(amount: number, currency: Currency): string {
+  if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`not an amount in minor units: ${amount}`)
+  const digits = fractionDigits(currency)
+  if (digits === 0) return String(amount)
+  const s = String(amount).padStart(digits + 1, '0')
+  return `${s.slice(0, -digits)}.${s.slice(-digits)}`
+}
+
+/**
+ * A provider's decimal text back to minor units, exactly (string arithmetic, never a float):
+ * "88.88" CNY → 8888, "88.8" → 8880, "88" → 8800; null for anything else (a sign, more decimals than
+ * the currency has, exponents, spaces), which the caller treats as a malformed answer.
+ */
+export function fromDecimalText(text: string, currency: Currency): number | null {
+  const digits = fractionDigits(currency)
+  const m = /^(\d{1,15})(?:\.(\d+))?$/.exec(text)
+  if (!m) return null
+  const fraction = m[2] ?? ''
+  if (fraction.length > digits) return null
+  const n = Number(m[1] + fraction.padEnd(digits, '0'))
+  return Number.isSafeInteger(n) ? n : null
+}
