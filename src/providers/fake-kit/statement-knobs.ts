@@ -55,6 +55,7 @@ export class StatementKnobBook {
     return k
   }
   peek = (day: string) => this.days.get(day)
+  entries = () => this.days.entries()
   reset(day?: string) {
     if (day === undefined) this.days.clear()
     else this.days.delete(day)
