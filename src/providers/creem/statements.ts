@@ -1,5 +1,5 @@
 /**
- * The Creem adapter's daily statement (docs/providers.md#statements). Creem publishes no statement
+ * The Creem adapter's daily statement (docs/providers.md#statements-from-the-transaction-search). Creem publishes no statement
  * file and its transaction search has no date filter, so the day's statement is what
  * `GET /v1/transactions/search` lists for each product of the configuration, paged, kept to the
  * transactions created that day (UTC): one JSON file per page that held any, each item exactly as

@@ -102,8 +102,6 @@ export interface StatementKnobOptions {
   newProviderRef: () => string
   /** A new merchant-side id for an unknown payment, when the test names none. */
   newRef: () => string
-  /** Refuses a knob the provider's statement has no counterpart for (Creem has no hash). */
-  refuse?: (knob: string) => string | null
 }
 
 /** The control routes, under the fake's prefix: POST …/statements/<knob> with `{date, …}`. */
@@ -113,8 +111,6 @@ export function registerStatementKnobs(app: FastifyInstance, prefix: string, boo
     app.post(`${P}/${knob}`, async (req, reply) => {
       const b = bodyOf(req.body)
       if (typeof b.date !== 'string' || !DAY.test(b.date)) return bad(reply, 400, 'date must be YYYY-MM-DD')
-      const refused = o.refuse?.(knob)
-      if (refused) return bad(reply, 400, refused)
       if (b.kind !== undefined && !KINDS.includes(b.kind)) return bad(reply, 400, `kind must be one of ${KINDS.join(', ')}`)
       if (['drop', 'amount', 'currency', 'refund-status'].includes(knob) && (typeof b.ref !== 'string' || !b.ref)) return bad(reply, 400, 'ref names the line (our id or the provider\'s)')
       const problem = fn(b, book.of(b.date))
@@ -156,7 +152,7 @@ export function statementKnobCalls(call: KnobCall) {
     /** The line shows this amount (minor units) instead. */
     statementAmount: (date: string, line: StatementLineRef, amount: number) => knob('amount', date, { ...line, amount }),
     statementCurrency: (date: string, line: StatementLineRef, currency: string) => knob('currency', date, { ...line, currency }),
-    /** The refund line shows this status, in the provider's words (WeChat: SUCCESS, PROCESSING, REFUNDCLOSE, CHANGE). */
+    /** The refund line shows this status, in the provider's words. */
     statementRefundStatus: (date: string, ref: string, status: string) => knob('refund-status', date, { ref, status }),
     /** A payment Till never made is on the statement; answers its ids. */
     statementUnknownPayment: (date: string, p: { amount: number; currency?: string; ref?: string }) =>

@@ -1,6 +1,6 @@
 /**
  * What the fake's transaction search shows when it serves as a day's statement
- * (docs/providers.md#statements): the statement knobs (fake-kit/statement-knobs.ts) applied per
+ * (docs/providers.md#statements-from-the-transaction-search): the statement knobs (fake-kit/statement-knobs.ts) applied per
  * UTC day of each transaction's created_at. A transaction is a payment line and, once refunded, a
  * refund line (its refunded_amount and status), so a knob on either changes the one transaction.
  */
