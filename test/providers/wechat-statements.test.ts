@@ -232,3 +232,11 @@ test('trust: a Global statement whose signature over its SHA1 does not verify is
   await assert.rejects(m.provider.statements!.fetch(elsewhere, DAY), { code: 'untrusted_download_url' })
   assert.equal((await m.ctl.requests()).filter((r) => r.path.startsWith('/v3/billdownload')).length, 0)
 })
+
+test('the knobs refuse what the statement could not show: a currency WeChat\'s file has no decimals for, a day that is not one, a line named by nothing', async (t) => {
+  const s = await setup(t)
+  await assert.rejects(s.ctl.statementCurrency(DAY, { ref: 'x' }, 'GBP'), /currency must be one of CNY, HKD, USD, EUR, JPY/)
+  await assert.rejects(s.ctl.statementHold('20260520'), /date must be YYYY-MM-DD/)
+  await assert.rejects(s.ctl.statementDrop(DAY, { ref: '' }), /ref names the line/)
+  await assert.rejects(s.ctl.statementRefundStatus(DAY, 'x', 'DONE'), /status must be one of SUCCESS, PROCESSING, REFUNDCLOSE, CHANGE/)
+})

@@ -102,6 +102,8 @@ export interface StatementKnobOptions {
   newProviderRef: () => string
   /** A new merchant-side id for an unknown payment, when the test names none. */
   newRef: () => string
+  /** The currencies the provider's format can write (amounts in major units need each one's decimals); any by default. */
+  currencies?: readonly string[]
 }
 
 /** The control routes, under the fake's prefix: POST …/statements/<knob> with `{date, …}`. */
@@ -122,11 +124,14 @@ export function registerStatementKnobs(app: FastifyInstance, prefix: string, boo
 
   route('drop', (b, k) => void k.drop.add(key(b)))
   route('amount', (b, k) => (isAmount(b.amount) ? void k.amounts.set(key(b), b.amount) : 'amount must be minor units'))
-  route('currency', (b, k) => (typeof b.currency === 'string' && /^[A-Z]{3}$/.test(b.currency) ? void k.currencies.set(key(b), b.currency) : 'currency must be 3 capital letters'))
+  const isCurrency = (c: unknown): c is string => typeof c === 'string' && /^[A-Z]{3}$/.test(c) && (!o.currencies || o.currencies.includes(c))
+  const currencyProblem = `currency must be ${o.currencies ? `one of ${o.currencies.join(', ')}` : '3 capital letters'}`
+  route('currency', (b, k) => (isCurrency(b.currency) ? void k.currencies.set(key(b), b.currency) : currencyProblem))
   route('refund-status', (b, k) =>
     o.refundStatuses.includes(b.status) ? void k.refundStatuses.set(key(b, 'refund'), b.status) : `status must be one of ${o.refundStatuses.join(', ')}`)
   route('unknown-payment', (b, k) => {
     if (!isAmount(b.amount) || b.amount === 0) return 'amount must be minor units'
+    if (b.currency !== undefined && !isCurrency(b.currency)) return currencyProblem
     const u: UnknownPayment = { ref: typeof b.ref === 'string' && b.ref ? b.ref : o.newRef(), providerRef: o.newProviderRef(), amount: b.amount, currency: b.currency }
     k.unknown.push(u)
     return { ref: u.ref, providerRef: u.providerRef }

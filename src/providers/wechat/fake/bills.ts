@@ -16,6 +16,7 @@ const BEIJING_MS = 8 * 3600_000
 const PUBLISH_AFTER_MIDNIGHT_MS = 10 * 3600_000
 /** Minor units per major unit, written out here so the fake stays independent of Till. */
 const FACTOR: Record<string, number> = { CNY: 100, HKD: 100, USD: 100, EUR: 100, JPY: 1 }
+export const BILL_CURRENCIES = Object.keys(FACTOR)
 /** The fee rate the fake charges, per mille (0.60%). */
 const FEE_PER_MILLE = 6
 

@@ -8,6 +8,7 @@ import { readForcedError } from '../../fake-kit/forced-errors.js'
 import { bad, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
 import { registerStatementKnobs } from '../../fake-kit/statement-knobs.js'
 import { expireOrder, failOrder, payOrder } from './actions.js'
+import { BILL_CURRENCIES } from './bills.js'
 import { beijing, paySignString, randomDigits, verifyB64 } from './crypto.js'
 import type { Notifier } from './notify.js'
 import { newCertificate, type FakeStore, type Order, type RefundOutcome } from './store.js'
@@ -33,6 +34,7 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     refundStatuses: ['SUCCESS', 'PROCESSING', 'REFUNDCLOSE', 'CHANGE'],
     newProviderRef: store.newTransactionId,
     newRef: () => `ext${randomDigits(20)}`,
+    currencies: BILL_CURRENCIES,
   })
 
   app.post(`${P}/pay`, async (req, reply) => {
