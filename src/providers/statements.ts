@@ -31,6 +31,11 @@ export interface StatementLine {
   providerRef: string | null
   /** A refund's payment: Till's attempt id, when the line names it. */
   paymentTillRef?: string | null
+  /**
+   * A refund's payment: the provider's id of it (WeChat's transaction_id, Creem's order id). Creem's
+   * refund lines name nothing else: its transactions carry no refund id and no request_id.
+   */
+  paymentProviderRef?: string | null
   /** Minor units of `currency`, converted exactly from the file's decimal text. */
   amount: number
   currency: string

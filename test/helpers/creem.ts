@@ -16,12 +16,12 @@ export async function startCreem(t: TestContext, opts: CreemFakeOptions = {}) {
 }
 
 /** An adapter, a fake sharing its clock, an account at the fake whose webhooks feed the adapter. */
-export async function setup(t: TestContext, opts: { timeoutMs?: number } = {}) {
+export async function setup(t: TestContext, opts: { timeoutMs?: number; statementPageSize?: number } = {}) {
   const clock = testClock(new Date('2026-05-20T04:00:00.000Z'))
   const { fake, ctl } = await startCreem(t, { clock })
   const creds = fake.addAccount()
   const products = memoryProductStore()
-  const provider = createCreemProvider({ products, timeoutMs: opts.timeoutMs ?? 5000 })
+  const provider = createCreemProvider({ products, timeoutMs: opts.timeoutMs ?? 5000, now: clock, statementPageSize: opts.statementPageSize })
   t.after(() => provider.client.close())
   const cfg: ProviderConfig = { id: 'pc_test', label: 'main', credentials: { ...creds }, settings: { apiBase: fake.url } }
   const rx = await providerHook(t, provider, () => cfg, '/hooks/creem/pc_test')
@@ -44,3 +44,6 @@ export async function setup(t: TestContext, opts: { timeoutMs?: number } = {}) {
   }
   return { clock, fake, ctl, creds, provider, products, cfg, rx, attempt, paid }
 }
+
+/** When day D's (YYYY-MM-DD, UTC) Creem statement can be read: an hour after the day ends. */
+export const creemStatementReadyAt = (day: string) => new Date(Date.parse(`${day}T01:00:00Z`) + 24 * 3600_000)

@@ -99,3 +99,6 @@ export const UA = {
   phone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
   wechat: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 MicroMessenger/8.0.40(0x18002831) NetType/WIFI Language/zh_CN',
 }
+
+/** When WeChat Pay publishes day D's statement (YYYY-MM-DD, Beijing): 10:00 Beijing time on D+1. */
+export const wechatStatementPublishedAt = (day: string) => new Date(Date.parse(`${day}T10:00:00+08:00`) + 24 * 3600_000)

@@ -11,6 +11,7 @@ import { CREEM_CAPABILITIES, EVENT, PATHS, REFUND_TRANSACTION_FIELD, SIGNATURE_H
 import { credentialsOf, CreemClient } from './http.js'
 import { productResolver, type ProductStore } from './products.js'
 import { verifyReturnSignature, verifyWebhook } from './sign.js'
+import { creemStatements } from './statements.js'
 import {
   checkAmount, checkoutRequest, idOf, objectOf, paymentFact, paymentState, productRequest, refundFact, refundState, refundStateFromTransaction,
   type Checkout, type Dispute, type Product, type Refund, type RefundAnswer, type Transaction, type WebhookEvent,
@@ -21,6 +22,10 @@ export interface CreemProviderOptions {
   products: ProductStore
   timeoutMs?: number
   dispatcher?: Dispatcher
+  /** The clock a statement's day is judged by. */
+  now?: () => Date
+  /** Transactions per search page when reading a statement (Creem's largest, 100, unless a test wants several pages). */
+  statementPageSize?: number
 }
 
 const refuse = (status: number, reason: string): NotificationResult => ({ ack: { status, body: { error: reason } }, facts: [{ kind: 'ignored', reason }] })
@@ -191,5 +196,7 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
       const check = verifyReturnSignature(query, credentialsOf(cfg).apiKey)
       return check.ok ? { verified: true, attemptId: query.get('request_id') } : { verified: false, reason: check.reason }
     },
+
+    statements: creemStatements(client, opts.products, opts.now ?? (() => new Date()), opts.statementPageSize),
   }
 }

@@ -24,6 +24,6 @@ export const creem: ProviderModule<'creem'> = {
     return [{ en: `key …${last4}`, 'zh-CN': `密钥 …${last4}` }]
   },
   page: { markColor: '#111' },
-  createAdapter: (ctx) => createCreemProvider({ products: ctx.products, dispatcher: ctx.dispatcher }),
+  createAdapter: (ctx) => createCreemProvider({ products: ctx.products, dispatcher: ctx.dispatcher, now: ctx.now }),
   fake: () => import('./fake/cli.js').then((m) => m.command),
 }

@@ -24,6 +24,7 @@ export function memoryProductStore(): ProductStore {
     forget: async (c, a, cur, id) => {
       if (m.get(key(c, a, cur)) === id) m.delete(key(c, a, cur))
     },
+    list: async (c) => [...m.entries()].filter(([k]) => k.startsWith(`${c}|`)).map(([, id]) => id),
   }
 }
 

@@ -145,31 +145,44 @@ export class WechatClient {
   }
 
   private async send(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown, serial = '') {
-    const c = credentialsOf(cfg)
-    const base = new URL(apiBaseOf(cfg))
     // The signed target is the path and query exactly as sent, including any path prefix of the base.
-    const target = base.pathname.replace(/\/+$/, '') + path
-    const text = body === undefined ? '' : JSON.stringify(body)
+    const target = new URL(apiBaseOf(cfg)).pathname.replace(/\/+$/, '') + path
+    const res = await this.exchange(cfg, method, target, body === undefined ? undefined : JSON.stringify(body), serial ? { 'Wechatpay-Serial': serial } : {})
+    return { status: res.status, headers: res.headers, text: res.body.toString('utf8') }
+  }
+
+  /**
+   * A signed GET of `target` (path and query on the API's origin) whose answer is not verified here:
+   * a bill download carries no WeChat signature, and a WeChat Pay Global statement signs its SHA1
+   * header rather than its bytes. The body comes back as bytes (it may be gzip).
+   */
+  async getFile(cfg: ProviderConfig, target: string, headers: Record<string, string> = {}) {
+    return this.exchange(cfg, 'GET', target, undefined, { 'Wechatpay-Serial': await this.acceptSerial(cfg), ...headers })
+  }
+
+  private async exchange(cfg: ProviderConfig, method: 'GET' | 'POST', target: string, text: string | undefined, extra: Record<string, string>) {
+    const c = credentialsOf(cfg)
     const timestamp = String(Math.floor(this.opts.now().getTime() / 1000))
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': USER_AGENT,
-      Authorization: authorization({ mchId: c.mchId, serialNo: c.merchantSerialNo, privateKey: privateKeyOf(c.privateKey), method, target, body: text, timestamp, nonce: nonceStr() }),
+      Authorization: authorization({ mchId: c.mchId, serialNo: c.merchantSerialNo, privateKey: privateKeyOf(c.privateKey), method, target, body: text ?? '', timestamp, nonce: nonceStr() }),
+      ...extra,
     }
-    if (body !== undefined) headers['Content-Type'] = 'application/json'
-    // Which key Till can verify with. Public-key mode must say so, or a merchant mid-migration gets
-    // answers signed with the certificate (P3); the certificate list itself is asked for without one.
-    if (serial) headers['Wechatpay-Serial'] = serial
+    if (text !== undefined) headers['Content-Type'] = 'application/json'
+    // Which key Till can verify with (Wechatpay-Serial, in extra): public-key mode must say so, or a
+    // merchant mid-migration gets answers signed with the certificate (P3); the certificate list itself is asked for without one.
+    if (!headers['Wechatpay-Serial']) delete headers['Wechatpay-Serial']
     try {
-      const res = await request(base.origin + target, {
+      const res = await request(new URL(apiBaseOf(cfg)).origin + target, {
         method,
         headers,
-        body: body === undefined ? undefined : text,
+        body: text,
         dispatcher: this.dispatcher,
         headersTimeout: this.opts.timeoutMs,
         bodyTimeout: this.opts.timeoutMs,
       })
-      return { status: res.statusCode, headers: res.headers, text: await res.body.text() }
+      return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) }
     } catch (e) {
       throw new ProviderError('unknown', 'network', `WeChat Pay unreachable or too slow: ${(e as Error).message}`)
     }

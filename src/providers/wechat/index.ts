@@ -13,6 +13,7 @@ import { globalPaymentFact, globalRefundFact } from './global-wire.js'
 import { credentialsOf, isCrossBorder, WechatClient } from './http.js'
 import { fetchOpenid } from './oauth.js'
 import { decryptResource, jsapiParams, privateKeyOf } from './sign.js'
+import { wechatStatements } from './statements.js'
 import {
   h5RedirectUrl, orderRequest, paymentFact, paymentState, refundFact, refundState,
   type NotificationEnvelope, type Refund, type RefundNotice, type RefundRequest, type Transaction,
@@ -22,6 +23,8 @@ export interface WechatProviderOptions {
   now?: () => Date
   timeoutMs?: number
   dispatcher?: Dispatcher
+  /** Statements as gzip (the default) or plain files. */
+  statementGzip?: boolean
 }
 
 const refuse = (status: number, reason: string): NotificationResult => ({ ack: { status, body: FAIL_BODY }, facts: [{ kind: 'ignored', reason }] })
@@ -143,5 +146,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
         throw e
       }
     },
+
+    statements: wechatStatements(client, { now, gzip: opts.statementGzip }),
   }
 }

@@ -10,9 +10,12 @@ package sdkcheck
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rsa"
+	"crypto/sha1"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -403,6 +406,66 @@ func TestSDKAgainstFakeInCertificateMode(t *testing.T) {
 	for _, r := range requests(t, f) {
 		if strings.Contains(string(r.Request), outTradeNo) && r.WechatpaySerial != newest {
 			t.Errorf("the SDK named %q, the newest certificate is %s", r.WechatpaySerial, newest)
+		}
+	}
+}
+
+// Bills, as the SDK's FAQ describes them: the apply call (/v3/bill/tradebill) answers a signed
+// {hash_type, hash_value, download_url} its validator accepts; the download is signed but its answer
+// is not (a validating client refuses it, one built WithoutValidator reads it); the SHA1 is of the
+// uncompressed file, gzip or plain. The day's statement holds a payment the statement knob added.
+func TestSDKFetchesTradeBill(t *testing.T) {
+	f, key, pub := load(t)
+	ctx := context.Background()
+	c := f.Credentials
+	day := time.Now().In(time.FixedZone("CST", 8*3600)).AddDate(0, 0, -2).Format("2006-01-02")
+	ref := fmt.Sprintf("sdkbill%d", time.Now().UnixNano()%1e12)
+	knob(t, f, "/statements/unknown-payment", map[string]any{"date": day, "amount": 4321, "ref": ref})
+
+	client, err := core.NewClient(ctx,
+		option.WithWechatPayPublicKeyAuthCipher(c.MchID, c.MerchantSerialNo, key, c.PlatformPublicKeyID, pub),
+		option.WithHTTPClient(httpClient(f)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := core.NewClient(ctx, option.WithMerchantCredential(c.MchID, c.MerchantSerialNo, key), option.WithoutValidator(), option.WithHTTPClient(httpClient(f)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tar := range []string{"&tar_type=GZIP", ""} {
+		res, err := client.Get(ctx, f.URL+"/v3/bill/tradebill?bill_date="+day+"&bill_type=ALL"+tar)
+		if err != nil {
+			t.Fatalf("tradebill%s: %v", tar, err)
+		}
+		var applied struct {
+			HashType    string `json:"hash_type"`
+			HashValue   string `json:"hash_value"`
+			DownloadURL string `json:"download_url"`
+		}
+		body, _ := io.ReadAll(res.Response.Body)
+		if err := strictDecode(body, &applied); err != nil || applied.HashType != "SHA1" {
+			t.Fatalf("tradebill answer %s: %v", body, err)
+		}
+		if _, err := client.Get(ctx, applied.DownloadURL); err == nil {
+			t.Errorf("the SDK's validator accepted a download answer, which WeChat never signs")
+		}
+		res, err = files.Get(ctx, applied.DownloadURL)
+		if err != nil {
+			t.Fatalf("download%s: %v", tar, err)
+		}
+		raw, _ := io.ReadAll(res.Response.Body)
+		if tar != "" {
+			zr, err := gzip.NewReader(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatalf("not gzip: %v", err)
+			}
+			raw, _ = io.ReadAll(zr)
+		}
+		if sum := sha1.Sum(raw); hex.EncodeToString(sum[:]) != applied.HashValue {
+			t.Errorf("download%s: SHA1 %x, the apply call said %s", tar, sum, applied.HashValue)
+		}
+		if !strings.HasPrefix(string(raw), "交易时间,") || !strings.Contains(string(raw), "`"+ref+",") || !strings.Contains(string(raw), "`43.21,") {
+			t.Errorf("download%s: %s", tar, raw)
 		}
 	}
 }

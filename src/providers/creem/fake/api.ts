@@ -10,6 +10,7 @@ import { PATHS, REFUND_TRANSACTION_FIELD } from '../constants.js'
 import { apiRefund, refundable } from './actions.js'
 import { authenticate, CHECKOUT_FIELDS, CreemError, PRODUCT_FIELDS, queryId, readBody, validateCheckout, validateProduct } from './checks.js'
 import type { Notifier } from './notify.js'
+import { damagedPage, searchableTransactions } from './statement.js'
 import { creemId, type Account, type FakeStore } from './store.js'
 import { checkoutView, productView, transactionView } from './views.js'
 
@@ -94,12 +95,14 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     const q = req.query as Record<string, string | undefined>
     const size = Math.min(100, Math.max(1, Number(q.page_size ?? 10) || 10))
     const page = Math.max(1, Number(q.page_number ?? 1) || 1)
-    const all = [...store.transactions.values()].filter((t) => t.apiKey === account.apiKey
-      && (!q.order_id || t.orderId === q.order_id) && (!q.customer_id || t.customerId === q.customer_id)
-      && (!q.product_id || store.orders.get(t.orderId)?.productId === q.product_id))
+    // Unknown payments (a statement knob) have no order or customer here: they list under a product of their currency.
+    const product = q.product_id ? store.owned(store.products, q.product_id, account.apiKey) : undefined
+    const unknownIn = q.order_id || q.customer_id ? 'none' : q.product_id ? product?.currency ?? 'none' : 'any'
+    const all = searchableTransactions(store, account.apiKey, (t) => (!q.order_id || t.orderId === q.order_id) && (!q.customer_id || t.customerId === q.customer_id)
+      && (!q.product_id || store.orders.get(t.orderId)?.productId === q.product_id), unknownIn)
     const pages = Math.max(1, Math.ceil(all.length / size))
     return {
-      items: all.slice((page - 1) * size, page * size).map(transactionView),
+      items: damagedPage(store, all.slice((page - 1) * size, page * size)),
       pagination: { total_records: all.length, total_pages: pages, current_page: page, next_page: page < pages ? page + 1 : null, prev_page: page > 1 ? page - 1 : null },
     }
   }))

@@ -4,6 +4,7 @@
  * every fake has come from fake-kit/knob-client.ts.
  */
 import { knobCaller, sharedKnobCalls, type ForcedErrorInput } from '../../fake-kit/knob-client.js'
+import { statementKnobCalls } from '../../fake-kit/statement-knobs.js'
 import type { Delivery } from './store.js'
 
 /** A delivery as GET /deliveries lists it. */
@@ -17,6 +18,7 @@ export function creemFakeControl(baseUrl: string) {
   const call = knobCaller(baseUrl, '/__fake/creem')
   return {
     ...sharedKnobCalls<FakeError>(call),
+    ...statementKnobCalls(call),
     addAccount: (a: { apiKey?: string; webhookSecret?: string; webhookUrl?: string } = {}) => call('POST', '/accounts', a) as Promise<{ apiKey: string; webhookSecret: string }>,
     registerWebhook: (url: string, apiKey?: string, replace = false) => call('POST', '/webhooks', { url, apiKey, replace }),
     complete: (checkoutId: string, o: { card?: string; email?: string; taxRate?: number } = {}) =>

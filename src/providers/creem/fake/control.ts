@@ -7,9 +7,10 @@ import type { FastifyInstance } from 'fastify'
 import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
 import { readForcedError } from '../../fake-kit/forced-errors.js'
 import { bad, bodyOf as body, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
+import { registerStatementKnobs } from '../../fake-kit/statement-knobs.js'
 import { dashboardRefund, expireCheckout, openDispute, payCheckout } from './actions.js'
 import type { Notifier } from './notify.js'
-import { DEFAULT_REFUND_OUTCOME, type FakeStore } from './store.js'
+import { creemId, DEFAULT_REFUND_OUTCOME, type FakeStore } from './store.js'
 import { checkoutView, refundView, transactionView } from './views.js'
 
 const ROUTES = ['createProduct', 'getProduct', 'createCheckout', 'getCheckout', 'getTransaction', 'searchTransactions', 'refund', '*']
@@ -24,6 +25,8 @@ export interface AccountInput {
 export function registerControl(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string, addAccount: (a: AccountInput) => unknown) {
   const P = '/__fake/creem'
   registerSharedKnobs(app, P, store, notifier, { routes: ROUTES, read: (b) => readForcedError(b, 'Internal server error') })
+  // Creem sends no hash: `corrupt` makes a search page lose an item while its count stays.
+  registerStatementKnobs(app, P, store.statementKnobs, { refundStatuses: ['paid', 'partialRefund', 'refunded'], newProviderRef: () => creemId('tran'), newRef: () => creemId('ord') })
   const checkoutOf = (b: Body) => (typeof b.checkout_id === 'string' ? store.checkouts.get(b.checkout_id) : undefined)
   const transactionOf = (b: Body) => (typeof b.transaction_id === 'string' ? store.transactions.get(b.transaction_id) : undefined)
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
 import type { ForcedError } from '../../fake-kit/forced-errors.js'
 import { JobQueue } from '../../fake-kit/jobs.js'
+import { StatementKnobBook } from '../../fake-kit/statement-knobs.js'
 
 export interface Account {
   apiKey: string
@@ -174,6 +175,8 @@ export class FakeStore {
     errors: [] as ForcedError[],
   }
   readonly jobs: JobQueue
+  /** What each UTC day's transactions, listed as a statement, get wrong on purpose (fake-kit/statement-knobs.ts). */
+  readonly statementKnobs = new StatementKnobBook()
 
   constructor(
     readonly clock: () => Date,

@@ -5,14 +5,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { withForcedError } from '../../fake-kit/forced-errors.js'
 import { loggedBody } from '../../fake-kit/request-log.js'
-import { SIGN_SCHEME } from '../constants.js'
 import { payOrder, settleRefund } from './actions.js'
 import { authenticate, CLOSE_FIELDS, ORDER_FIELDS, readBody, REFUND_FIELDS, validateOrder, validateRefund, WxError, type ValidOrder, type ValidRefund } from './checks.js'
+import { registerBillApply } from './bill-api.js'
 import { registerGlobalApi } from './global-api.js'
-import { beijing, gcmSeal, randomAlnum, randomDigits, signB64, wechatSigningString } from './crypto.js'
+import { beijing, gcmSeal, randomAlnum, randomDigits } from './crypto.js'
 import type { Notifier } from './notify.js'
 import type { FakeMerchant, FakeStore, Order, RefundOutcome, RefundRecord, TradeType } from './store.js'
-import { cnyFen, refundView, signer, transactionView } from './views.js'
+import { cnyFen, refundView, signedAnswerHeaders, transactionView } from './views.js'
 
 export interface Ctx {
   merchant: FakeMerchant
@@ -36,21 +36,11 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
 
   app.addHook('onSend', async (req, reply, payload) => {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
-    const ts = String(Math.floor(store.nowMs() / 1000))
-    const nonce = randomAlnum(32)
-    const who = signer(store, { serial: req.headers['wechatpay-serial'] as string | undefined })
     store.requests.push({
       method: req.method, path: req.raw.url ?? req.url, request: loggedBody(req.body), wechatpaySerial: req.headers['wechatpay-serial'] as string | undefined,
       status: reply.statusCode, atMs: store.clock().getTime(),
     })
-    reply.headers({
-      'Wechatpay-Timestamp': ts,
-      'Wechatpay-Nonce': nonce,
-      'Wechatpay-Serial': who.serial,
-      'Wechatpay-Signature-Type': SIGN_SCHEME,
-      'Wechatpay-Signature': signB64(who.key, wechatSigningString(ts, nonce, body)),
-      'Request-ID': `08${randomDigits(10)}-${randomDigits(9)}`,
-    })
+    reply.headers(signedAnswerHeaders(store, req.headers['wechatpay-serial'] as string | undefined, body))
     return payload
   })
 
@@ -196,6 +186,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
   app.get('/v3/certificates', handle('certificates', null, (c) => (mainlandOnly(c), certificates(c))))
 
   registerGlobalApi(app, store, { handle, place, close, refund, certificates, orderOf, checkMchidQuery })
+  registerBillApply(app, store, handle, baseUrl)
 }
 
 export type ApiParts = {

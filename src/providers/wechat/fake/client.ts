@@ -4,13 +4,14 @@
  * every fake has come from fake-kit/knob-client.ts.
  */
 import { knobCaller, sharedKnobCalls, type ForcedErrorInput } from '../../fake-kit/knob-client.js'
+import { statementKnobCalls } from '../../fake-kit/statement-knobs.js'
 import type { Delivery } from './store.js'
 
 /** A notification as GET /deliveries lists it. */
 export type FakeDelivery = Delivery
 
 export interface FakeError extends ForcedErrorInput {
-  route: 'native' | 'jsapi' | 'h5' | 'query' | 'close' | 'refund' | 'queryRefund' | 'certificates' | '*'
+  route: 'native' | 'jsapi' | 'h5' | 'query' | 'close' | 'refund' | 'queryRefund' | 'certificates' | 'tradebill' | 'fundflowbill' | 'billdownload' | 'statements' | '*'
   code?: string
 }
 
@@ -20,6 +21,7 @@ export function wechatFakeControl(baseUrl: string) {
   const call = knobCaller(baseUrl, '/__fake/wechat')
   return {
     ...sharedKnobCalls<FakeError>(call),
+    ...statementKnobCalls(call),
     pay: (ref: OrderRef, o: { openid?: string; bank_type?: string; at?: 'now' | 'close' } = {}) => call('POST', '/pay', { ...ref, ...o }),
     fail: (ref: OrderRef) => call('POST', '/fail', ref),
     expire: (ref: OrderRef) => call('POST', '/expire', ref),

@@ -6,13 +6,15 @@
 import type { FastifyInstance } from 'fastify'
 import { readForcedError } from '../../fake-kit/forced-errors.js'
 import { bad, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
+import { registerStatementKnobs } from '../../fake-kit/statement-knobs.js'
 import { expireOrder, failOrder, payOrder } from './actions.js'
-import { beijing, paySignString, verifyB64 } from './crypto.js'
+import { BILL_CURRENCIES } from './bills.js'
+import { beijing, paySignString, randomDigits, verifyB64 } from './crypto.js'
 import type { Notifier } from './notify.js'
 import { newCertificate, type FakeStore, type Order, type RefundOutcome } from './store.js'
 import { refundView, transactionView } from './views.js'
 
-const ROUTES = ['native', 'jsapi', 'h5', 'query', 'close', 'refund', 'queryRefund', 'certificates', '*']
+const ROUTES = ['native', 'jsapi', 'h5', 'query', 'close', 'refund', 'queryRefund', 'certificates', 'tradebill', 'fundflowbill', 'billdownload', 'statements', '*']
 const REFUND_OUTCOMES = ['SUCCESS', 'ABNORMAL', 'CLOSED']
 
 /** An order named by out_trade_no, code_url or prepay_id (what a test, a QR scan or an H5 page knows). */
@@ -28,6 +30,12 @@ export function locateOrder(store: FakeStore, b: Body): Order | undefined {
 export function registerControl(app: FastifyInstance, store: FakeStore, notifier: Notifier) {
   const P = '/__fake/wechat'
   registerSharedKnobs(app, P, store, notifier, { routes: ROUTES, read: (b) => ({ ...readForcedError(b, '系统错误'), code: String(b.code ?? 'SYSTEM_ERROR') }) })
+  registerStatementKnobs(app, P, store.statementKnobs, {
+    refundStatuses: ['SUCCESS', 'PROCESSING', 'REFUNDCLOSE', 'CHANGE'],
+    newProviderRef: store.newTransactionId,
+    newRef: () => `ext${randomDigits(20)}`,
+    currencies: BILL_CURRENCIES,
+  })
 
   app.post(`${P}/pay`, async (req, reply) => {
     const b = (req.body ?? {}) as Body

@@ -6,6 +6,7 @@
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto'
 import { loopbackHost, serveFake } from '../../fake-kit/server.js'
 import { registerApi } from './api.js'
+import { registerBillFiles } from './bill-api.js'
 import { registerControl } from './control.js'
 import { randomDigits } from './crypto.js'
 import { Notifier } from './notify.js'
@@ -70,6 +71,8 @@ export async function startWechatFake(opts: WechatFakeOptions = {}): Promise<Wec
   const notifier = new Notifier(store)
   const server = await serveFake({ host, port: opts.port, autoRunMs: opts.autoRunMs }, store.jobs, async (app, baseUrl) => {
     await app.register(async (api) => registerApi(api, store, notifier, baseUrl))
+    // Statement files: their answers are not signed over the body, so they live outside the API's signing hook.
+    await app.register(async (files) => registerBillFiles(files, store))
     await app.register(async (ctl) => {
       ctl.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
         done(null, Object.fromEntries(new URLSearchParams(body as string)))

@@ -6,7 +6,9 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
 import type { ForcedError as BaseForcedError } from '../../fake-kit/forced-errors.js'
 import { JobQueue } from '../../fake-kit/jobs.js'
+import { StatementKnobBook } from '../../fake-kit/statement-knobs.js'
 import { PUBLIC_KEY_ID_PREFIX } from '../constants.js'
+import type { BillLine } from './bills.js'
 import { selfSignedCertificate, type FakeCertificate } from './cert.js'
 import { randomAlnum, randomDigits } from './crypto.js'
 
@@ -115,6 +117,14 @@ export interface Platform {
   certs: Array<FakeCertificate & { privateKey: KeyObject; publicKey: KeyObject }>
 }
 
+export interface BillDownload {
+  mchId: string
+  day: string
+  body: Buffer
+  gzip: boolean
+  expiresAtMs: number
+}
+
 export type KeyPair = { privateKey: KeyObject; publicKey: KeyObject }
 export const rsaPair = (): KeyPair => generateKeyPairSync('rsa', { modulusLength: 2048 })
 
@@ -145,6 +155,12 @@ export class FakeStore {
     errors: [] as ForcedError[],
   }
   readonly jobs: JobQueue
+  /** What each day's statement gets wrong on purpose (fake-kit/statement-knobs.ts). */
+  readonly statementKnobs = new StatementKnobBook()
+  /** Each merchant's day (`mchId:YYYY-MM-DD`) as first served after publication: WeChat never updates a bill. */
+  readonly billSnapshots = new Map<string, BillLine[]>()
+  /** download_url tokens: the file's bytes as hashed, valid 5 minutes. */
+  readonly billDownloads = new Map<string, BillDownload>()
 
   constructor(
     readonly clock: () => Date,

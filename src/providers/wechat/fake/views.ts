@@ -1,6 +1,7 @@
 /** How the fake shows its orders and refunds on the wire (Transaction §1.7, Refund §1.8), and its signing identity. */
 import type { KeyObject } from 'node:crypto'
-import { beijing } from './crypto.js'
+import { SIGN_SCHEME } from '../constants.js'
+import { beijing, randomAlnum, randomDigits, signB64, wechatSigningString } from './crypto.js'
 import type { FakeStore, Order, RefundRecord } from './store.js'
 
 const TRADE_TYPE_DESC: Record<string, string> = {
@@ -121,4 +122,19 @@ export function signer(store: FakeStore, request?: { serial: string | undefined 
   if (p.mode === 'platformCert') return { serial: cert.serial, key: cert.privateKey }
   if (request && request.serial !== p.publicKeyId) return { serial: cert.serial, key: cert.privateKey }
   return { serial: p.publicKeyId, key: p.key.privateKey }
+}
+
+/** The headers that sign an answer: over its body, or for a statement over its SHA1. `requestSerial` is what the request named. */
+export function signedAnswerHeaders(store: FakeStore, requestSerial: string | undefined, signed: string): Record<string, string> {
+  const ts = String(Math.floor(store.nowMs() / 1000))
+  const nonce = randomAlnum(32)
+  const who = signer(store, { serial: requestSerial })
+  return {
+    'Wechatpay-Timestamp': ts,
+    'Wechatpay-Nonce': nonce,
+    'Wechatpay-Serial': who.serial,
+    'Wechatpay-Signature-Type': SIGN_SCHEME,
+    'Wechatpay-Signature': signB64(who.key, wechatSigningString(ts, nonce, signed)),
+    'Request-ID': `08${randomDigits(10)}-${randomDigits(9)}`,
+  }
 }

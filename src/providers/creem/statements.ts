@@ -1,0 +1,135 @@
+/**
+ * The Creem adapter's daily statement (docs/providers.md#statements-from-the-transaction-search). Creem publishes no statement
+ * file and its transaction search has no date filter, so the day's statement is what
+ * `GET /v1/transactions/search` lists for each product of the configuration, paged, kept to the
+ * transactions created that day (UTC): one JSON file per page that held any, each item exactly as
+ * Creem sent it. Creem gives no hash; what guards against a partial answer is its own count: every
+ * page must agree on total_records, and the items seen must add up to it.
+ *
+ * A transaction is a payment; its refunded_amount (settled refunds, tax included) is one refund line
+ * on the payment's day, naming the payment by its order id: Creem's transactions carry neither the
+ * refund's id nor our request_id.
+ */
+import type { StatementFetch, StatementFile, StatementItem, StatementLine, StatementSource } from '../statements.js'
+import type { ProductStore, ProviderConfig } from '../types.js'
+import { ProviderError } from '../types.js'
+import { CURRENCIES, PATHS, PRODUCT_PRICE } from './constants.js'
+import type { CreemClient } from './http.js'
+import { idOf, tillRefundAmount, type Transaction } from './wire.js'
+
+const DAY_MS = 24 * 3600_000
+/** Creem's day is UTC; an hour after it ends, its last transactions are listed. */
+const SETTLE_MS = 3600_000
+/** The largest page Creem's search gives. */
+const PAGE_SIZE = 100
+/** Pages that disagree (a payment arriving while we page) are asked for again soon. */
+const RETRY_S = 60
+const JSON_TYPE = 'application/json'
+
+interface SearchPage {
+  items?: Array<Transaction & Record<string, unknown>>
+  pagination?: { total_records?: number; total_pages?: number; current_page?: number; next_page?: number | null }
+}
+
+/** What a kept file holds: the day, the product and page it came from, and the day's items of that page. */
+interface KeptPage {
+  day: string
+  product_id: string | null
+  page_number: number | null
+  items: Array<Transaction & Record<string, unknown>>
+}
+
+const STATUS: Record<string, StatementLine['status']> = {
+  paid: 'succeeded',
+  refunded: 'succeeded',
+  partialRefund: 'succeeded',
+  chargedBack: 'succeeded',
+  pending: 'pending',
+  declined: 'failed',
+  canceled: 'failed',
+  void: 'failed',
+  uncollectible: 'failed',
+}
+
+export function creemStatements(client: CreemClient, products: ProductStore, now: () => Date, pageSize = PAGE_SIZE): StatementSource {
+  async function productsOf(cfg: ProviderConfig): Promise<string[]> {
+    if (products.list) return [...new Set(await products.list(cfg.id))]
+    const found = await Promise.all(CURRENCIES.map((c) => products.find(cfg.id, PRODUCT_PRICE, c)))
+    return found.filter((id): id is string => id !== null)
+  }
+
+  /** One product's transactions of the day, page by page; why not, when the pages disagree. */
+  async function productPages(cfg: ProviderConfig, productId: string, day: string, from: number): Promise<StatementFile[] | string> {
+    const files: StatementFile[] = []
+    let total: number | undefined
+    let seen = 0
+    for (let page = 1; ; page++) {
+      const res = await client.call<SearchPage>(cfg, 'GET', `${PATHS.transactionSearch}?product_id=${encodeURIComponent(productId)}&page_number=${page}&page_size=${pageSize}`)
+      const items = res.items
+      const count = res.pagination?.total_records
+      if (!Array.isArray(items) || typeof count !== 'number') throw new ProviderError('unknown', 'malformed_response', 'Creem answered the transaction search without items and total_records')
+      if (total !== undefined && count !== total) return `product ${productId}: Creem's count changed while paging (${total}, then ${count})`
+      total = count
+      seen += items.length
+      const kept = items.filter((t) => typeof t.created_at === 'number' && t.created_at >= from && t.created_at < from + DAY_MS)
+      if (kept.length) files.push({ name: `transactions-${productId}-${page}`, body: Buffer.from(JSON.stringify({ day, product_id: productId, page_number: page, items: kept } satisfies KeptPage)), type: JSON_TYPE })
+      if (!res.pagination?.next_page || items.length === 0) break
+    }
+    if (seen !== total) return `product ${productId}: Creem's pages held ${seen} transactions, its count says ${total}`
+    return files
+  }
+
+  return {
+    zone: 'UTC',
+
+    async fetch(cfg, day): Promise<StatementFetch> {
+      const from = Date.parse(`${day}T00:00:00Z`)
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(from)) throw new ProviderError('rejected', 'invalid_day', `not a day: ${day}`, false)
+      const wait = from + DAY_MS + SETTLE_MS - now().getTime()
+      if (wait > 0) return { ready: false, reason: `${day} (UTC) is not over at Creem yet`, retryAfterS: Math.ceil(wait / 1000) }
+      const files: StatementFile[] = []
+      for (const productId of await productsOf(cfg)) {
+        const got = await productPages(cfg, productId, day, from)
+        if (typeof got === 'string') return { ready: false, reason: got, retryAfterS: RETRY_S }
+        files.push(...got)
+      }
+      // A day without business is ready all the same, with a file that holds nothing.
+      if (files.length === 0) files.push({ name: 'transactions', body: Buffer.from(JSON.stringify({ day, product_id: null, page_number: null, items: [] } satisfies KeptPage)), type: JSON_TYPE })
+      return { ready: true, files }
+    },
+
+    parse: (files) => parseFiles(files),
+  }
+}
+
+async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem> {
+  for (const f of files) {
+    const kept = JSON.parse(f.body.toString('utf8')) as KeptPage
+    if (!kept || !Array.isArray(kept.items)) throw new Error(`${f.name}: not a page of Creem transactions`)
+    let line = 0
+    for (const t of kept.items) yield* transactionLines(t, f.name, ++line)
+  }
+}
+
+/** Every field as text, for the console's view of the line's source. */
+const fieldsOf = (t: Record<string, unknown>) => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
+
+/**
+ * A transaction as its payment line and, once something was refunded, a refund line. The amount is
+ * Till's: before tax (Creem, as merchant of record, may add it) and after any discount, as Till
+ * reads an order (wire.ts orderAmount); the refund's is scaled to it the same way (tillRefundAmount).
+ */
+export function transactionLines(t: Transaction & Record<string, unknown>, file: string, line: number): StatementLine[] {
+  const where = `${file} item ${line}`
+  const status = STATUS[t.status ?? '']
+  if (!status) throw new Error(`${where}: unknown transaction status ${t.status}`)
+  if (typeof t.amount !== 'number' || typeof t.currency !== 'string' || typeof t.created_at !== 'number') throw new Error(`${where}: no amount, currency or created_at`)
+  const discount = typeof t.discount_amount === 'number' ? t.discount_amount : 0
+  const orderId = idOf(t.order) ?? null
+  const base = { currency: t.currency, fee: null, at: new Date(t.created_at), source: { file, line, fields: fieldsOf(t) } }
+  const payment: StatementLine = { kind: 'payment', tillRef: null, providerRef: orderId, amount: t.amount - discount, status, ...base }
+  const refunded = t.refunded_amount ?? 0
+  if (refunded <= 0) return [payment]
+  const amount = tillRefundAmount({ refund_amount: refunded, transaction: { amount: t.amount, amount_paid: t.amount_paid, refunded_amount: refunded } })!
+  return [payment, { kind: 'refund', tillRef: null, providerRef: null, paymentTillRef: null, paymentProviderRef: orderId, amount, status: 'succeeded', ...base }]
+}
