@@ -23,11 +23,8 @@ export interface ProductStore {
   remember(configId: string, amount: number, currency: string, productId: string): Promise<string>
   /** Drops a product the provider no longer knows (deleted, or the configuration moved to another account). */
   forget(configId: string, amount: number, currency: string, productId: string): Promise<void>
-  /**
-   * Every product remembered for the configuration, older per-amount ones included: a statement
-   * (Creem's transaction search, per product) reads them all. Without it, the current product per currency.
-   */
-  list?(configId: string): Promise<string[]>
+  /** Every product remembered for the configuration, older per-amount ones included: a statement (Creem's transaction search, per product) reads them all. */
+  list(configId: string): Promise<string[]>
 }
 
 export interface ProviderConfig {

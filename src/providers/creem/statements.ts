@@ -13,7 +13,7 @@
 import type { StatementFetch, StatementFile, StatementItem, StatementLine, StatementSource } from '../statements.js'
 import type { ProductStore, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
-import { CURRENCIES, PATHS, PRODUCT_PRICE } from './constants.js'
+import { PATHS } from './constants.js'
 import type { CreemClient } from './http.js'
 import { idOf, tillRefundAmount, type Transaction } from './wire.js'
 
@@ -53,9 +53,7 @@ const STATUS: Record<string, StatementLine['status']> = {
 
 export function creemStatements(client: CreemClient, products: ProductStore, now: () => Date, pageSize = PAGE_SIZE): StatementSource {
   async function productsOf(cfg: ProviderConfig): Promise<string[]> {
-    if (products.list) return [...new Set(await products.list(cfg.id))]
-    const found = await Promise.all(CURRENCIES.map((c) => products.find(cfg.id, PRODUCT_PRICE, c)))
-    return found.filter((id): id is string => id !== null)
+    return [...new Set(await products.list(cfg.id))]
   }
 
   /** One product's transactions of the day, page by page; why not, when the pages disagree. */

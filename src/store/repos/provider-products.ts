@@ -26,11 +26,17 @@ export async function forgetProduct(tx: Executor, configId: string, amount: numb
   await tx.delete(providerProducts).where(and(key(configId, amount, currency), eq(providerProducts.productId, productId)))
 }
 
+export async function listProducts(tx: Executor, configId: string): Promise<string[]> {
+  const rows = await tx.select({ productId: providerProducts.productId }).from(providerProducts).where(eq(providerProducts.providerConfigId, configId))
+  return rows.map((r) => r.productId)
+}
+
 /** The table as an adapter's product store (ProductStore in providers/types.ts). */
 export function productStore(db: Executor, clock: () => Date) {
   return {
     find: (configId: string, amount: number, currency: string) => findProduct(db, configId, amount, currency),
     remember: (configId: string, amount: number, currency: string, productId: string) => rememberProduct(db, configId, amount, currency, productId, clock()),
     forget: (configId: string, amount: number, currency: string, productId: string) => forgetProduct(db, configId, amount, currency, productId),
+    list: (configId: string) => listProducts(db, configId),
   }
 }
