@@ -46,6 +46,10 @@ fi
 echo "== type check"
 npx tsc --noEmit -p .
 
+# What \`till\` and \`till start\` run (bin/till.mjs would build it on first use too).
+echo "== build dist/ (scripts/build.mjs)"
+node scripts/build.mjs
+
 if [ "${CI:-}" = "true" ] || [ "${TEST_NODE_LTS:-}" = "1" ]; then
   TEST_DATA="$TEST_DATA" bash scripts/node-lts.sh
 fi

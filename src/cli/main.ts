@@ -1,11 +1,12 @@
 /**
- * `till <group> <command>`: the operator's command line. bin/till.mjs runs `till start` and
- * `till fake …` itself and everything else here. Exit codes: 0 done, 1 Till refused or could not be
+ * `till <group> <command>`: the operator's command line. bin/till.mjs runs `till start` itself
+ * and everything else here (`till fake …` in ./fake.ts). Exit codes: 0 done, 1 Till refused or could not be
  * reached, 2 the command line is wrong (a usage error, with the way to its help).
  */
 import { readFileSync } from 'node:fs'
 import { CliError, parseCommand, usageError, wantsHelp, type Group } from './args.js'
 import { events } from './events.js'
+import { runFake } from './fake.js'
 import { keys } from './keys.js'
 import { merchants } from './merchants.js'
 import { providers } from './providers.js'
@@ -68,6 +69,7 @@ export async function run(argv: string[]): Promise<number> {
       out(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version)
       return 0
     }
+    if (name === 'fake') return await runFake(argv.slice(1))
     if (name === 'start' || name === 'serve') {
       // The launcher starts the service when there are no arguments; here are only --help and mistakes.
       where = `till ${name}`
