@@ -34,7 +34,7 @@ ${GROUPS.map((g) => `  ${g.name.padEnd(11)}  ${g.summary}\n  ${''.padEnd(11)}  $
   fake         local provider fakes for offline tests: till fake ${PROVIDERS.map((p) => p.id).join('|')} --help
 
 Every command talks to a running Till over HTTP, so it works with any database:
-  TILL_URL      Till's address (default http://localhost:8080), or --url
+  TILL_URL      Till's address (default http://localhost:8080), or --till-url
   ADMIN_TOKEN   for merchants, keys and providers (the admin API), or --admin-token
   TILL_API_KEY  a merchant's secret key for sessions, refunds, events, webhooks and trigger, or --api-key
 

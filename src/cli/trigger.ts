@@ -40,7 +40,7 @@ const command = (type: EventType): Command => ({
   summary: STEPS[type].says,
   help: `usage: till trigger ${type} [--json]
 
-${STEPS[type].says[0].toUpperCase()}${STEPS[type].says.slice(1)} (1000 CNY, test mode), through the API
+${STEPS[type].says[0].toUpperCase()}${STEPS[type].says.slice(1)} (¥10.00 CNY, test mode), through the API
 and its test helpers, so that Till emits ${type} to your webhook endpoints (or to
 \`till webhooks listen\`). Needs a test key.
 
