@@ -1,12 +1,12 @@
 /**
  * How `till` reaches a running Till: the address and credentials (flags over environment), and
  * every call turned into either its answer or a CliError that shows the server's own `error` text
- * and HTTP status. Merchant calls go through the @till/node client, admin calls through its
+ * and HTTP status. Merchant calls go through the @till-payments/node client, admin calls through its
  * request sender with the admin token. bin/till.mjs runs with the `till-source` condition, under
- * which @till/node resolves to its TypeScript source, so `till` needs no build step.
+ * which @till-payments/node resolves to its TypeScript source, so `till` needs no build step.
  */
-import { Till, TillConnectionError, TillError } from '@till/node'
-import { RequestSender, type HttpMethod } from '@till/node/request'
+import { Till, TillConnectionError, TillError } from '@till-payments/node'
+import { RequestSender, type HttpMethod } from '@till-payments/node/request'
 import { CliError, optionalString, usageError, type Values } from './args.js'
 
 export const DEFAULT_URL = 'http://localhost:8080'

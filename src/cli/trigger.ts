@@ -3,7 +3,7 @@
  * emit that event, through the public API and its test helpers, so a merchant's webhook handler
  * gets a real event without anyone clicking through a checkout.
  */
-import type { RefundBehavior, Till } from '@till/node'
+import type { RefundBehavior, Till } from '@till-payments/node'
 import { EVENT_TYPES, type EventType } from '../domain/events.js'
 import { connectionHelp, API_OPTIONS, JSON_OPTION, usageError, type Command, type Group } from './args.js'
 import { merchantApi } from './http.js'

@@ -11,7 +11,7 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { verifyWebhookSignature } from '@till/node'
+import { verifyWebhookSignature } from '@till-payments/node'
 import { randomBase62 } from '../domain/ids.js'
 import { EVENT_TYPES } from '../domain/events.js'
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, sign } from '../domain/webhooks.js'
