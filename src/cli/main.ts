@@ -1,22 +1,13 @@
 /**
  * `till <group> <command>`: the operator's command line. bin/till.mjs runs `till start` itself
- * and everything else here (`till fake …` in ./fake.ts). Exit codes: 0 done, 1 Till refused or could not be
- * reached, 2 the command line is wrong (a usage error, with the way to its help).
+ * and everything else here (`till fake …` in ./fake.ts). Exit codes: 0 done, 1 Till refused or
+ * could not be reached, 2 the command line is wrong (a usage error, with the way to its help).
  */
 import { readFileSync } from 'node:fs'
 import { CliError, parseCommand, usageError, wantsHelp, type Group } from './args.js'
-import { events } from './events.js'
 import { runFake } from './fake.js'
-import { keys } from './keys.js'
-import { merchants } from './merchants.js'
-import { providers } from './providers.js'
-import { refunds } from './refunds.js'
-import { sessions } from './sessions.js'
-import { triggers } from './trigger.js'
-import { webhooks } from './webhooks-listen.js'
+import { GROUPS } from './groups.js'
 import { PROVIDERS } from '../providers/index.js'
-
-const GROUPS: Group[] = [merchants, keys, providers, sessions, refunds, webhooks, events, triggers]
 
 const START_HELP = `usage: till start
 
