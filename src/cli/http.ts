@@ -2,8 +2,9 @@
  * How `till` reaches a running Till: the address and credentials (flags over environment), and
  * every call turned into either its answer or a CliError that shows the server's own `error` text
  * and HTTP status. Merchant calls go through the @till-payments/node client, admin calls through its
- * request sender with the admin token. bin/till.mjs runs with the `till-source` condition, under
- * which @till-payments/node resolves to its TypeScript source, so `till` needs no build step.
+ * request sender with the admin token. Under the `till-source` condition (tsc, the tests' tsx) the
+ * package resolves to its TypeScript source; scripts/build.mjs compiles that source into
+ * dist/node-client/ and points these imports there.
  */
 import { Till, TillConnectionError, TillError } from '@till-payments/node'
 import { RequestSender, type HttpMethod } from '@till-payments/node/request'
