@@ -4,6 +4,7 @@
  * docs/benchmarks.md (bench/report.ts).
  */
 import { benchApi } from './api.js'
+import { benchCli } from './cli.js'
 import { benchConsole } from './console.js'
 import { benchConsolePage } from './console-page.js'
 import { benchFailover } from './failover.js'
@@ -18,6 +19,7 @@ import { benchWebhooks } from './webhooks.js'
 
 const BENCHES: Record<string, () => Promise<string>> = {
   api: benchApi,
+  cli: benchCli,
   console: benchConsole,
   'console-page': benchConsolePage,
   failover: benchFailover,

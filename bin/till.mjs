@@ -1,29 +1,16 @@
 #!/usr/bin/env node
-// `till`: `till start` (and `till serve`) runs the service, `till fake …` a provider fake, and every other
-// command (merchants, keys, providers, webhooks, events, --help) is the operator CLI in src/cli/main.ts.
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import path from 'node:path'
+// `till`: `till start` (and `till serve`) runs the service, every other command (merchants, keys,
+// providers, webhooks, events, trigger, fake, --help) is the operator CLI in src/cli/main.ts. Both
+// run compiled JavaScript from dist/, in this process. In a checkout (src/ is here), dist/ is
+// rebuilt first when it is missing or older than its sources (scripts/build.mjs); an installed
+// package ships dist/ alone.
+import { existsSync } from 'node:fs'
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const [cmd, ...args] = process.argv.slice(2)
-const run = (entry, argv = []) => {
-  // tsx resolved from Till's own node_modules, and compiling with Till's own tsconfig (JSX for the
-  // pages) rather than whatever the working directory has, so `till` works from any directory.
-  // The till-source condition resolves @till/node to its TypeScript source (clients/js/package.json),
-  // so the CLI needs no build of the client, even after `npm ci --omit=dev`.
-  const env = { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') }
-  const node = ['--conditions=till-source', '--import', import.meta.resolve('tsx')]
-  const child = spawn(process.execPath, [...node, path.join(root, entry), ...argv], { stdio: 'inherit', env })
-  for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
-  child.on('exit', (code) => process.exit(code ?? 1))
+if (existsSync(new URL('../src/', import.meta.url))) {
+  const { ensureBuilt } = await import('../scripts/build.mjs')
+  await ensureBuilt((line) => process.stderr.isTTY && process.stderr.write(`${line}\n`))
 }
-if ((cmd === 'start' || cmd === 'serve') && args.length === 0) {
-  run('src/main.ts')
-} else if (cmd === 'fake') {
-  // `till fake <provider> [options]`: the provider's local fake for offline tests (src/cli/fake.ts).
-  run('src/cli/fake.ts', args)
-} else {
-  // Including `till start --help` and mistakes such as `till start --port 1`: usage, not a start.
-  run('src/cli/main.ts', cmd === undefined ? [] : [cmd, ...args])
-}
+// Including `till start --help` and mistakes such as `till start --port 1`: usage, not a start.
+const start = (cmd === 'start' || cmd === 'serve') && args.length === 0
+await import(start ? '../dist/main.js' : '../dist/cli/main.js')

@@ -3,7 +3,9 @@
 # then the Go client's (scripts/go-client.sh, on the same database).
 # With CI=true the storage, API, webhook and relay tests run again on Debian's PostgreSQL 15 behind
 # Debian's PgBouncer in transaction-pooling mode (locally: TEST_PG15=1; that stage alone: TEST_PGBOUNCER=1)
-# and the API is fuzzed from its OpenAPI document by scripts/fuzz.sh (locally: TEST_FUZZ=1); the type
+# and the API is fuzzed from its OpenAPI document by scripts/fuzz.sh (locally: TEST_FUZZ=1); each
+# package is built for its registry, installed into an empty project and its README's example run
+# against a real Till by scripts/packages.ts (locally: TEST_PACKAGES=1); the type
 # check, unit tests and a smoke test also run on the newest LTS of Node by scripts/node-lts.sh
 # (locally: TEST_NODE_LTS=1), and Till is taken through PostgreSQL failovers on a Patroni cluster by
 # scripts/failover.sh (that stage alone: TEST_FAILOVER=1).
@@ -46,6 +48,10 @@ fi
 echo "== type check"
 npx tsc --noEmit -p .
 
+# What \`till\` and \`till start\` run (bin/till.mjs would build it on first use too).
+echo "== build dist/ (scripts/build.mjs)"
+node scripts/build.mjs
+
 if [ "${CI:-}" = "true" ] || [ "${TEST_NODE_LTS:-}" = "1" ]; then
   TEST_DATA="$TEST_DATA" bash scripts/node-lts.sh
 fi
@@ -71,6 +77,12 @@ bash scripts/sdk-checks.sh
 
 echo "== Go client (scripts/go-client.sh)"
 bash scripts/go-client.sh
+
+# Each package as its registry gets it, installed into an empty project, its README's example run.
+if [ "${CI:-}" = "true" ] || [ "${TEST_PACKAGES:-}" = "1" ]; then
+  echo "== the packages, built, installed and run as a merchant would (scripts/packages.ts)"
+  npx tsx scripts/packages.ts
+fi
 
 # Before the PostgreSQL 15 run, so the output still ends with the test runner's summary.
 if [ "${CI:-}" = "true" ] || [ "${TEST_FUZZ:-}" = "1" ]; then

@@ -106,7 +106,7 @@ function demoBlock(demo: { id: string; email: string | null; password: string; k
     `      -H 'Content-Type: application/json' -d '{"amount":9900,"currency":"CNY"}'`,
     '',
     '  Lost the key? Start Till with ADMIN_TOKEN set, then make another:',
-    `    ADMIN_TOKEN=… npx till keys create --merchant ${demo.id} --mode test`,
+    `    ADMIN_TOKEN=… till keys create --merchant ${demo.id} --mode test`,
     `  Docs: ${baseUrl}/docs`,
     rule, '', '',
   ].join('\n')

@@ -23,7 +23,7 @@ try {
   ts = require('typescript')
 } catch {
   // An install without devDependencies (npm ci --omit=dev for the service) must not fail on the client.
-  console.warn('@till/node: typescript is not installed, dist/ was not built (run npm ci with devDependencies).')
+  console.warn('@till-payments/node: typescript is not installed, dist/ was not built (run npm ci with devDependencies).')
   process.exit(0)
 }
 
@@ -52,17 +52,17 @@ if (diagnostics.length || emitted.emitSkipped) fail(diagnostics)
 // Named exports listed explicitly, so the wrapper does not depend on Node detecting CommonJS exports.
 const names = Object.keys(require(path.join(cjsDir, 'index.js'))).filter((n) => n !== '__esModule').sort()
 writeFileSync(path.join(outDir, 'index.js'), [
-  '// ESM entry of @till/node: the CommonJS build, re-exported by name (see build.mjs).',
+  '// ESM entry of @till-payments/node: the CommonJS build, re-exported by name (see build.mjs).',
   "import cjs from './cjs/index.js'",
   `export const { ${names.join(', ')} } = cjs`,
   '',
 ].join('\n'))
 writeFileSync(path.join(outDir, 'index.d.ts'), "export * from './cjs/index.js'\n")
-console.log(`@till/node: built ${path.relative(process.cwd(), outDir) || '.'} (${names.length} exports)`)
+console.log(`@till-payments/node: built ${path.relative(process.cwd(), outDir) || '.'} (${names.length} exports)`)
 
 function fail(diags) {
   const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => here, getNewLine: () => '\n' }
   console.error(ts.formatDiagnosticsWithColorAndContext(diags, host))
-  console.error('@till/node: build failed')
+  console.error('@till-payments/node: build failed')
   process.exit(1)
 }

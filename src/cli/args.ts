@@ -39,8 +39,11 @@ export interface Group {
   commands: Record<string, Command>
 }
 
-/** Flags every command that talks to Till takes; the environment supplies them otherwise. */
-export const URL_OPTION: Options = { url: { type: 'string' } }
+/**
+ * Flags every command that talks to Till takes; the environment supplies them otherwise. --url is
+ * --till-url's old name, easily read as a webhook endpoint's: still taken, with a warning.
+ */
+export const URL_OPTION: Options = { 'till-url': { type: 'string' }, url: { type: 'string' } }
 export const ADMIN_OPTIONS: Options = { ...URL_OPTION, 'admin-token': { type: 'string' } }
 export const API_OPTIONS: Options = { ...URL_OPTION, 'api-key': { type: 'string' } }
 export const JSON_OPTION: Options = { json: { type: 'boolean' } }
@@ -49,7 +52,7 @@ export const JSON_OPTION: Options = { json: { type: 'boolean' } }
 export function connectionHelp(kind: 'admin' | 'api', col = 23): string {
   const line = (flag: string, text: string) => `  ${flag.padEnd(col - 2)}${text}`
   return [
-    line('--url URL', 'Till\'s address (default $TILL_URL, else http://localhost:8080)'),
+    line('--till-url URL', 'Till\'s address (default $TILL_URL, else http://localhost:8080)'),
     kind === 'admin'
       ? line('--admin-token TOKEN', 'the ADMIN_TOKEN Till was started with (default $ADMIN_TOKEN)')
       : line('--api-key KEY', 'the merchant\'s secret key, sk_test_… or sk_live_… (default $TILL_API_KEY)'),

@@ -2,7 +2,7 @@
 import { EVENT_TYPES } from '../domain/events.js'
 import { connectionHelp, API_OPTIONS, JSON_OPTION, id, integer, optionalString, usageError, type Group } from './args.js'
 import { merchantApi } from './http.js'
-import { print, printJson, table, time } from './output.js'
+import { money, print, printJson, table, time } from './output.js'
 
 type Data = Record<string, unknown>
 
@@ -12,7 +12,7 @@ export const TYPES_HELP = `event types: ${EVENT_TYPES.slice(0, 4).join(', ')},
 /** What an event is about, in one cell: the session or refund and its amount. */
 function subject(data: Data): string {
   const object = (data.refundId ?? data.sessionId ?? '-') as string
-  return typeof data.amount === 'number' ? `${object}  ${data.amount} ${data.currency}` : object
+  return typeof data.amount === 'number' ? `${object}  ${money(data.amount, String(data.currency))}` : object
 }
 
 export const events: Group = {
@@ -24,7 +24,7 @@ export const events: Group = {
       help: `usage: till events list [--type TYPE] [--limit N] [--starting-after EVENT_ID] [--json]
 
 Lists the events of the key's merchant and mode (a test key sees test events), newest first.
-Amounts are in minor units (9900 CNY is 99.00).
+Amounts are shown in the currency's major unit (¥99.00 CNY); --json prints the API's minor units.
 
   --type TYPE                 only events of this type (see below)
   --limit N                   1 to 100 (default 10)

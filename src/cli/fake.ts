@@ -15,11 +15,3 @@ export async function runFake(argv: string[]) {
   }
   return (await module.fake()).run(rest)
 }
-
-runFake(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err instanceof Error ? err.message : err)
-    process.exit(1)
-  },
-)

@@ -1,27 +1,37 @@
 /**
  * How `till` reaches a running Till: the address and credentials (flags over environment), and
  * every call turned into either its answer or a CliError that shows the server's own `error` text
- * and HTTP status. Merchant calls go through the @till/node client, admin calls through its
- * request sender with the admin token. bin/till.mjs runs with the `till-source` condition, under
- * which @till/node resolves to its TypeScript source, so `till` needs no build step.
+ * and HTTP status. Merchant calls go through the @till-payments/node client, admin calls through its
+ * request sender with the admin token. Under the `till-source` condition (tsc, the tests' tsx) the
+ * package resolves to its TypeScript source; scripts/build.mjs compiles that source into
+ * dist/node-client/ and points these imports there.
  */
-import { Till, TillConnectionError, TillError } from '@till/node'
-import { RequestSender, type HttpMethod } from '@till/node/request'
+import { Till, TillConnectionError, TillError } from '@till-payments/node'
+import { RequestSender, type HttpMethod } from '@till-payments/node/request'
 import { CliError, optionalString, usageError, type Values } from './args.js'
 
 export const DEFAULT_URL = 'http://localhost:8080'
 const TIMEOUT_MS = 30_000
 
-/** TILL_URL, or --url: an http(s) address without a trailing slash. */
+let warnedUrl = false
+
+/** TILL_URL, or --till-url (--url, its deprecated name): an http(s) address without a trailing slash. */
 export function tillUrl(values: Values): string {
-  const flag = optionalString(values, 'url')
+  const old = optionalString(values, 'url')
+  if (old !== undefined && optionalString(values, 'till-url') !== undefined) throw usageError('give --till-url only (--url is its deprecated name)')
+  if (old !== undefined && !warnedUrl) {
+    warnedUrl = true
+    process.stderr.write('till: --url is deprecated: use --till-url (Till\'s address)\n')
+  }
+  const flag = optionalString(values, 'till-url') ?? old
   const raw = flag ?? (process.env.TILL_URL || DEFAULT_URL)
   let url: URL | null = null
   try {
     url = new URL(raw)
   } catch {}
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw usageError(`${flag === undefined ? 'TILL_URL' : '--url'} must be an http(s) address such as ${DEFAULT_URL}, not ${JSON.stringify(raw)}`)
+    const name = flag === undefined ? 'TILL_URL' : old === undefined ? '--till-url' : '--url'
+    throw usageError(`${name} must be an http(s) address such as ${DEFAULT_URL}, not ${JSON.stringify(raw)}`)
   }
   return raw.replace(/\/+$/, '')
 }

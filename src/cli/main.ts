@@ -1,21 +1,13 @@
 /**
- * `till <group> <command>`: the operator's command line. bin/till.mjs runs `till start` and
- * `till fake …` itself and everything else here. Exit codes: 0 done, 1 Till refused or could not be
- * reached, 2 the command line is wrong (a usage error, with the way to its help).
+ * `till <group> <command>`: the operator's command line. bin/till.mjs runs `till start` itself
+ * and everything else here (`till fake …` in ./fake.ts). Exit codes: 0 done, 1 Till refused or
+ * could not be reached, 2 the command line is wrong (a usage error, with the way to its help).
  */
 import { readFileSync } from 'node:fs'
 import { CliError, parseCommand, usageError, wantsHelp, type Group } from './args.js'
-import { events } from './events.js'
-import { keys } from './keys.js'
-import { merchants } from './merchants.js'
-import { providers } from './providers.js'
-import { refunds } from './refunds.js'
-import { sessions } from './sessions.js'
-import { triggers } from './trigger.js'
-import { webhooks } from './webhooks-listen.js'
+import { runFake } from './fake.js'
+import { GROUPS } from './groups.js'
 import { PROVIDERS } from '../providers/index.js'
-
-const GROUPS: Group[] = [merchants, keys, providers, sessions, refunds, webhooks, events, triggers]
 
 const START_HELP = `usage: till start
 
@@ -33,7 +25,7 @@ ${GROUPS.map((g) => `  ${g.name.padEnd(11)}  ${g.summary}\n  ${''.padEnd(11)}  $
   fake         local provider fakes for offline tests: till fake ${PROVIDERS.map((p) => p.id).join('|')} --help
 
 Every command talks to a running Till over HTTP, so it works with any database:
-  TILL_URL      Till's address (default http://localhost:8080), or --url
+  TILL_URL      Till's address (default http://localhost:8080), or --till-url
   ADMIN_TOKEN   for merchants, keys and providers (the admin API), or --admin-token
   TILL_API_KEY  a merchant's secret key for sessions, refunds, events, webhooks and trigger, or --api-key
 
@@ -68,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
       out(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version)
       return 0
     }
+    if (name === 'fake') return await runFake(argv.slice(1))
     if (name === 'start' || name === 'serve') {
       // The launcher starts the service when there are no arguments; here are only --help and mistakes.
       where = `till ${name}`

@@ -1,4 +1,5 @@
 /** What `till` prints: aligned tables for people, JSON for scripts. */
+import { displayAmount, isCurrency } from '../domain/money.js'
 
 export const print = (text: string): void => void process.stdout.write(`${text}\n`)
 
@@ -18,3 +19,11 @@ export const time = (iso: string | null | undefined) => (iso ? iso.replace(/\.\d
 export const maskedKey = (mode: string, last4: string) => `sk_${mode}_…${last4}`
 
 export const yesNo = (b: boolean) => (b ? 'yes' : 'no')
+
+/**
+ * An amount as people read it: the currency's major unit and its code, `$123.45 USD`, `¥1,500 JPY`
+ * (the pages' displayAmount, with a plain space). The API's minor units stay in --json and in
+ * --amount. A currency this CLI does not know (a newer Till) is shown as the API gives it.
+ */
+export const money = (amount: number, currency: string) =>
+  isCurrency(currency) ? displayAmount(amount, currency).replace('\u00a0', ' ') : `${amount} ${currency} (minor units)`

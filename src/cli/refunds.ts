@@ -1,7 +1,7 @@
 /** `till refunds create`: refund a payment record, fully or partly. */
 import { connectionHelp, API_OPTIONS, JSON_OPTION, id, integer, optionalString, type Group } from './args.js'
 import { merchantApi } from './http.js'
-import { print, printJson } from './output.js'
+import { money, print, printJson } from './output.js'
 
 export const refunds: Group = {
   name: 'refunds',
@@ -11,8 +11,9 @@ export const refunds: Group = {
       summary: 'refund a payment record, fully or partly',
       help: `usage: till refunds create RECORD_ID [--amount N] [--reason TEXT] [--json]
 
-Refunds the record (rec_…, as \`till sessions show\` names it): --amount in minor units (9900 CNY
-is 99.00), or everything still refundable without it.
+Refunds the record (rec_…, as \`till sessions show\` names it): --amount in the currency's minor
+unit, as the API takes it (1000 CNY is ¥10.00 CNY, 1000 JPY is ¥1,000 JPY), or everything still
+refundable without it.
 
   --amount N        minor units; default: all that remains refundable
   --reason TEXT     at most 80 characters, kept with the refund
@@ -32,8 +33,8 @@ examples:
           recordId, ...(amount === undefined ? {} : { amount: integer(amount, '--amount', 1, 99_999_999) }), ...(reason === undefined ? {} : { reason }),
         }))
         if (values.json) return printJson(r)
-        print(`${r.refund.id}  ${r.refund.status}  ${r.refund.amount} ${r.currency}`)
-        print(`${r.id}  ${r.status}, refunded ${r.refundedAmount} of ${r.amount} ${r.currency}`)
+        print(`${r.refund.id}  ${r.refund.status}  ${money(r.refund.amount, r.currency)}`)
+        print(`${r.id}  ${r.status}, refunded ${money(r.refundedAmount, r.currency)} of ${money(r.amount, r.currency)}`)
       },
     },
   },

@@ -2,7 +2,7 @@
 import { SESSION_STATUSES } from '../domain/session-machine.js'
 import { connectionHelp, API_OPTIONS, JSON_OPTION, id, integer, oneOf, optionalString, usageError, type Group, type Values } from './args.js'
 import { merchantApi } from './http.js'
-import { print, printJson, table, time } from './output.js'
+import { money, print, printJson, table, time } from './output.js'
 
 /** A time flag as the API takes it: ISO 8601 with a zone, or a date (midnight UTC). */
 function isoTime(values: Values, flag: string): string | undefined {
@@ -26,8 +26,6 @@ function metadataOf(values: Values): Record<string, string> | undefined {
   }))
 }
 
-const money = (amount: number, currency: string) => `${amount} ${currency}`
-
 export const sessions: Group = {
   name: 'sessions',
   summary: 'the payment sessions of a key\'s merchant and mode',
@@ -37,8 +35,8 @@ export const sessions: Group = {
       help: `usage: till sessions list [--status STATUS] [--created-gte TIME] [--created-lt TIME]
                          [--metadata KEY=VALUE]… [--limit N] [--starting-after SESSION_ID] [--json]
 
-Lists the sessions of the key's merchant and mode, newest first. Amounts are in minor units
-(9900 CNY is 99.00).
+Lists the sessions of the key's merchant and mode, newest first. Amounts are shown in the
+currency's major unit (¥99.00 CNY); --json prints the API's minor units (9900).
 
   --status STATUS              ${SESSION_STATUSES.join(', ')}
   --created-gte TIME           created at or after (2026-11-21, or 2026-11-21T09:30:00Z)

@@ -3,7 +3,7 @@
  * emit that event, through the public API and its test helpers, so a merchant's webhook handler
  * gets a real event without anyone clicking through a checkout.
  */
-import type { RefundBehavior, Till } from '@till/node'
+import type { RefundBehavior, Till } from '@till-payments/node'
 import { EVENT_TYPES, type EventType } from '../domain/events.js'
 import { connectionHelp, API_OPTIONS, JSON_OPTION, usageError, type Command, type Group } from './args.js'
 import { merchantApi } from './http.js'
@@ -40,7 +40,7 @@ const command = (type: EventType): Command => ({
   summary: STEPS[type].says,
   help: `usage: till trigger ${type} [--json]
 
-${STEPS[type].says[0].toUpperCase()}${STEPS[type].says.slice(1)} (1000 CNY, test mode), through the API
+${STEPS[type].says[0].toUpperCase()}${STEPS[type].says.slice(1)} (¥10.00 CNY, test mode), through the API
 and its test helpers, so that Till emits ${type} to your webhook endpoints (or to
 \`till webhooks listen\`). Needs a test key.
 

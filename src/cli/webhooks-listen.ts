@@ -11,7 +11,7 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { verifyWebhookSignature } from '@till/node'
+import { verifyWebhookSignature } from '@till-payments/node'
 import { randomBase62 } from '../domain/ids.js'
 import { EVENT_TYPES } from '../domain/events.js'
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, sign } from '../domain/webhooks.js'
@@ -144,10 +144,6 @@ example:
         let stopRequested!: (signal: string) => void
         const stopped = new Promise<string>((resolve) => (stopRequested = resolve))
         for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => stopRequested(sig))
-        // bin/till.mjs runs this in a child process; if the launcher is killed outright, stop too
-        // (and remove the endpoint) rather than live on as an orphan nobody can Ctrl-C.
-        const parent = process.ppid
-        setInterval(() => process.ppid !== parent && stopRequested('the till launcher exited'), 1000).unref()
 
         await removeStale(api)
         const path = `${PATH_PREFIX}${randomBase62(16)}`

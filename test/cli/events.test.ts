@@ -30,8 +30,8 @@ test('events list: newest first as a table or JSON, filtered by type, paged', as
   assert.equal(table.code, 0, table.stderr)
   const lines = table.stdout.trimEnd().split('\n')
   assert.equal(lines[0], 'CREATED               ID                            TYPE               SUBJECT')
-  assert.match(lines[1], new RegExp(`^${TIME}  ${cancel.id}  session.canceled   ${canceled.body.id}  1500 JPY$`))
-  assert.match(lines[2], new RegExp(`^${TIME}  ${paid.id}  payment.succeeded  ${first.id}  9900 CNY$`))
+  assert.match(lines[1], new RegExp(`^${TIME}  ${cancel.id}  session.canceled   ${canceled.body.id}  ¥1,500 JPY$`))
+  assert.match(lines[2], new RegExp(`^${TIME}  ${paid.id}  payment.succeeded  ${first.id}  ¥99\\.00 CNY$`))
   assert.equal(lines.length, 3)
 
   const filtered = await till(['events', 'list', '--type', 'payment.succeeded', '--json'], { env })

@@ -105,7 +105,7 @@ test('keys create, list and revoke: the revoked key answers 401 over HTTP; list 
   assert.equal(entry.key, undefined)
 
   // The same call through the flags instead of the environment.
-  const flags = await till(['keys', 'list', '--merchant', ta.merchant.id, '--url', ta.baseUrl, '--admin-token', 'test-admin-token', '--json'])
+  const flags = await till(['keys', 'list', '--merchant', ta.merchant.id, '--till-url', ta.baseUrl, '--admin-token', 'test-admin-token', '--json'])
   assert.equal(flags.code, 0, flags.stderr)
   assert.deepEqual(JSON.parse(flags.stdout), JSON.parse(json.stdout))
 

@@ -28,6 +28,7 @@ test('--help on every command and subcommand (and -h) prints its usage with an e
     assert.equal(r.code, 0, `${runs[i].join(' ')}: ${r.stderr}`)
     assert.ok(r.stdout.startsWith(`usage: till ${name}`), `${runs[i].join(' ')}:\n${r.stdout}`)
     assert.match(r.stdout, /\nexamples?:\n {2}(TILL_API_KEY=sk_test_… )?till /, runs[i].join(' '))
+    assert.doesNotMatch(r.stdout, /--url\b/, `${runs[i].join(' ')}: Till's address is --till-url`)
     assert.equal(r.stderr, '')
   })
 })
@@ -121,13 +122,31 @@ test('a Till that is not running: exit 1 with the address and the hint, for admi
   const [admin, merchant, flag] = await Promise.all([
     till(['merchants', 'create', '--name', 'Acme'], { env: { TILL_URL: url, ADMIN_TOKEN: 'x' } }),
     till(['events', 'list'], { env: { TILL_URL: url, TILL_API_KEY: 'sk_test_x' } }),
-    till(['keys', 'list', '--merchant', 'mer_x', '--url', `${url}/`, '--admin-token', 'x']),
+    till(['keys', 'list', '--merchant', 'mer_x', '--till-url', `${url}/`, '--admin-token', 'x']),
   ])
   for (const r of [admin, merchant, flag]) {
     assert.equal(r.code, 1)
     assert.equal(r.stderr, `error: cannot reach Till at ${url}: is it running? (set TILL_URL)\n`)
     assert.equal(r.stdout, '')
   }
+})
+
+test('--till-url is Till\'s address in every command\'s help; --url, its old name, still works and says it is deprecated', async () => {
+  const url = `http://127.0.0.1:${await freePort()}`
+  const [help, old, bad, both] = await Promise.all([
+    till(['events', 'list', '--help']),
+    till(['events', 'list', '--url', url], { env: { TILL_API_KEY: 'sk_test_x' } }),
+    till(['events', 'list', '--till-url', 'localhost:8080'], { env: { TILL_API_KEY: 'sk_test_x' } }),
+    till(['events', 'list', '--till-url', url, '--url', 'http://localhost:1'], { env: { TILL_API_KEY: 'sk_test_x' } }),
+  ])
+  assert.match(help.stdout, /\n {2}--till-url URL {14}Till's address \(default \$TILL_URL, else http:\/\/localhost:8080\)\n/)
+  assert.doesNotMatch(help.stdout, /--url\b/)
+  assert.equal(old.code, 1)
+  assert.equal(old.stderr, `till: --url is deprecated: use --till-url (Till's address)\nerror: cannot reach Till at ${url}: is it running? (set TILL_URL)\n`)
+  assert.equal(bad.code, 2)
+  assert.match(bad.stderr, /^till events list: --till-url must be an http\(s\) address such as http:\/\/localhost:8080, not "localhost:8080"\n/)
+  assert.equal(both.code, 2)
+  assert.match(both.stderr, /^till events list: give --till-url only \(--url is its deprecated name\)\n/)
 })
 
 test('something other than Till at TILL_URL: exit 1 saying so, not a confusing error', async (t) => {

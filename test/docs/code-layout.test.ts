@@ -57,7 +57,7 @@ test('the pages and the console follow one folder layout', () => {
   }
 })
 
-test('src/ reaches the Node client by its package name (@till/node), not by a path into clients/', () => {
+test('src/ reaches the Node client by its package name (@till-payments/node), not by a path into clients/', () => {
   const byPath = sourceFiles('.').flatMap((f) => importsInto(f, '..').map((s) => `${f} imports ${s}`))
   assert.deepEqual(byPath, [])
 })

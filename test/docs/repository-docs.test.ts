@@ -52,3 +52,19 @@ test('every relative link in the Markdown files leads to a file, and to a headin
   }
   assert.deepEqual(broken, [])
 })
+
+test('nothing tells anyone to run `npx till`: outside a checkout it fetches an unrelated npm package', () => {
+  const hits = tracked
+    .filter((f) => !f.endsWith('package-lock.json') && f !== 'test/docs/repository-docs.test.ts' && existsSync(path.join(ROOT, f)))
+    .flatMap((f) => readFileSync(path.join(ROOT, f), 'utf8').split('\n').map((line, i) => [f, i + 1, line] as const))
+    .filter(([, , line]) => /\bnpx\s+till\b/.test(line))
+    .map(([f, n, line]) => `${f}:${n}: ${line.trim()}`)
+  assert.deepEqual(hits, [])
+})
+
+test('every curl whose URL has [ or ] says -g: curl reads them as a glob otherwise', () => {
+  const hits = markdown.flatMap((f) => readFileSync(path.join(ROOT, f), 'utf8').split('\n').map((line, i) => [f, i + 1, line] as const))
+    .filter(([, , line]) => /\bcurl\b/.test(line) && /https?:\/\/\S*[[\]]/.test(line) && !/\s(-g|--globoff|-\w*g\w*)\s/.test(line))
+    .map(([f, n, line]) => `${f}:${n}: ${line.trim()}`)
+  assert.deepEqual(hits, [])
+})

@@ -1,6 +1,7 @@
 /**
- * The real `till` binary (`node bin/till.mjs …`) as a child process: run to completion with its exit
- * code and output, or kept running (webhooks listen) with a way to wait for a line of its output.
+ * The real `till` binary (`node bin/till.mjs …`, the JavaScript of dist/, rebuilt first when older
+ * than src/) as a child process: run to completion with its exit code and output, or kept running
+ * (webhooks listen) with a way to wait for a line of its output.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
@@ -29,20 +30,8 @@ function env(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
 export const envFor = (ta: TestApp, extra: Record<string, string | undefined> = {}) =>
   ({ TILL_URL: ta.baseUrl, ADMIN_TOKEN, TILL_API_KEY: ta.merchant.testKey, ...extra })
 
-/**
- * In its own process group: bin/till.mjs runs the command in a child process, which a SIGKILL of
- * the launcher alone would leave running (holding the output pipes open), so cleanup kills the group.
- */
 function launch(args: string[], extraEnv: Record<string, string | undefined>): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: env(extraEnv), stdio: ['pipe', 'pipe', 'pipe'], detached: true })
-}
-
-function killGroup(child: ChildProcess) {
-  try {
-    process.kill(-child.pid!, 'SIGKILL')
-  } catch {
-    // already gone
-  }
+  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: env(extraEnv), stdio: ['pipe', 'pipe', 'pipe'] })
 }
 
 /** Runs `till …` to completion (bounded), with `input` on stdin. */
@@ -55,7 +44,7 @@ export function till(args: string[], opts: { env?: Record<string, string | undef
   child.stdin!.end(opts.input ?? '')
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      killGroup(child)
+      child.kill('SIGKILL')
       reject(new Error(`till ${args.join(' ')} did not finish within ${RUN_TIMEOUT_MS} ms; stdout:\n${stdout}\nstderr:\n${stderr}`))
     }, RUN_TIMEOUT_MS)
     child.once('close', (code) => {
@@ -95,7 +84,7 @@ export function startCli(t: TestContext, args: string[], extraEnv: Record<string
     }))
   t.after(async () => {
     if (!ended) {
-      killGroup(child)
+      child.kill('SIGKILL')
       await closed
     }
   })

@@ -25,6 +25,8 @@ export class TillError extends Error {
   readonly code: ErrorCode | null
   /** For invalid_field and unknown_field: the field, as a path (`metadata.order`). */
   readonly param: string | null
+  /** For amount_exceeds_refundable and already_refunded: what is left to refund, in minor units. */
+  readonly refundable: number | null
   /** The `Request-Id` header of the answer: quote it when asking for help. */
   readonly requestId: string | null
   readonly headers: Headers | null
@@ -37,6 +39,8 @@ export class TillError extends Error {
     const fields = typeof this.body === 'object' && this.body !== null ? (this.body as Partial<ErrorBody>) : {}
     this.code = typeof fields.code === 'string' ? fields.code : null
     this.param = typeof fields.param === 'string' ? fields.param : null
+    const refundable = (fields as { refundable?: unknown }).refundable
+    this.refundable = typeof refundable === 'number' ? refundable : null
     this.headers = init.headers ?? null
     this.requestId = this.headers?.get('request-id') ?? null
   }

@@ -1,4 +1,4 @@
-/** @till/node: the server-side client for the Till payment API. */
+/** @till-payments/node: the server-side client for the Till payment API. */
 export { Till, type Method, type TillConfig } from './client.js'
 export {
   AuthenticationError,

@@ -87,7 +87,7 @@ function toBytes(rawBody: unknown): Uint8Array {
   throw new TypeError(
     `The webhook body was given as ${rawBody === null ? 'null' : `a parsed ${typeof rawBody}`}, not the raw bytes. The signature ` +
     'covers the body exactly as sent: pass it as a string, Buffer or Uint8Array, e.g. with express.raw({ type: \'application/json\' }) ' +
-    'instead of express.json() (see the raw-body recipes in the @till/node README).')
+    'instead of express.json() (see the raw-body recipes in the @till-payments/node README).')
 }
 
 /** Every well-formed entry (64 hex digits, either case) of a comma-separated header; anything else is ignored. */

@@ -1,5 +1,5 @@
 /**
- * The package as a merchant installs it: build.mjs output under a node_modules/@till/node of its
+ * The package as a merchant installs it: build.mjs output under a node_modules/@till-payments/node of its
  * own, loaded by plain node with require() and import(), and type-checked from ESM and CommonJS
  * TypeScript. Also: the dist/ that `npm ci` built in this checkout is the current source's.
  */
@@ -22,7 +22,7 @@ const EXPORTS = [
 ]
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'till-node-'))
-const installed = path.join(tmp, 'node_modules', '@till', 'node')
+const installed = path.join(tmp, 'node_modules', ...JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).name.split('/'))
 mkdirSync(installed, { recursive: true })
 copyFileSync(path.join(pkgDir, 'package.json'), path.join(installed, 'package.json'))
 execFileSync(process.execPath, [path.join(pkgDir, 'build.mjs'), path.join(installed, 'dist')], { stdio: 'pipe' })
@@ -31,13 +31,13 @@ test.after(() => rmSync(tmp, { recursive: true, force: true }))
 const node = (args: string[], cwd = tmp) => execFileSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
 
 test('plain node can require() and import() it, and both give the same classes', () => {
-  const cjs = node(['-e', `const t = require('@till/node'); console.log(JSON.stringify({ keys: Object.keys(t).sort(), version: t.VERSION }))`])
+  const cjs = node(['-e', `const t = require('@till-payments/node'); console.log(JSON.stringify({ keys: Object.keys(t).sort(), version: t.VERSION }))`])
   const version = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version
   assert.deepEqual(JSON.parse(cjs), { keys: EXPORTS, version })
   const esm = node(['--input-type=module', '-e', `
-    import * as m from '@till/node'
+    import * as m from '@till-payments/node'
     import { createRequire } from 'node:module'
-    const r = createRequire(import.meta.url)('@till/node')
+    const r = createRequire(import.meta.url)('@till-payments/node')
     const same = Object.keys(m).every((k) => m[k] === r[k])
     const till = new m.Till({ apiKey: 'sk_test_x' })
     console.log(JSON.stringify({ keys: Object.keys(m).sort(), same, verify: typeof m.Till.verifyWebhookSignature, pay: typeof till.testHelpers.sessions.pay }))`])
@@ -62,14 +62,14 @@ test('the types resolve for ESM and CommonJS TypeScript consumers', () => {
 })
 
 test('this checkout\'s dist/ (built by npm ci) is loadable and is the current source\'s', () => {
-  const entry = createRequire(path.join(root, 'package.json')).resolve('@till/node')
+  const entry = createRequire(path.join(root, 'package.json')).resolve('@till-payments/node')
   assert.equal(entry, path.join(pkgDir, 'dist', 'cjs', 'index.js'))
   const list = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort()
   const fresh = path.join(installed, 'dist')
   const current = path.join(pkgDir, 'dist')
-  const stale = 'clients/js/dist is stale: run `npm run -w @till/node build` (npm ci does it too)'
+  const stale = 'clients/js/dist is stale: run `npm run -w @till-payments/node build` (npm ci does it too)'
   assert.deepEqual(list(current), list(fresh), stale)
   for (const f of list(fresh)) assert.equal(readFileSync(path.join(current, f), 'utf8'), readFileSync(path.join(fresh, f), 'utf8'), `${f}: ${stale}`)
-  assert.deepEqual(JSON.parse(node(['-e', `console.log(JSON.stringify(Object.keys(require('@till/node')).sort()))`], root)), EXPORTS)
+  assert.deepEqual(JSON.parse(node(['-e', `console.log(JSON.stringify(Object.keys(require('@till-payments/node')).sort()))`], root)), EXPORTS)
 })

@@ -1,4 +1,4 @@
-"""Writes src/till/_generated.py from the service's OpenAPI document (clients/openapi.json, made by
+"""Writes src/till_payments/_generated.py from the service's OpenAPI document (clients/openapi.json, made by
 `npm run clients:gen` at the repository root): a typed class per response object, a Literal per
 enum, and the client's methods, sync and async, with keyword arguments taken from each request
 schema. Run: `python scripts/gen_models.py` (or `--check`: exit 1 when the committed file is stale).
@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 OPENAPI = ROOT.parent / "openapi.json"
-OUTPUT = ROOT / "src" / "till" / "_generated.py"
+OUTPUT = ROOT / "src" / "till_payments" / "_generated.py"
 
 Schema = Dict[str, Any]
 
@@ -143,7 +143,7 @@ ENUM_NAMES: Dict[Tuple[str, ...], str] = {
 }
 
 # The document describes an event's `data` only as an object; its shapes per type are these (the
-# same as @till/node's SessionEventData and RefundEventData). Once the document types `data`,
+# same as @till-payments/node's SessionEventData and RefundEventData). Once the document types `data`,
 # take them from there.
 _STR = {"type": "string"}
 _META = {"type": "object", "additionalProperties": {"type": "string"}}

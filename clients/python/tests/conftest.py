@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Iterator, List, Optional, Union
 
 import pytest
 
-from till import AsyncTill, Till
+from till_payments import AsyncTill, Till
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -1,4 +1,4 @@
-"""src/till/_generated.py is generated from clients/openapi.json (which `npm run clients:gen` makes
+"""src/till_payments/_generated.py is generated from clients/openapi.json (which `npm run clients:gen` makes
 from the service). When either changes, this fails until scripts/gen_models.py has been run and
 its output committed."""
 
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-import till
+import till_payments as till
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -30,7 +30,7 @@ def test_the_generated_module_matches_clients_openapi_json() -> None:
     fresh = gen.generate()
     assert "class Session(TillObject)" in fresh, "the generation itself works"
     assert gen.OUTPUT.read_text("utf-8") == fresh, (
-        "src/till/_generated.py is not what clients/openapi.json generates now: "
+        "src/till_payments/_generated.py is not what clients/openapi.json generates now: "
         "run `python scripts/gen_models.py` in clients/python and commit the result"
     )
 

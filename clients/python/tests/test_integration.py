@@ -20,7 +20,7 @@ import pytest
 
 from conftest import MakeDriver, TillServer
 from fault_server import Reply, Seen, fault_server
-from till import (
+from till_payments import (
     AuthenticationError,
     CreatedSession,
     Event,

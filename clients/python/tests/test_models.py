@@ -6,7 +6,7 @@ import copy
 import pickle
 from datetime import datetime, timezone
 
-from till import Event, RecordWithRefund, RefundEventData, Session, SessionRecord, TillObject
+from till_payments import Event, RecordWithRefund, RefundEventData, Session, SessionRecord, TillObject
 
 WIRE = {
     "id": "sess_1", "status": "paid", "url": "http://localhost:8080/c/sess_1", "amount": 1500, "currency": "JPY",

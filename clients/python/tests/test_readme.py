@@ -7,7 +7,7 @@ import ast
 import re
 from pathlib import Path
 
-import till
+import till_payments as till
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
@@ -33,6 +33,6 @@ def test_every_client_method_the_readme_names_exists_on_both_clients() -> None:
 def test_every_name_the_readme_imports_from_till_exists() -> None:
     for block in BLOCKS:
         for node in ast.walk(ast.parse(block)):
-            if isinstance(node, ast.ImportFrom) and node.module == "till":
+            if isinstance(node, ast.ImportFrom) and node.module == "till_payments":
                 for alias in node.names:
-                    assert hasattr(till, alias.name), f"from till import {alias.name}"
+                    assert hasattr(till, alias.name), f"from till_payments import {alias.name}"

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from fault_server import Reply, Seen, fault_server
-from till import (
+from till_payments import (
     NOT_GIVEN,
     APIConnectionError,
     AsyncTill,
@@ -29,7 +29,7 @@ from till import (
     Till,
     TillError,
 )
-from till._request import SenderConfig, SyncSender
+from till_payments._request import SenderConfig, SyncSender
 
 KEY = "sk_test_0123456789abcdefghijklmnopqrstuv"
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")

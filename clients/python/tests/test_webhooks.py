@@ -15,8 +15,8 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-import till
-from till import AsyncTill, SessionEventData, SignatureVerificationError, Till, construct_event, verify_webhook_signature
+import till_payments as till
+from till_payments import AsyncTill, SessionEventData, SignatureVerificationError, Till, construct_event, verify_webhook_signature
 
 VECTORS_FILE = Path(__file__).resolve().parents[3] / "testdata" / "webhook-signatures.json"
 FILE: Dict[str, Any] = json.loads(VECTORS_FILE.read_text("utf-8"))

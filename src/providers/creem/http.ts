@@ -3,7 +3,8 @@
  * phase. Non-2xx answers become ProviderError (wire.errorFrom); a network failure or timeout is an
  * `unknown` outcome, never a failure. The key is read from the configuration for the call only.
  */
-import { Agent, request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import { undici } from '../undici.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { API_KEY_HEADER, DEFAULT_API_BASE } from './constants.js'
@@ -28,7 +29,7 @@ export class CreemClient {
   private readonly dispatcher: Dispatcher
 
   constructor(private readonly opts: ClientOptions) {
-    this.dispatcher = opts.dispatcher ?? new Agent({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })
+    this.dispatcher = opts.dispatcher ?? new (undici().Agent)({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })
   }
 
   async close() {
@@ -45,7 +46,7 @@ export class CreemClient {
     let status: number
     let text: string
     try {
-      const res = await request(apiBaseOf(cfg) + path, {
+      const res = await undici().request(apiBaseOf(cfg) + path, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),

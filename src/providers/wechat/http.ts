@@ -4,7 +4,8 @@
  * Platform certificates, when a merchant uses them, are fetched and cached here per configuration.
  */
 import type { KeyObject } from 'node:crypto'
-import { Agent, request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import { undici } from '../undici.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { DEFAULT_API_BASE, DEFAULT_GLOBAL_API_BASE, GLOBAL_PATHS, PATHS } from './constants.js'
@@ -57,7 +58,7 @@ export class WechatClient {
   readonly dispatcher: Dispatcher
 
   constructor(private readonly opts: ClientOptions) {
-    this.dispatcher = opts.dispatcher ?? new Agent({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })
+    this.dispatcher = opts.dispatcher ?? new (undici().Agent)({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })
   }
 
   async close() {
@@ -174,7 +175,7 @@ export class WechatClient {
     // merchant mid-migration gets answers signed with the certificate (P3); the certificate list itself is asked for without one.
     if (!headers['Wechatpay-Serial']) delete headers['Wechatpay-Serial']
     try {
-      const res = await request(new URL(apiBaseOf(cfg)).origin + target, {
+      const res = await undici().request(new URL(apiBaseOf(cfg)).origin + target, {
         method,
         headers,
         body: text,

@@ -2,7 +2,8 @@
  * The one I/O step of the JSAPI OAuth: exchanging the redirect's `code` for the payer's openid,
  * through the adapter's dispatcher (the guarded agent, like every call to a provider).
  */
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import { undici } from '../undici.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { oauthTokenUrl, openidFromTokenAnswer } from './browser.js'
@@ -14,7 +15,7 @@ export async function fetchOpenid(cfg: ProviderConfig, code: string, dispatcher:
   const apiBase = typeof cfg.settings.apiBase === 'string' ? cfg.settings.apiBase : undefined
   let body: unknown
   try {
-    const res = await request(oauthTokenUrl({ appId: c.appId, appSecret: c.appSecret, code, apiBase }), { dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+    const res = await undici().request(oauthTokenUrl({ appId: c.appId, appSecret: c.appSecret, code, apiBase }), { dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
     body = await res.body.json()
   } catch (e) {
     throw new ProviderError('unknown', 'network', `WeChat OAuth unreachable: ${(e as Error).message}`)

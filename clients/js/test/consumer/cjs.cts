@@ -1,5 +1,5 @@
 // Type-checked by test/package.test.ts as a merchant's CommonJS TypeScript would require the package.
-import till = require('@till/node')
+import till = require('@till-payments/node')
 
 const client = new till.Till({ apiKey: 'sk_test_x' })
 export async function pay(amount: number): Promise<string> {

@@ -1,5 +1,5 @@
 // Type-checked by test/package.test.ts as a merchant's ESM TypeScript would import the package.
-import { Till, TillError, constructEvent, type Session, type WebhookEvent } from '@till/node'
+import { Till, TillError, constructEvent, type Session, type WebhookEvent } from '@till-payments/node'
 
 const till = new Till({ apiKey: 'sk_test_x' })
 export async function read(id: string): Promise<Session['status']> {

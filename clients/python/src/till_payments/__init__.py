@@ -1,6 +1,6 @@
-"""till: the server-side Python client for Till, the self-hosted hosted-checkout payment service.
+"""till_payments: the server-side Python client for Till, the self-hosted hosted-checkout payment service.
 
-    from till import Till
+    from till_payments import Till
 
     with Till("sk_test_...", base_url="https://pay.example.com") as till:
         session = till.create_checkout(amount=9900, currency="CNY")   # 9900 = 99.00 yuan

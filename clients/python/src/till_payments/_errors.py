@@ -1,4 +1,4 @@
-"""Errors, as in @till/node: one TillError carrying what the service answered, a subclass per
+"""Errors, as in @till-payments/node: one TillError carrying what the service answered, a subclass per
 status so callers can `except NotFoundError`, and APIConnectionError for "no answer at all"."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One request sender per client, as in @till/node: an Idempotency-Key on every POST (the caller's,
+"""One request sender per client, as in @till-payments/node: an Idempotency-Key on every POST (the caller's,
 or a fresh UUID), kept across retries, so a retry can never run twice. Retried: no answer (network
 error, timeout), 409 (the same key still in flight), 429 and 5xx. The decisions are plain
 functions; SyncSender and AsyncSender differ only in how they wait and send.

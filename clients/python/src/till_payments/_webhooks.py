@@ -1,4 +1,4 @@
-"""Webhook verification, as in @till/node: no network I/O, verify first and parse after, every
+"""Webhook verification, as in @till-payments/node: no network I/O, verify first and parse after, every
 signature in the header compared in constant time, and errors that name the usual mistake.
 X-Service-Signature is the lowercase hex HMAC-SHA256 of the raw body bytes keyed with the endpoint
 secret (`whsec_...`); after a rotation it holds two, comma-separated. The contract is
