@@ -98,23 +98,38 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
   }
 
   /**
-   * Till has no call to close an unpaid session: it stays payable until it expires
-   * (`sessionTtlSeconds`). A paid one cannot be canceled, only refunded: that is refused here, so
-   * Medusa does not drop a payment the customer made.
+   * Medusa cancels a payment when it cannot keep it: an order that failed after the payment was
+   * authorized, a payment it could not record. Till captured at once, so the void is a refund of
+   * what remains (once per session, whatever the retries). An unpaid session has nothing to cancel
+   * (Till has no call to close it: it stays payable until `sessionTtlSeconds` pass).
    */
   async cancelPayment({ data }: CancelPaymentInput): Promise<CancelPaymentOutput> {
     if (typeof data?.till_session_id !== 'string') return { data: data ?? {} } // nothing was opened at Till
     const known = readData(data)
     const session = await this.#read(known)
-    if (PAID.includes(session.status)) {
-      throw new MedusaError(MedusaError.Types.NOT_ALLOWED,
-        `Till session ${known.till_session_id} is ${session.status} (record ${session.record?.id}): a payment made cannot be canceled; complete the cart, or refund it`)
+    if (session.status !== 'paid') return { data: { ...withSession(known, session) } } // refunded already, or never paid
+    const key = `medusa-cancel:${known.till_session_id}`
+    const result = await this.#call('refunding a canceled payment', () => this.#till.refund({ recordId: session.record.id }, { idempotencyKey: key }))
+    if (result.refund.status === 'failed') {
+      throw new MedusaError(MedusaError.Types.UNEXPECTED_STATE, `Till's payment provider refused refund ${result.refund.id} of canceled record ${session.record.id}; nothing was refunded`)
     }
-    return { data: { ...withSession(known, session) } }
+    return { data: { ...known, status: result.status === 'refunded' ? 'refunded' : session.status, record_id: session.record.id, refunded_amount: result.refundedAmount } }
   }
 
-  async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
-    return this.cancelPayment(input)
+  /**
+   * Medusa deletes a payment session when the cart changes or another session replaces it. A
+   * session the customer has paid is refused: the payment must not be dropped, so the cart keeps it
+   * and can be completed with it.
+   */
+  async deletePayment({ data }: DeletePaymentInput): Promise<DeletePaymentOutput> {
+    if (typeof data?.till_session_id !== 'string') return { data: data ?? {} } // nothing was opened at Till
+    const known = readData(data)
+    const session = await this.#read(known)
+    if (PAID.includes(session.status)) {
+      throw new MedusaError(MedusaError.Types.NOT_ALLOWED,
+        `Till session ${known.till_session_id} is ${session.status} (record ${session.record?.id}): the customer paid this cart, complete it instead of changing its payment`)
+    }
+    return { data: { ...withSession(known, session) } }
   }
 
   /** A Till session's amount is fixed: another amount or currency opens a new session. */

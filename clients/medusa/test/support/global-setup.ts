@@ -13,6 +13,7 @@ export default async function globalSetup() {
     DB_USERNAME: forward.user,
     DB_PASSWORD: forward.password,
     MEDUSA_DISABLE_TELEMETRY: 'true',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', // Medusa's logger: no line per migration
   })
   const till = await startTill()
   Object.assign(process.env, { TILL_BASE_URL: till.baseUrl, TILL_TEST_KEY: till.testKey, TILL_LIVE_KEY: till.liveKey })

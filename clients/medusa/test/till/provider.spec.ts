@@ -174,18 +174,38 @@ describe('refundPayment', () => {
   })
 })
 
-describe('cancelPayment and deletePayment', () => {
-  it('let an unpaid session go, and refuse to drop a paid one', async () => {
+describe('cancelPayment', () => {
+  it('gives the customer back what remains of a paid session, once however often Medusa retries', async () => {
+    const p = provider()
+    const data = await paidPayment(p, 19.99)
+    await p.refundPayment({ data, amount: 4.99, context: { idempotency_key: 'refund_before_cancel' } })
+    const canceled = await p.cancelPayment({ data })
+    expect(canceled.data).toMatchObject({ status: 'refunded', refunded_amount: 1999 })
+    expect((await p.cancelPayment({ data })).data).toMatchObject({ status: 'refunded' })
+    const record = await till().records.retrieve(data.record_id as string)
+    expect(record).toMatchObject({ status: 'refunded', refundedAmount: 1999 })
+    expect(record.refunds.map((r) => r.amount)).toEqual([1500, 499])
+  })
+
+  it('has nothing to refund for an unpaid session', async () => {
+    const p = provider()
+    const { data } = await p.initiatePayment(initiateInput(2, 'usd'))
+    expect((await p.cancelPayment({ data })).data).toMatchObject({ status: 'pending' })
+    expect(await provider().cancelPayment({ data: { session_id: 'payses_1' } })).toEqual({ data: { session_id: 'payses_1' } })
+  })
+})
+
+describe('deletePayment', () => {
+  it('lets an unpaid session go, and refuses to drop one the customer paid', async () => {
     const p = provider()
     const { data } = await p.initiatePayment(initiateInput(2, 'usd'))
     expect((await p.deletePayment({ data })).data).toMatchObject({ status: 'pending' })
-    expect((await p.cancelPayment({ data })).data).toMatchObject({ status: 'pending' })
     const paid = await paidPayment(p)
-    await expect(p.deletePayment({ data: paid })).rejects.toThrow('a payment made cannot be canceled')
-    await expect(p.cancelPayment({ data: paid })).rejects.toThrow('a payment made cannot be canceled')
+    await expect(p.deletePayment({ data: paid })).rejects.toThrow('the customer paid this cart, complete it')
+    expect(await till().records.retrieve(paid.record_id as string)).toMatchObject({ status: 'paid', refundedAmount: 0 })
   })
 
-  it('have nothing to do when no Till session was opened', async () => {
+  it('has nothing to do when no Till session was opened (Medusa cleaning up a failed initiate)', async () => {
     expect(await provider().deletePayment({ data: { session_id: 'payses_1' } })).toEqual({ data: { session_id: 'payses_1' } })
   })
 })
