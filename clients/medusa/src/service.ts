@@ -108,12 +108,8 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
     const known = readData(data)
     const session = await this.#read(known)
     if (session.status !== 'paid') return { data: { ...withSession(known, session) } } // refunded already, or never paid
-    const key = `medusa-cancel:${known.till_session_id}`
-    const result = await this.#call('refunding a canceled payment', () => this.#till.refund({ recordId: session.record.id }, { idempotencyKey: key }))
-    if (result.refund.status === 'failed') {
-      throw new MedusaError(MedusaError.Types.UNEXPECTED_STATE, `Till's payment provider refused refund ${result.refund.id} of canceled record ${session.record.id}; nothing was refunded`)
-    }
-    return { data: { ...known, status: result.status === 'refunded' ? 'refunded' : session.status, record_id: session.record.id, refunded_amount: result.refundedAmount } }
+    const refunded = await this.#refund({ ...known, status: session.status }, session.record.id, undefined, `medusa-cancel:${known.till_session_id}`)
+    return { data: { ...refunded } }
   }
 
   /**
@@ -155,12 +151,7 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
     const known = readData(data)
     const recordId = known.record_id ?? (await this.#read(known)).record?.id
     if (!recordId) throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Till session ${known.till_session_id} is not paid: there is nothing to refund`)
-    const options = context?.idempotency_key ? { idempotencyKey: context.idempotency_key } : undefined
-    const result = await this.#call('refunding', () => this.#till.refund({ recordId, amount: toMinor(amount, known.currency) }, options))
-    if (result.refund.status === 'failed') {
-      throw new MedusaError(MedusaError.Types.UNEXPECTED_STATE, `Till's payment provider refused refund ${result.refund.id} of record ${recordId}; nothing was refunded`)
-    }
-    const refunded: TillPaymentData = { ...known, record_id: recordId, refunded_amount: result.refundedAmount, status: result.status === 'refunded' ? 'refunded' : known.status }
+    const refunded = await this.#refund(known, recordId, toMinor(amount, known.currency), context?.idempotency_key)
     return { data: { ...refunded } }
   }
 
@@ -179,11 +170,9 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
     }
     const action = webhookAction(event.type)
     // A session of another integration on the same Till merchant, or of the other mode, is none of Medusa's.
-    const metadata = event.data.metadata
-    const sessionId = metadata?.[SESSION_METADATA_KEY]
+    const sessionId = event.data.metadata?.[SESSION_METADATA_KEY]
     if (action === 'not_supported' || event.mode !== this.#mode || typeof sessionId !== 'string') return { action: 'not_supported' }
-    const amount = event.data.amount
-    return { action, data: { session_id: sessionId, amount: fromMinorUnits(amount, tillCurrency(event.data.currency)) } }
+    return { action, data: { session_id: sessionId, amount: fromMinorUnits(event.data.amount, tillCurrency(event.data.currency)) } }
   }
 
   async #open(p: { amount: BigNumberInput; currencyCode: string; sessionId?: string; returnUrl?: string }, idempotencyKey?: string): Promise<TillPaymentData> {
@@ -206,6 +195,16 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
       status: created.status,
       ...(p.returnUrl !== undefined && { return_url: p.returnUrl }),
     }
+  }
+
+  /** Refunds `amount` (everything left when undefined) of the record; a refund Till's provider refused throws, nothing having moved. */
+  async #refund(known: TillPaymentData, recordId: string, amount: number | undefined, idempotencyKey: string | undefined): Promise<TillPaymentData> {
+    const result = await this.#call('refunding', () =>
+      this.#till.refund({ recordId, ...(amount !== undefined && { amount }) }, idempotencyKey ? { idempotencyKey } : undefined))
+    if (result.refund.status === 'failed') {
+      throw new MedusaError(MedusaError.Types.UNEXPECTED_STATE, `Till's payment provider refused refund ${result.refund.id} of record ${recordId}; nothing was refunded`)
+    }
+    return { ...known, record_id: recordId, refunded_amount: result.refundedAmount, status: result.status === 'refunded' ? 'refunded' : known.status }
   }
 
   /** The session from Till, refused when it is not the one this payment opened (amount, currency, Medusa session). */

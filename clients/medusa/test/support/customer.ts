@@ -12,10 +12,11 @@ export async function onTillPage(url: string, button: 'pay' | 'fail'): Promise<V
   const page = await fetch(url)
   if (page.status !== 200) throw new Error(`Till's page answered ${page.status}`)
   const html = await page.text()
-  const form = new RegExp(`<form method="post" action="([^"]*/${button})"[^>]*>\\s*<input type="hidden" name="token" value="([^"]+)"`).exec(html)
-  if (!form) throw new Error(`no ${button} form on Till's page (is the session still open, and in test mode?)`)
+  const action = new RegExp(`action="([^"]*/${button})"`).exec(html)?.[1]
+  const token = /name="token" value="([^"]+)"/.exec(html)?.[1] // the page's form token, the same in each of its forms
+  if (!action || !token) throw new Error(`no ${button} form on Till's page (is the session still open, and in test mode?)`)
   const till = new URL(url).origin
-  let answer = await fetch(new URL(form[1], till), { method: 'POST', body: new URLSearchParams({ token: form[2] }), redirect: 'manual' })
+  let answer = await fetch(new URL(action, till), { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' })
   let location = url
   while (answer.status === 303 || answer.status === 302) {
     location = new URL(answer.headers.get('location')!, location).toString()

@@ -6,7 +6,10 @@ import { forwardPostgres } from './postgres-tcp'
 import { startTill } from './till'
 
 export default async function globalSetup() {
-  const forward = await forwardPostgres(process.env.TEST_DATABASE_URL ?? '')
+  if (!process.env.TEST_DATABASE_URL) {
+    throw new Error('TEST_DATABASE_URL is not set: run bash scripts/medusa.sh from the repository, which starts the test PostgreSQL')
+  }
+  const forward = await forwardPostgres(process.env.TEST_DATABASE_URL)
   Object.assign(process.env, {
     DB_HOST: 'localhost', // "localhost" in the URL also tells the runner not to ask for TLS
     DB_PORT: String(forward.port),
