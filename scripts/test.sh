@@ -84,6 +84,12 @@ if [ "${CI:-}" = "true" ] || [ "${TEST_PACKAGES:-}" = "1" ]; then
   npx tsx scripts/packages.ts
 fi
 
+# Medusa and its test runner are a large install of their own (clients/medusa/node_modules).
+if [ "${CI:-}" = "true" ] || [ "${TEST_MEDUSA:-}" = "1" ]; then
+  echo "== the Medusa payment provider under Medusa's integration runner (scripts/medusa.sh)"
+  bash scripts/medusa.sh
+fi
+
 # Before the PostgreSQL 15 run, so the output still ends with the test runner's summary.
 if [ "${CI:-}" = "true" ] || [ "${TEST_FUZZ:-}" = "1" ]; then
   echo "== fuzzing the API from its OpenAPI document (scripts/fuzz.sh)"

@@ -1,0 +1,20 @@
+// Builds what npm publishes: dist/index.js, one CommonJS file (Medusa loads providers with
+// require) with Till's JavaScript client (clients/js/src) bundled in, and the type declarations of
+// this package and of the client beside it, under dist/types/, keeping their relative imports.
+// `--js-only` skips the declarations (scripts/medusa.sh makes them beside the tests).
+import { execFileSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { build } from 'esbuild'
+
+rmSync('dist', { recursive: true, force: true })
+await build({
+  entryPoints: ['src/index.ts'],
+  outfile: 'dist/index.js',
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['@medusajs/*'],
+  logLevel: 'warning',
+})
+if (!process.argv.includes('--js-only')) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
