@@ -199,6 +199,8 @@ export const en = {
   'settings.brandColor': 'Brand colour',
   'settings.supportEmail': 'Support email',
   'settings.supportEmailHelp': 'Shown to customers who need help with a payment.',
+  'settings.supportUrl': 'Support page',
+  'settings.supportUrlHelp': 'The way back for a customer who did not pay (failed, canceled, expired) when the checkout has no cancelUrl or successUrl: your shop\'s page or help page, https only. Without it, the support email.',
   'settings.logo': 'Logo',
   'settings.logoHelp': 'PNG, JPEG or WebP, at most 64 KiB.',
   'settings.removeLogo': 'Remove the logo',

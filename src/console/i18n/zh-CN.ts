@@ -201,6 +201,8 @@ export const zhCN: ConsoleCatalogue = {
   'settings.brandColor': '品牌色',
   'settings.supportEmail': '客服邮箱',
   'settings.supportEmailHelp': '显示给需要支付帮助的顾客。',
+  'settings.supportUrl': '客服页面',
+  'settings.supportUrlHelp': '顾客未付款（失败、取消、过期）且该笔付款未提供 cancelUrl 或 successUrl 时，页面上“返回”链接指向的地址：您的商店或帮助页面，仅限 https。未填写时显示客服邮箱。',
   'settings.logo': '标志',
   'settings.logoHelp': 'PNG、JPEG 或 WebP，不超过 64 KiB。',
   'settings.removeLogo': '移除标志',

@@ -6,6 +6,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import { SessionTerminal } from '../../domain/errors.js'
+import type { SessionStatus } from '../../domain/session-machine.js'
 import { displayAmount, type Currency } from '../../domain/money.js'
 import { REFUND_BEHAVIORS, type RefundBehavior } from '../../providers/mock/index.js'
 import { isLiveProvider, moduleOf, providerName } from '../../providers/index.js'
@@ -18,6 +19,7 @@ import { setPageHeaders } from '../../web/security.js'
 import { BadForm, FormTokenInvalid } from '../errors.js'
 import { chargedText } from '../charged.js'
 import { pageContext } from '../context.js'
+import { wayBack } from '../way-back.js'
 import { checkFormToken, formToken, originOf } from '../security.js'
 import type { PageContext } from '../views/layout.js'
 import { QrPage, RedirectPage } from '../views/live-action.js'
@@ -25,6 +27,9 @@ import { sendToBrowserStep } from './browser-step.js'
 import { CheckoutPage, type CheckoutView } from './view.js'
 
 type Id = { Params: { id: string } }
+
+/** The results a customer did not pay in: each offers the way back to the merchant. */
+const UNPAID_RESULTS: readonly SessionStatus[] = ['failed', 'canceled', 'expired']
 type Form = Record<string, string | string[] | undefined>
 
 /** A provider named in the page's query (a notice after a pick), by name; anything else is ignored. */
@@ -68,6 +73,10 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       expiresAtIso: session.expiresAt.toISOString(),
       formToken: formToken(tokenKey, session.id),
       canReturn: session.successUrl !== null,
+      wayBack: UNPAID_RESULTS.includes(cs.status) ? wayBack({
+        sessionId: session.id, cancelUrl: session.cancelUrl, successUrl: session.successUrl,
+        supportUrl: cs.branding?.supportUrl ?? null, supportEmail: cs.branding?.supportEmail ?? null,
+      }) : null,
       recordId: cs.record?.id ?? null,
       charged: chargedText(cs.record, locale),
       offers: offers.map((o) => ({ provider: o.provider, name: providerName(o.provider, locale) })),
@@ -84,9 +93,9 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       failed: namedInQuery(ctx.locale, req.query.failed),
       inAppUnavailable: inAppUnavailable(ctx.locale, req.query.unavailable),
     })
-    // The pay → relay → successUrl redirect chain is checked against form-action: allow the merchant's origin.
-    const merchantOrigin = originOf(cs.session.successUrl)
-    setPageHeaders(reply, merchantOrigin ? [merchantOrigin] : [])
+    // The pay → relay → successUrl (and cancel → relay → cancelUrl) redirect chains are checked against form-action: allow the merchant's origins.
+    const merchantOrigins = [originOf(cs.session.successUrl), originOf(cs.session.cancelUrl)].filter((o): o is string => o !== null)
+    setPageHeaders(reply, [...new Set(merchantOrigins)])
     return sendHtml(reply, 200, CheckoutPage({ ...ctx, v }))
   })
 
@@ -128,7 +137,8 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
   app.post<Id>('/:id/cancel', async (req, reply) => {
     const cs = await postedSession(req)
     await unlessFinished(() => hosted.cancelByCustomer(deps, cs.session))
-    return seeOther(reply, cs.session.successUrl ? `/c/${cs.session.id}/done` : `/c/${cs.session.id}`)
+    // Back to the merchant through the relay (cancelUrl, or successUrl with paid_confirmed=0); without either, the page shows the way back.
+    return seeOther(reply, cs.session.cancelUrl || cs.session.successUrl ? `/c/${cs.session.id}/done` : `/c/${cs.session.id}`)
   })
 
   app.post<Id>('/:id/choose', async (req, reply) => {

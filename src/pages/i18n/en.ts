@@ -54,6 +54,7 @@ export const en = {
   'result.expired.body': 'It was not paid in time and no money was taken. To pay, return to {merchant} and start again.',
   'result.viewReceipt': 'View receipt',
   'result.return': 'Return to {merchant}',
+  'result.contact': 'Contact {merchant}',
 
   'timer.expired': 'Expired',
 

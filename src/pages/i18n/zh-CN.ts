@@ -56,6 +56,7 @@ export const zhCN: Catalogue = {
   'result.expired.body': '未在有效期内付款，未扣款。如需付款，请返回{merchant}重新开始。',
   'result.viewReceipt': '查看收据',
   'result.return': '返回{merchant}',
+  'result.contact': '联系{merchant}',
 
   'timer.expired': '已过期',
 
