@@ -41,8 +41,8 @@ test('an open test session shows merchant, description, amount, time left, the T
   assert.ok(page.html.includes('>Pay ¥99.00\u00a0CNY</button>'))
   // The banner explains the buttons this page has.
   assert.ok(page.html.includes('<span>No real money moves. The buttons below act as the customer and the mock provider.</span>'))
-  // The expiry is a <time> the script shows in the customer's zone; UTC without it.
-  assert.match(page.html, /expires at <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">[^<]+ UTC<\/time>\./)
+  // The expiry is a <time> the script shows in the customer's zone; UTC without it, kept on the line of the time.
+  assert.match(page.html, /expires at <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">[^<]+ \d\d:\d\d\u00a0UTC<\/time>\./)
   assert.ok(page.html.includes('>Simulate a failed payment</button>'))
   assert.ok(page.html.includes('>Cancel and return</button>'))
 })
