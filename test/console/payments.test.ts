@@ -12,6 +12,7 @@ import { appendEvent } from '../../src/store/repos/events.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { statementsDuring } from '../helpers/db.js'
 import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
+import { creemCredentials } from '../helpers/credentials.js'
 import { parseMajor } from '../../src/console/payments/refund.js'
 
 /** The hidden fields of the refund confirmation's form, as the browser would post them. */
@@ -188,6 +189,39 @@ test('with a refund still pending, the words say what is being refunded; with no
   assert.equal(none.status, 400)
   assert.match(none.html, /Nothing more can be refunded: the whole \$100\.00\u00a0USD has been refunded or is being refunded\./)
   assert.equal((await record()).refunds.length, 2)
+})
+
+test('an empty payments list says what to do next: live without a provider, how to connect one; live with one, the live key; test, the test key; filtered, clear the filters', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const zh = new ConsoleBrowser(ta, { 'accept-language': 'zh-CN' })
+  zh.cookies.set('till_console', browser.cookies.get('till_console')!)
+  const empty = async (b: ConsoleBrowser, path: string) => {
+    const page = await b.get(path)
+    assert.equal(page.status, 200)
+    assert.deepEqual(rowsOf(page.html), [])
+    return page.html
+  }
+  const live = await empty(browser, '/console/live/payments')
+  assert.match(live, /No live payments yet\. To take live payments, <a href="\/console\/live\/providers">connect a payment provider<\/a>, then create checkouts with a live key\./)
+  assert.match(await empty(zh, '/console/live/payments'), /还没有正式支付。要收取真实付款，请先<a href="\/console\/live\/providers">接入一个支付渠道<\/a>，再用正式密钥创建付款。/)
+
+  const config = await ta.admin('POST', `/merchants/${m.id}/provider_configs`, { provider: 'creem', label: 'main', credentials: creemCredentials() })
+  assert.equal(config.status, 201, config.text)
+  assert.match(await empty(browser, '/console/live/payments'), /No live payments yet\. Checkouts you create with a <a href="\/console\/live\/keys">live key<\/a> appear here\./)
+  assert.match(await empty(zh, '/console/live/payments'), /还没有正式支付。用<a href="\/console\/live\/keys">正式密钥<\/a>创建的付款会显示在这里。/)
+  // A disabled configuration takes no payments: back to connecting one.
+  await ta.admin('PATCH', `/merchants/${m.id}/provider_configs/${config.body.id}`, { enabled: false })
+  assert.match(await empty(browser, '/console/live/payments'), /connect a payment provider/)
+
+  assert.match(await empty(browser, '/console/test/payments'), /No test payments yet\. Create a checkout with a <a href="\/console\/test\/keys">test key<\/a> and pay it on its page: it appears here\./)
+  assert.match(await empty(zh, '/console/test/payments'), /还没有测试支付。用<a href="\/console\/test\/keys">测试密钥<\/a>创建一笔付款并在付款页面上支付，它就会显示在这里。/)
+
+  await ta.request('POST', '/api/v1/checkout', { key: m.testKey, body: { amount: 100, currency: 'CNY' } })
+  const filtered = await empty(browser, '/console/test/payments?status=paid')
+  assert.match(filtered, /No payments match these filters\. <a href="\/console\/test\/payments">Clear the filters<\/a> to see all\./)
+  assert.doesNotMatch(filtered, /No test payments yet/)
+  assert.match(await empty(zh, '/console/test/payments?status=paid'), /没有符合筛选条件的支付。<a href="\/console\/test\/payments">清除筛选条件<\/a>即可查看全部。/)
 })
 
 test('list filters it cannot read answer 400 with a message on the page, never 500: a NUL in the search, a repeated filter, impossible or out-of-range dates', async (t) => {

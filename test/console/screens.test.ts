@@ -87,6 +87,9 @@ test('the provider screens come from the provider modules, in English and Chines
   assert.match(list.en, />Add WeChat Pay</)
   assert.match(list['zh-CN'], />添加微信支付</)
   assert.match(list['zh-CN'], />添加 Creem</)
+  // With none yet, the page says what that means and what to do.
+  assert.match(list.en, /No provider configurations yet\. Live checkouts are refused until you add one above with your provider account(?:'|&#39;)s credentials\./)
+  assert.match(list['zh-CN'], /还没有支付渠道配置。添加之前，正式模式的付款会被拒绝：请在上方用您的支付渠道账户凭据添加一个。/)
   for (const p of PROVIDERS) {
     assert.ok(list.en.includes(`/console/live/providers/new?provider=${p.id}`), p.id)
     const form = { en: (await browser.get(`/console/live/providers/new?provider=${p.id}`)).html, 'zh-CN': (await zh.get(`/console/live/providers/new?provider=${p.id}`)).html }

@@ -194,7 +194,8 @@ test('a live session whose provider configuration was disabled offers nothing, a
   const off = await ta.admin('PATCH', `/merchants/${ta.merchant.id}/provider_configs/${cfg.id}`, { enabled: false })
   assert.equal(off.status, 200)
   const page = await getPage(ta, `/c/${s.id}`)
-  assert.ok(page.html.includes('No payment method is available for this checkout right now.'))
+  assert.ok(page.html.includes('No payment method is available for this checkout right now. Please try again later, or cancel and return to Acme.'))
+  assert.ok((await getPage(ta, `/c/${s.id}?lang=zh-CN`)).html.includes('此订单目前没有可用的支付方式。请稍后再试，或取消并返回Acme。'))
   assert.equal(formCount(page.html), 1, 'only Cancel and return')
 })
 

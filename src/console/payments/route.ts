@@ -9,11 +9,12 @@ import { InvalidField } from '../../domain/errors.js'
 import { sessionTimeline } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
 import { getRecord, listSessions, readSession } from '../../services/lists.js'
+import { listProviderConfigs } from '../../services/provider-configs.js'
 import { sendHtml } from '../../web/html.js'
 import { consoleContext, scopeOf, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
-import { readListQuery } from './filters.js'
-import { PaymentPage, PaymentsPage } from './view.js'
+import { readListQuery, type ListQuery } from './filters.js'
+import { PaymentPage, PaymentsPage, type EmptyList } from './view.js'
 
 export type IdParams = { Params: { mode: string; id: string } }
 export const PAGE_SIZE = 25
@@ -37,12 +38,20 @@ export async function paymentPage(deps: Deps, req: FastifyRequest<IdParams>, rep
   }))
 }
 
+/** What an empty first page of the list should tell the merchant to do (see EmptyList). */
+async function whyEmpty(deps: Deps, c: ConsoleContext, merchantId: string, query: ListQuery): Promise<EmptyList> {
+  if (Object.values(query).some((v) => v)) return 'filtered'
+  if (c.mode === 'test') return 'test'
+  const configs = await listProviderConfigs(deps, merchantId)
+  return configs.some((p) => p.enabled) ? 'live' : 'connect'
+}
+
 export const paymentRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.get<ModeParams & { Querystring: Record<string, unknown> }>('/:mode/payments', async (req, reply) => {
     const c = consoleContext(req, reply, '/payments')
     const read = readListQuery(req.query)
     if (read.refused) {
-      return sendHtml(reply, 400, PaymentsPage({ c, sessions: [], hasMore: false, query: read.query, paged: false, error: c.t(read.refused.key, read.refused.vars) }))
+      return sendHtml(reply, 400, PaymentsPage({ c, sessions: [], hasMore: false, query: read.query, paged: false, error: c.t(read.refused.key, read.refused.vars), empty: null }))
     }
     const { after, ...filters } = read.filters
     let page
@@ -53,7 +62,8 @@ export const paymentRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       if (!(e instanceof InvalidField)) throw e
       page = { data: [], hasMore: false }
     }
-    return sendHtml(reply, 200, PaymentsPage({ c, sessions: page.data, hasMore: page.hasMore, query: read.query, paged: after !== undefined, error: null }))
+    const empty = page.data.length === 0 && after === undefined ? await whyEmpty(deps, c, req.consoleSession!.merchant.id, read.query) : null
+    return sendHtml(reply, 200, PaymentsPage({ c, sessions: page.data, hasMore: page.hasMore, query: read.query, paged: after !== undefined, error: null, empty }))
   })
 
   app.get<IdParams & { Querystring: { refund?: string } }>('/:mode/payments/:id', async (req, reply) => {

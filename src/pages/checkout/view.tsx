@@ -4,7 +4,8 @@ import type { SessionStatus } from '../../domain/session-machine.js'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
 import type { WayBack } from '../way-back.js'
 import { Layout, type PageContext } from '../views/layout.js'
-import { Amount, AwaitPayment, LocalTime, ProviderMark, Reference, ResultIcon, Sentence } from '../views/parts.js'
+import { Sentence } from '../../web/views/sentence.js'
+import { Amount, AwaitPayment, LocalTime, ProviderMark, Reference, ResultIcon } from '../views/parts.js'
 
 export interface OfferView {
   provider: string
@@ -111,7 +112,7 @@ function LiveControls({ t, v }: PageContext & { v: CheckoutView }) {
       {v.unavailable && <p class="notice warning" role="alert">{t('live.unavailable', { provider: v.unavailable })}</p>}
       {v.failed && <p class="notice warning" role="alert">{t('live.failed', { provider: v.failed })}</p>}
       {v.offers.length === 0 ? (
-        <p class="notice warning">{t('live.none')}</p>
+        <p class="notice warning">{t('live.none', { merchant: v.merchantName })}</p>
       ) : (
         <form method="post" action={`/c/${v.sessionId}/choose`} class="offers">
           <input type="hidden" name="token" value={v.formToken} />
