@@ -2,7 +2,11 @@
  * Where a customer who did not pay (failed, canceled, expired) goes back to the merchant
  * (docs/integrate.md#the-way-back-canceled-failed-expired). Pure, so every case is a table row in its test.
  */
+import type { SessionStatus } from '../domain/session-machine.js'
 import { originOf } from './security.js'
+
+/** The results a customer did not pay in: each offers the way back. */
+export const UNPAID_RESULTS: readonly SessionStatus[] = ['failed', 'canceled', 'expired']
 
 const decodeKey = (pair: string) => {
   const key = pair.split('=')[0].replace(/\+/g, ' ')

@@ -7,7 +7,7 @@
  * explained in words, never with the API's message.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { AmountExceedsRefundable, NotFound, TillError } from '../../domain/errors.js'
+import { NotFound, TillError } from '../../domain/errors.js'
 import { CURRENCIES, isCurrency } from '../../domain/money.js'
 import { refundable } from '../../domain/refund-math.js'
 import { recordActivity } from '../../services/activity.js'
@@ -40,7 +40,7 @@ function totalsOf(record: { amount: number; refundedAmount: number; currency: st
   return { currency: record.currency, paid: record.amount, refunded: record.refundedAmount, pending, left: refundable(record.amount, record.refundedAmount, pending) }
 }
 
-/** Why `requested` cannot be refunded, in words: at most what is left, and why that much. */
+/** Why an amount cannot be refunded, in words: at most what is left, and why that much. */
 function overRefund(c: ConsoleContext, x: RefundTotals): string {
   const m = (n: number) => money(n, x.currency, c.locale)
   if (x.left === 0) return c.t('payments.nothingLeft', { paid: m(x.paid) })
@@ -57,8 +57,8 @@ export const refundRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     const key = field(req.body, 'idempotencyKey')
     if (!IDEMPOTENCY.test(key)) throw new TillError(400, 'missing idempotency key')
     const reason = field(req.body, 'reason').trim()
-    const totals = totalsOf(await getRecord(deps, scope, session.record.id))
-    if (field(req.body, 'confirm') !== '1') return review(req, reply, c, { session, totals, key, reason })
+    const totalsNow = async () => totalsOf(await getRecord(deps, scope, session.record!.id))
+    if (field(req.body, 'confirm') !== '1') return review(req, reply, c, { session, totals: await totalsNow(), key, reason })
 
     const amountMinor = field(req.body, 'amountMinor')
     if (!MINOR.test(amountMinor)) throw new TillError(400, 'missing amount')
@@ -67,8 +67,8 @@ export const refundRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
       result = await createRefund(deps, { ...scope, idempotencyKey: `console_${key}` }, { recordId: session.record.id, amount: Number(amountMinor), reason: reason || undefined })
     } catch (e) {
       if (!(e instanceof TillError) || e.status >= 500 || e.status === 404) throw e
-      // Another refund landed between the review and this confirmation: the totals read above say why.
-      const error = e instanceof AmountExceedsRefundable || e.code === 'already_refunded' ? overRefund(c, totalsOf(await getRecord(deps, scope, session.record.id))) : e.message
+      // Another refund landed between the review and this confirmation: the totals as they are now say why.
+      const error = e.code === 'amount_exceeds_refundable' || e.code === 'already_refunded' ? overRefund(c, await totalsNow()) : e.message
       return paymentPage(deps, req, reply, c, { status: e.status, error, reason })
     }
     // Once per refund, however often its form was posted (console_activity_refund_uq).

@@ -6,7 +6,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import { SessionTerminal } from '../../domain/errors.js'
-import type { SessionStatus } from '../../domain/session-machine.js'
 import { displayAmount, type Currency } from '../../domain/money.js'
 import { REFUND_BEHAVIORS, type RefundBehavior } from '../../providers/mock/index.js'
 import { isLiveProvider, moduleOf, providerName } from '../../providers/index.js'
@@ -19,7 +18,7 @@ import { setPageHeaders } from '../../web/security.js'
 import { BadForm, FormTokenInvalid } from '../errors.js'
 import { chargedText } from '../charged.js'
 import { pageContext } from '../context.js'
-import { wayBack } from '../way-back.js'
+import { UNPAID_RESULTS, wayBack } from '../way-back.js'
 import { checkFormToken, formToken, originOf } from '../security.js'
 import type { PageContext } from '../views/layout.js'
 import { QrPage, RedirectPage } from '../views/live-action.js'
@@ -27,9 +26,6 @@ import { sendToBrowserStep } from './browser-step.js'
 import { CheckoutPage, type CheckoutView } from './view.js'
 
 type Id = { Params: { id: string } }
-
-/** The results a customer did not pay in: each offers the way back to the merchant. */
-const UNPAID_RESULTS: readonly SessionStatus[] = ['failed', 'canceled', 'expired']
 type Form = Record<string, string | string[] | undefined>
 
 /** A provider named in the page's query (a notice after a pick), by name; anything else is ignored. */

@@ -1,6 +1,6 @@
 /** Where the relay sends the customer (docs/integrate.md#coming-back-successurl-the-relay-and-paid_confirmed). Pure, so every case is a table row in its test. */
 import type { SessionStatus } from '../../domain/session-machine.js'
-import { cancelReturn, withParams } from '../way-back.js'
+import { cancelReturn, UNPAID_RESULTS, withParams } from '../way-back.js'
 
 export interface RelayOutcome {
   sessionId: string
@@ -12,7 +12,6 @@ export interface RelayOutcome {
 
 /** Never taken from the merchant's own query: a record_id they wrote must not pass for ours. */
 const OURS: ReadonlySet<string> = new Set(['session_id', 'record_id', 'paid_confirmed'])
-const UNPAID_FINISHED: readonly SessionStatus[] = ['failed', 'canceled', 'expired']
 
 /**
  * A session that finished unpaid, with cancelUrl: that URL with session_id. Otherwise, with
@@ -22,7 +21,7 @@ const UNPAID_FINISHED: readonly SessionStatus[] = ['failed', 'canceled', 'expire
  */
 export function relayLocation(o: RelayOutcome): string {
   const paid = (o.status === 'paid' || o.status === 'refunded') && o.recordId !== null
-  if (o.cancelUrl && UNPAID_FINISHED.includes(o.status)) return cancelReturn(o.sessionId, o.cancelUrl)
+  if (o.cancelUrl && UNPAID_RESULTS.includes(o.status)) return cancelReturn(o.sessionId, o.cancelUrl)
   if (!o.successUrl) return paid ? `/r/${o.recordId}` : `/c/${o.sessionId}`
   const added = new URLSearchParams({ session_id: o.sessionId })
   if (paid) added.set('record_id', o.recordId!)
