@@ -39,6 +39,10 @@ type CheckoutParams struct {
 	// SuccessURL is where the customer returns after paying, with session_id, record_id and
 	// paid_confirmed in the query. Without it, the customer ends on Till's receipt page.
 	SuccessURL string `json:"successUrl,omitempty"`
+	// CancelURL is where a customer who did not pay (canceled, failed, expired) goes back to, with
+	// session_id in the query; the same rules as SuccessURL. Without it, the checkout page links to
+	// SuccessURL's site, or to the support page set in the console's Settings.
+	CancelURL string `json:"cancelUrl,omitempty"`
 	// ExpiresInSeconds is 60 to 86400 (default 3600).
 	ExpiresInSeconds int `json:"expiresInSeconds,omitempty"`
 	// ProviderHints maps a provider id to one of your configuration labels, in live mode.

@@ -122,6 +122,8 @@ func TestCheckoutExtraMayNameAnUnsetField(t *testing.T) {
 			`{"amount":100,"currency":"CNY","providerHints":{"wechat":"shop-2"}}`},
 		{CheckoutParams{Currency: CNY, Extra: map[string]any{"amount": 100, "successUrl": "https://shop.example/done"}},
 			`{"amount":100,"currency":"CNY","successUrl":"https://shop.example/done"}`},
+		{CheckoutParams{Amount: 100, Currency: CNY, CancelURL: "https://shop.example/cart", Extra: map[string]any{"successUrl": "https://shop.example/done"}},
+			`{"amount":100,"cancelUrl":"https://shop.example/cart","currency":"CNY","successUrl":"https://shop.example/done"}`},
 		{CheckoutParams{Amount: 100, Currency: CNY, ExpiresInSeconds: 600, Extra: map[string]any{"expiresInSeconds": 600.0}},
 			`{"amount":100,"currency":"CNY","expiresInSeconds":600}`},
 	}

@@ -23,6 +23,7 @@ import { consoleTranslator, type ConsoleT } from './i18n/index.js'
 import { keyRoutes } from './keys/route.js'
 import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
 import { passwordRoutes } from './password/route.js'
+import { refundRoutes } from './payments/refund.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
 import { settingsRoutes } from './settings/route.js'
@@ -119,6 +120,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(providerRoutes(deps))
     await authed.register(webhookRoutes(deps))
     await authed.register(paymentRoutes(deps))
+    await authed.register(refundRoutes(deps))
     await authed.register(settingsRoutes(deps))
     await authed.register(activityRoutes(deps))
     await authed.register(passwordRoutes(deps))

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { checkMetadata, checkSuccessUrl, expirySeconds, type Mode } from './checkout-rules.js'
+import { checkCancelUrl, checkMetadata, checkSuccessUrl, expirySeconds, type Mode } from './checkout-rules.js'
 import { InvalidField } from './errors.js'
 
 function throwsField(fn: () => unknown, message: string, label: string) {
@@ -74,6 +74,21 @@ test('successUrl rejected per mode', () => {
     ['https://e.com/' + 'a'.repeat(2049 - 'https://e.com/'.length), 'test', 'successUrl: must be at most 2048 characters'],
   ]
   for (const [value, mode, message] of cases) throwsField(() => checkSuccessUrl(value, mode), message, `${value.slice(0, 40)} ${mode}`)
+})
+
+test('cancelUrl follows the rules of successUrl, and its errors name cancelUrl', () => {
+  assert.equal(checkCancelUrl(undefined, 'live'), null)
+  for (const [value, mode] of [['https://shop.example.com/cart', 'live'], ['http://localhost:3000/cart', 'test'], ['http://127.0.0.1/cart', 'test']] as [string, Mode][]) {
+    assert.equal(checkCancelUrl(value, mode), value, `${value} ${mode}`)
+  }
+  const cases: [string, Mode, string][] = [
+    ['/cart', 'test', 'cancelUrl: must be an absolute http or https URL'],
+    ['javascript:alert(1)', 'live', 'cancelUrl: must be an absolute http or https URL'],
+    ['http://shop.example.com/cart', 'test', 'cancelUrl: must use https (http only for localhost in test mode)'],
+    ['http://localhost:3000/cart', 'live', 'cancelUrl: must use https in live mode'],
+    ['https://e.com/' + 'a'.repeat(2049 - 'https://e.com/'.length), 'test', 'cancelUrl: must be at most 2048 characters'],
+  ]
+  for (const [value, mode, message] of cases) throwsField(() => checkCancelUrl(value, mode), message, `${value.slice(0, 40)} ${mode}`)
 })
 
 test('expirySeconds: default 3600, bounds 60 and 86400', () => {

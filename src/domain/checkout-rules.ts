@@ -33,26 +33,34 @@ export function checkMetadata(metadata: unknown): Record<string, string> {
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
-/** successUrl: absolute http(s), ≤ 2048 characters; https only in live mode, except localhost in test mode. */
-export function checkSuccessUrl(value: string | undefined, mode: Mode): string | null {
+/**
+ * successUrl and cancelUrl, where the customer is sent back to: absolute http(s), ≤ 2048 characters;
+ * https only in live mode, except localhost in test mode.
+ */
+function checkReturnUrl(field: 'successUrl' | 'cancelUrl', value: string | undefined, mode: Mode): string | null {
   if (value === undefined) return null
   if (chars(value) > SUCCESS_URL_MAX_LENGTH) {
-    throw new InvalidField('successUrl', `must be at most ${SUCCESS_URL_MAX_LENGTH} characters`)
+    throw new InvalidField(field, `must be at most ${SUCCESS_URL_MAX_LENGTH} characters`)
   }
   let url: URL
   try {
     url = new URL(value)
   } catch {
-    throw new InvalidField('successUrl', 'must be an absolute http or https URL')
+    throw new InvalidField(field, 'must be an absolute http or https URL')
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InvalidField('successUrl', 'must be an absolute http or https URL')
+    throw new InvalidField(field, 'must be an absolute http or https URL')
   }
   if (url.protocol === 'http:' && !(mode === 'test' && LOCAL_HOSTS.has(url.hostname))) {
-    throw new InvalidField('successUrl', mode === 'live' ? 'must use https in live mode' : 'must use https (http only for localhost in test mode)')
+    throw new InvalidField(field, mode === 'live' ? 'must use https in live mode' : 'must use https (http only for localhost in test mode)')
   }
   return value
 }
+
+export const checkSuccessUrl = (value: string | undefined, mode: Mode) => checkReturnUrl('successUrl', value, mode)
+
+/** cancelUrl: where a customer who did not pay goes back to (docs/integrate.md#the-way-back-canceled-failed-expired). */
+export const checkCancelUrl = (value: string | undefined, mode: Mode) => checkReturnUrl('cancelUrl', value, mode)
 
 export function expirySeconds(value: number | undefined): number {
   if (value === undefined) return EXPIRY_DEFAULT_SECONDS

@@ -1,5 +1,5 @@
 /** Creating and reading payment sessions (docs/integrate.md#create-a-session, docs/integrate.md#read-sessions-records-and-refunds). */
-import { checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkout-rules.js'
+import { checkCancelUrl, checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkout-rules.js'
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
@@ -18,6 +18,7 @@ export interface CheckoutInput {
   description?: string
   metadata?: Record<string, string>
   successUrl?: string
+  cancelUrl?: string
   expiresInSeconds?: number
   providerHints?: Record<string, string>
 }
@@ -57,6 +58,7 @@ function jsonbOrder(m: Record<string, string>): Record<string, string> {
 export async function createSession(deps: Deps, ctx: RequestContext, input: CheckoutInput, once?: KeyWithWork) {
   const metadata = checkMetadata(input.metadata)
   const successUrl = checkSuccessUrl(input.successUrl, ctx.mode)
+  const cancelUrl = checkCancelUrl(input.cancelUrl, ctx.mode)
   const ttl = expirySeconds(input.expiresInSeconds)
   const now = deps.clock()
   // No transaction: the binding only reads (nothing it reads is locked either way), and the INSERT is one statement.
@@ -71,6 +73,7 @@ export async function createSession(deps: Deps, ctx: RequestContext, input: Chec
     description: input.description ?? null,
     metadata,
     successUrl,
+    cancelUrl,
     ...binding,
     expiresAt: new Date(now.getTime() + ttl * 1000),
     createdAt: now,

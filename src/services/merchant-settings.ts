@@ -1,6 +1,7 @@
 /**
  * What customers see of a merchant on the hosted pages (console Settings): a display name, a brand
- * colour, a support email and a logo served by Till itself (the pages allow images from 'self' only).
+ * colour, a support email, a support page (the way back from an unpaid checkout that names none)
+ * and a logo served by Till itself (the pages allow images from 'self' only).
  */
 import { createHash } from 'node:crypto'
 import { eq } from 'drizzle-orm'
@@ -24,6 +25,7 @@ export interface Branding {
   name: string
   brandColor: string | null
   supportEmail: string | null
+  supportUrl: string | null
   logoUrl: string | null
 }
 
@@ -32,6 +34,7 @@ export function brandingOf(m: typeof merchants.$inferSelect): Branding {
     name: m.displayName ?? m.name,
     brandColor: m.brandColor,
     supportEmail: m.supportEmail,
+    supportUrl: m.supportUrl,
     logoUrl: m.logoHash ? `/logos/${m.id}/${m.logoHash}` : null,
   }
 }
@@ -42,10 +45,20 @@ export async function brandingFor(tx: Executor, merchantId: string): Promise<Bra
   return brandingOf(m)
 }
 
+/** A page customers are sent to: https only (it is shown in live mode), and nothing a link could run. */
+function checkSupportUrl(value: string) {
+  let url: URL | null = null
+  try {
+    url = new URL(value)
+  } catch {}
+  if (!url || url.protocol !== 'https:' || value.length > 2048) throw new InvalidField('supportUrl', 'must be an https address such as https://shop.example/help')
+}
+
 export interface SettingsInput {
   displayName: string
   brandColor: string
   supportEmail: string
+  supportUrl: string
   logo?: { bytes: Buffer } | null
   removeLogo?: boolean
 }
@@ -57,6 +70,8 @@ export async function updateSettings(deps: Deps, merchantId: string, input: Sett
   if (brandColor && !COLOUR.test(brandColor)) throw new InvalidField('brandColor', 'must be a colour such as #1a7f5a')
   const supportEmail = input.supportEmail.trim()
   if (supportEmail && (!EMAIL.test(supportEmail) || supportEmail.length > 254)) throw new InvalidField('supportEmail', 'must be an email address')
+  const supportUrl = input.supportUrl.trim()
+  if (supportUrl) checkSupportUrl(supportUrl)
   let logo: { type: string; data: string; hash: string } | null = null
   if (input.logo && input.logo.bytes.length > 0) {
     const b = input.logo.bytes
@@ -71,6 +86,7 @@ export async function updateSettings(deps: Deps, merchantId: string, input: Sett
       displayName: displayName || null,
       brandColor: brandColor ? brandColor.toLowerCase() : null,
       supportEmail: supportEmail || null,
+      supportUrl: supportUrl || null,
     }
     if (logo) {
       await tx.insert(merchantLogos).values({ merchantId, contentType: logo.type, data: logo.data, updatedAt: now })

@@ -21,6 +21,8 @@ export const merchants = pgTable('merchants', {
   displayName: text('display_name'),
   brandColor: text('brand_color'),
   supportEmail: text('support_email'),
+  /** The merchant's support page or site: the way back from an unpaid checkout that names none (pages/checkout/way-back.ts). */
+  supportUrl: text('support_url'),
   /** Content hash of the logo in merchant_logos: part of its URL, so a new logo gets a new one. */
   logoHash: text('logo_hash'),
 }, (t) => [uniqueIndex('merchants_email_lower_uq').on(sql`lower(${t.email})`)])
@@ -111,6 +113,8 @@ export const sessions = pgTable('sessions', {
   description: text('description'),
   metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
   successUrl: text('success_url'),
+  /** Where a customer who did not pay goes back to (pages/checkout/way-back.ts). */
+  cancelUrl: text('cancel_url'),
   chosenProvider: text('chosen_provider'),
   providerConfigId: text('provider_config_id').references(() => providerConfigs.id),
   expiresAt: ts('expires_at').notNull(),

@@ -14,9 +14,12 @@ export function translators<K extends string>(catalogues: Record<Locale, Record<
 // Making a formatter costs about 80 µs, formatting with one about 1: one per language, kept.
 const timeFormats = new Map<Locale, Intl.DateTimeFormat>()
 
-/** A moment in the page's language, in UTC (the server does not know the reader's time zone). */
+/**
+ * A moment in the page's language, in UTC (the server does not know the reader's time zone). The
+ * zone follows the time, held to it by a no-break space, as the pages' script writes local times.
+ */
 export function formatTime(d: Date, locale: Locale): string {
   let format = timeFormats.get(locale)
   if (!format) timeFormats.set(locale, (format = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', hourCycle: 'h23' })))
-  return `${format.format(d)} UTC`
+  return `${format.format(d)}\u00a0UTC`
 }

@@ -200,6 +200,36 @@ test('a successUrl that is not an allowed absolute URL is refused with one exact
   }
 })
 
+test('cancelUrl is optional, kept on the session (not in its answers), and refused with one exact message like successUrl', async (t) => {
+  const ta = await startTestApp(t)
+  const base = { amount: 100, currency: 'CNY' }
+  const ok = await create(ta, { ...base, cancelUrl: 'https://shop.example.com/cart?order=42', successUrl: 'https://shop.example.com/thanks' })
+  assert.equal(ok.status, 200, JSON.stringify(ok.body))
+  assert.ok(!('cancelUrl' in ok.body), 'like successUrl, it is not echoed')
+  const { rows } = await ta.database.pool.query('select cancel_url, success_url from sessions where id = $1', [ok.body.id])
+  assert.deepEqual(rows[0], { cancel_url: 'https://shop.example.com/cart?order=42', success_url: 'https://shop.example.com/thanks' })
+  const plain = await create(ta, base)
+  assert.equal((await ta.database.pool.query('select cancel_url from sessions where id = $1', [plain.body.id])).rows[0].cancel_url, null)
+  // With an Idempotency-Key the session is written by another statement (with the key's claim): it keeps cancelUrl too.
+  const keyed = await ta.request('POST', '/api/v1/checkout', { key: ta.merchant.testKey, body: { ...base, cancelUrl: 'https://shop.example.com/cart' }, headers: { 'idempotency-key': 'cart-1' } })
+  assert.equal(keyed.status, 200, keyed.text)
+  assert.equal((await ta.database.pool.query('select cancel_url from sessions where id = $1', [keyed.body.id])).rows[0].cancel_url, 'https://shop.example.com/cart')
+  for (const cancelUrl of ['http://localhost:3000/cart', 'http://127.0.0.1/cart', `https://shop.example.com/${'a'.repeat(2048 - 'https://shop.example.com/'.length)}`]) {
+    assert.equal((await create(ta, { ...base, cancelUrl })).status, 200, cancelUrl.slice(0, 40))
+  }
+  const cases: [string, unknown, string][] = [
+    ['not a URL', 'not a url', 'cancelUrl: must be an absolute http or https URL'],
+    ['javascript:', 'javascript:alert(1)', 'cancelUrl: must be an absolute http or https URL'],
+    ['http to another host in test mode', 'http://shop.example.com/cart', 'cancelUrl: must use https (http only for localhost in test mode)'],
+    ['longer than 2048 characters', `https://shop.example.com/${'a'.repeat(2049 - 'https://shop.example.com/'.length)}`, 'cancelUrl: must be at most 2048 characters'],
+    ['a NUL character', 'https://shop.example.com/\u0000', 'cancelUrl: must not contain NUL characters'],
+    ['not a string', 42, 'cancelUrl: must be a string'],
+  ]
+  for (const [name, cancelUrl, error] of cases) {
+    await t.test(name, () => refused(ta, () => create(ta, { ...base, cancelUrl }), 400, error))
+  }
+})
+
 test('a NUL character in a text field is refused with 400 naming the field, not a server error', async (t) => {
   const ta = await startTestApp(t)
   const base = { amount: 100, currency: 'CNY' }

@@ -82,7 +82,7 @@ test('the OpenAPI 3.1 description documents checkout, session lookup and refunds
   const checkoutBody = checkout.requestBody.content['application/json'].schema
   assert.deepEqual([...checkoutBody.required].sort(), ['amount', 'currency'])
   assert.equal(checkoutBody.additionalProperties, false)
-  for (const field of ['amount', 'currency', 'description', 'metadata', 'successUrl', 'expiresInSeconds', 'providerHints']) {
+  for (const field of ['amount', 'currency', 'description', 'metadata', 'successUrl', 'cancelUrl', 'expiresInSeconds', 'providerHints']) {
     assert.ok(checkoutBody.properties[field], `checkout documents ${field}`)
   }
   assert.equal(checkoutBody.properties.amount.type, 'integer')

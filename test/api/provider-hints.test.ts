@@ -173,13 +173,14 @@ test('a disabled default configuration is not usable', async (t) => {
   await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode')
 })
 
-test('successUrl must use https in live mode, localhost included', async (t) => {
+test('successUrl and cancelUrl must use https in live mode, localhost included', async (t) => {
   const ta = await startTestApp(t)
   await addConfig(ta, { provider: 'creem', label: 'eu' })
-  for (const successUrl of ['http://localhost:3000/thanks', 'http://127.0.0.1/thanks', 'http://shop.example.com/thanks']) {
-    await liveRefused(ta, { amount: 100, currency: 'EUR', successUrl }, 'successUrl: must use https in live mode')
+  for (const url of ['http://localhost:3000/thanks', 'http://127.0.0.1/thanks', 'http://shop.example.com/thanks']) {
+    await liveRefused(ta, { amount: 100, currency: 'EUR', successUrl: url }, 'successUrl: must use https in live mode')
+    await liveRefused(ta, { amount: 100, currency: 'EUR', cancelUrl: url }, 'cancelUrl: must use https in live mode')
   }
-  const ok = await live(ta, { amount: 100, currency: 'EUR', successUrl: 'https://shop.example.com/thanks' })
+  const ok = await live(ta, { amount: 100, currency: 'EUR', successUrl: 'https://shop.example.com/thanks', cancelUrl: 'https://shop.example.com/cart' })
   assert.equal(ok.status, 200, JSON.stringify(ok.body))
 })
 

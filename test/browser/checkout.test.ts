@@ -82,6 +82,26 @@ test('Cancel and return: back at successUrl with paid_confirmed=0 and no record_
   assert.deepEqual(problems, [])
 })
 
+test('with cancelUrl, Cancel and return arrives there; a failed payment, without JavaScript, links back to the successUrl\'s site', async (t) => {
+  const ta = await startTestApp(t)
+  const merchant = await merchantSite(t)
+  const s = await createSession(ta, { amount: 2500, currency: 'USD', successUrl: `${merchant.origin}/thanks`, cancelUrl: `${merchant.origin}/cart?order=7` })
+  const { page, problems } = await openPage(t, browser, PHONE)
+  await page.goto(s.url)
+  await Promise.all([page.waitForURL(`${merchant.origin}/cart?**`), page.getByRole('button', { name: 'Cancel and return' }).click()])
+  assert.deepEqual([...merchant.visits[0].searchParams], [['order', '7'], ['session_id', s.id]])
+  assert.deepEqual(problems, [], 'no CSP violation on the way')
+
+  const failed = await createSession(ta, { amount: 2500, currency: 'USD', successUrl: `${merchant.origin}/thanks` })
+  const noJs = await openPage(t, browser, { ...PHONE, javaScriptEnabled: false })
+  await noJs.page.goto(failed.url)
+  await Promise.all([noJs.page.waitForURL(failed.url), noJs.page.getByRole('button', { name: 'Simulate a failed payment' }).click()])
+  assert.equal(await noJs.page.locator('#result-title').textContent(), 'Payment failed')
+  await screenshot(noJs.page, 'browser-failed-way-back-phone-en')
+  await Promise.all([noJs.page.waitForURL(`${merchant.origin}/`), noJs.page.getByRole('link', { name: 'Return to Acme' }).click()])
+  assert.equal(merchant.visits[1].pathname, '/')
+})
+
 test('Simulate a failed payment: the page shows the failure and nothing to pay with', async (t) => {
   const ta = await startTestApp(t)
   const s = await createSession(ta, { amount: 2500, currency: 'EUR' })

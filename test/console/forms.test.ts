@@ -31,8 +31,16 @@ test('a refund form with its amount twice is refused, in English and in Chinese,
   assert.match(zhTwice.html, /表单字段“reason”提交了不止一次/)
   assert.equal(await refunds(), 0)
 
-  // The same form read once refunds what it says: the key was not spent by the refusals.
-  const once = await browser.post(`/console/test/payments/${paid.id}/refund`, { ...form, amount: '0.50' })
+  // The confirmation's fields too.
+  const confirmTwice = await browser.post(`/console/test/payments/${paid.id}/refund`, { ...form, confirm: '1', amountMinor: ['50', '5000'] })
+  assert.equal(confirmTwice.status, 400)
+  assert.match(confirmTwice.html, /The form field “amountMinor” was sent more than once/)
+  assert.equal(await refunds(), 0)
+
+  // The same form read once refunds what it says, once confirmed: the key was not spent by the refusals.
+  const review = await browser.post(`/console/test/payments/${paid.id}/refund`, { ...form, amount: '0.50' })
+  assert.equal(review.status, 200)
+  const once = await browser.post(`/console/test/payments/${paid.id}/refund`, { ...form, confirm: '1', amountMinor: '50' })
   assert.equal(once.status, 303)
   assert.equal(await refunded(), 50)
 })

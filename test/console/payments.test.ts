@@ -12,7 +12,15 @@ import { appendEvent } from '../../src/store/repos/events.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { statementsDuring } from '../helpers/db.js'
 import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
-import { parseMajor } from '../../src/console/payments/route.js'
+import { creemCredentials } from '../helpers/credentials.js'
+import { parseMajor } from '../../src/console/payments/refund.js'
+
+/** The hidden fields of the refund confirmation's form, as the browser would post them. */
+function confirmFields(html: string): Record<string, string> {
+  const form = /<form method="post" action="[^"]+\/refund"[^>]*>([\s\S]*?)<\/form>/.exec(html)
+  assert.ok(form, 'a confirmation form')
+  return Object.fromEntries([...form[1].matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)"/g)].map((m) => [m[1], m[2].replace(/&amp;/g, '&')]))
+}
 
 const rowsOf = (html: string) => [...html.matchAll(/data-session="(sess_\w+)"/g)].map((m) => m[1])
 
@@ -61,7 +69,9 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
   assert.match(page.html, /payment\.succeeded/)
   const csrf = csrfOf(page.html)
   const key = /name="idempotencyKey" value="([^"]+)"/.exec(page.html)![1]
-  const form = { csrf, idempotencyKey: key, amount: '25.50', reason: 'chipped' }
+  const review = await browser.post(`/console/test/payments/${paid.id}/refund`, { csrf, idempotencyKey: key, amount: '25.50', reason: 'chipped' })
+  assert.equal(review.status, 200, 'a confirmation first')
+  const form = confirmFields(review.html)
   const [a, b] = await Promise.all([browser.post(`/console/test/payments/${paid.id}/refund`, form), browser.post(`/console/test/payments/${paid.id}/refund`, form)])
   assert.equal(a.status, 303)
   assert.equal(b.status, 303)
@@ -76,18 +86,142 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
   assert.match(after.html, /¥25\.50\u00a0CNY, Succeeded/)
   assert.match(after.html, /refund\.succeeded/)
 
-  const tooMuch = await browser.post(`/console/test/payments/${paid.id}/refund`, { csrf, idempotencyKey: 'another-key-0123456789', amount: '80' })
-  assert.equal(tooMuch.status, 400)
-  assert.match(tooMuch.html, /amount exceeds refundable/)
   const bad = await browser.post(`/console/test/payments/${paid.id}/refund`, { csrf, idempotencyKey: 'another-key-0123456789', amount: '1.234' })
   assert.equal(bad.status, 400)
   assert.equal((await browser.post(`/console/test/payments/${paid.id}/refund`, { idempotencyKey: 'k'.repeat(20), amount: '1' })).status, 403, 'CSRF')
+  assert.equal((await browser.post(`/console/test/payments/${paid.id}/refund`, { ...form, csrf: 'forged' })).status, 403, 'CSRF on the confirmation too')
   assert.equal((await other.browser.post(`/console/test/payments/${paid.id}/refund`, { csrf: csrfOf((await other.browser.get('/console/test/payments')).html), idempotencyKey: 'k'.repeat(20), amount: '1' })).status, 404)
   assert.equal((await ta.request('GET', `/api/v1/records/${paid.record.id}`, { key: m.testKey })).body.refundedAmount, 2550)
 
   const activity = await browser.get('/console/test/activity')
   assert.equal((activity.html.match(/data-action="refund_created"/g) ?? []).length, 1)
   assert.match(activity.html, /¥25\.50\u00a0CNY/)
+})
+
+/** A signed-in merchant with a paid payment of `amount` `currency`, its page, and a post of the refund form on it. */
+async function refundable(t: Parameters<typeof startTestApp>[0], body: Record<string, unknown>, headers: Record<string, string> = {}, refundBehavior?: string) {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const zh = new ConsoleBrowser(ta, headers)
+  zh.cookies.set('till_console', browser.cookies.get('till_console')!)
+  const merchant = { id: m.id, testKey: m.testKey, liveKey: m.liveKey }
+  const paid = await paidSession({ ...ta, merchant }, body, refundBehavior)
+  const path = `/console/test/payments/${paid.id}`
+  const review = async (fields: Record<string, string>) => {
+    const page = await zh.get(path)
+    // With nothing left the page has no form: a form kept from before still posts.
+    const key = /name="idempotencyKey" value="([^"]+)"/.exec(page.html)?.[1] ?? 'a-form-from-before-0123'
+    return zh.post(`${path}/refund`, { csrf: csrfOf(page.html), idempotencyKey: key, reason: '', ...fields })
+  }
+  const record = async () => (await ta.request('GET', `/api/v1/records/${paid.record.id}`, { key: m.testKey })).body
+  return { ta, browser: zh, paid, path, review, record }
+}
+
+test('a console refund is confirmed first: the amount in major units and what will remain refundable, and nothing moves until confirmed', async (t) => {
+  const { browser, path, review, record } = await refundable(t, { amount: 9900, currency: 'CNY' })
+  const page = await review({ amount: '25.50', reason: 'chipped' })
+  assert.equal(page.status, 200)
+  assert.match(page.html, /<h1>Refund ¥25\.50\u00a0CNY\?<\/h1>/)
+  assert.match(page.html, /<dt>Paid<\/dt><dd>¥99\.00\u00a0CNY<\/dd>/)
+  assert.match(page.html, /<dt>This refund<\/dt><dd><strong>¥25\.50\u00a0CNY<\/strong><\/dd>/)
+  assert.match(page.html, /<dt>Still refundable after this refund<\/dt><dd>¥73\.50\u00a0CNY<\/dd>/)
+  assert.match(page.html, /<dt>Reason<\/dt><dd>chipped<\/dd>/)
+  assert.match(page.html, /<button type="submit" class="button button-danger">Refund ¥25\.50\u00a0CNY<\/button>/)
+  assert.match(page.html, new RegExp(`<a class="button button-secondary" href="${path}">Change the refund</a>`))
+  assert.equal((await record()).refunds.length, 0, 'nothing is refunded by the review')
+  const fields = confirmFields(page.html)
+  assert.deepEqual(Object.keys(fields).sort(), ['amountMinor', 'confirm', 'csrf', 'idempotencyKey', 'reason'])
+  assert.equal(fields.amountMinor, '2550')
+  const done = await browser.post(`${path}/refund`, fields)
+  assert.equal(done.status, 303)
+  assert.equal((await record()).refundedAmount, 2550)
+  // The next review counts what was refunded.
+  const second = await review({ amount: '' })
+  assert.match(second.html, /<h1>Refund ¥73\.50\u00a0CNY\?<\/h1>/, 'empty means everything left')
+  assert.match(second.html, /<dt>Already refunded<\/dt><dd>¥25\.50\u00a0CNY<\/dd>/)
+  assert.match(second.html, /<dt>Still refundable after this refund<\/dt><dd>¥0\.00\u00a0CNY<\/dd>/)
+})
+
+test('the confirmation in Chinese, and in whole yen for JPY', async (t) => {
+  const { review } = await refundable(t, { amount: 1500, currency: 'JPY' }, { 'accept-language': 'zh-CN' })
+  const page = await review({ amount: '500' })
+  assert.equal(page.status, 200)
+  assert.match(page.html, /<h1>退款 ¥500\u00a0JPY？<\/h1>/)
+  assert.match(page.html, /<dt>本次退款后剩余可退<\/dt><dd>¥1,000\u00a0JPY<\/dd>/)
+  assert.match(page.html, />确认退款 ¥500\u00a0JPY<\/button>/)
+})
+
+test('an over-refund is explained in words, in both languages, at the review and at the confirmation, and refunds nothing', async (t) => {
+  const { browser, path, review, record } = await refundable(t, { amount: 9900, currency: 'CNY' }, { 'accept-language': 'en' })
+  await browser.post(`${path}/refund`, confirmFields((await review({ amount: '25.50' })).html))
+  const tooMuch = await review({ amount: '80' })
+  assert.equal(tooMuch.status, 400)
+  assert.match(tooMuch.html, /You can refund at most ¥73\.50\u00a0CNY of this payment: ¥99\.00\u00a0CNY was paid and ¥25\.50\u00a0CNY has already been refunded\./)
+  assert.doesNotMatch(tooMuch.html, /amount exceeds refundable/)
+  assert.match(tooMuch.html, /value="80"/, 'the amount typed stays in the form to correct')
+  browser.headers['accept-language'] = 'zh-CN'
+  const zh = await review({ amount: '80' })
+  assert.match(zh.html, /本笔付款最多还可退款 ¥73\.50\u00a0CNY：已付 ¥99\.00\u00a0CNY，已退款 ¥25\.50\u00a0CNY。/)
+  browser.headers['accept-language'] = 'en'
+
+  // Reviewed while 73.50 was left; another refund of 50 lands before the confirmation.
+  const stale = confirmFields((await review({ amount: '73.50' })).html)
+  await browser.post(`${path}/refund`, confirmFields((await review({ amount: '50' })).html))
+  const late = await browser.post(`${path}/refund`, stale)
+  assert.equal(late.status, 400)
+  assert.match(late.html, /You can refund at most ¥23\.50\u00a0CNY of this payment: ¥99\.00\u00a0CNY was paid and ¥75\.50\u00a0CNY has already been refunded\./)
+  assert.equal((await record()).refundedAmount, 7550)
+})
+
+test('with a refund still pending, the words say what is being refunded; with nothing left, that nothing can be', async (t) => {
+  const { browser, path, review, record } = await refundable(t, { amount: 10000, currency: 'USD' }, {}, 'pending')
+  await browser.post(`${path}/refund`, confirmFields((await review({ amount: '30' })).html))
+  assert.equal((await record()).refunds[0].status, 'pending')
+  const tooMuch = await review({ amount: '80' })
+  assert.equal(tooMuch.status, 400)
+  assert.match(tooMuch.html, /You can refund at most \$70\.00\u00a0USD of this payment: \$100\.00\u00a0USD was paid, \$0\.00\u00a0USD has already been refunded and \$30\.00\u00a0USD is being refunded\./)
+  const rest = await review({ amount: '' })
+  assert.match(rest.html, /<dt>Being refunded<\/dt><dd>\$30\.00\u00a0USD<\/dd>/)
+  assert.match(rest.html, /<dt>Still refundable after this refund<\/dt><dd>\$0\.00\u00a0USD<\/dd>/)
+  await browser.post(`${path}/refund`, confirmFields(rest.html))
+  // A form from before: nothing is left.
+  const none = await review({ amount: '1' })
+  assert.equal(none.status, 400)
+  assert.match(none.html, /Nothing more can be refunded: the whole \$100\.00\u00a0USD has been refunded or is being refunded\./)
+  assert.equal((await record()).refunds.length, 2)
+})
+
+test('an empty payments list says what to do next: live without a provider, how to connect one; live with one, the live key; test, the test key; filtered, clear the filters', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const zh = new ConsoleBrowser(ta, { 'accept-language': 'zh-CN' })
+  zh.cookies.set('till_console', browser.cookies.get('till_console')!)
+  const empty = async (b: ConsoleBrowser, path: string) => {
+    const page = await b.get(path)
+    assert.equal(page.status, 200)
+    assert.deepEqual(rowsOf(page.html), [])
+    return page.html
+  }
+  const live = await empty(browser, '/console/live/payments')
+  assert.match(live, /No live payments yet\. To take live payments, <a href="\/console\/live\/providers">connect a payment provider<\/a>, then create checkouts with a live key\./)
+  assert.match(await empty(zh, '/console/live/payments'), /还没有正式支付。要收取真实付款，请先<a href="\/console\/live\/providers">接入一个支付渠道<\/a>，再用正式密钥创建付款。/)
+
+  const config = await ta.admin('POST', `/merchants/${m.id}/provider_configs`, { provider: 'creem', label: 'main', credentials: creemCredentials() })
+  assert.equal(config.status, 201, config.text)
+  assert.match(await empty(browser, '/console/live/payments'), /No live payments yet\. Checkouts you create with a <a href="\/console\/live\/keys">live key<\/a> appear here\./)
+  assert.match(await empty(zh, '/console/live/payments'), /还没有正式支付。用<a href="\/console\/live\/keys">正式密钥<\/a>创建的付款会显示在这里。/)
+  // A disabled configuration takes no payments: back to connecting one.
+  await ta.admin('PATCH', `/merchants/${m.id}/provider_configs/${config.body.id}`, { enabled: false })
+  assert.match(await empty(browser, '/console/live/payments'), /connect a payment provider/)
+
+  assert.match(await empty(browser, '/console/test/payments'), /No test payments yet\. Create a checkout with a <a href="\/console\/test\/keys">test key<\/a> and pay it on its page: it appears here\./)
+  assert.match(await empty(zh, '/console/test/payments'), /还没有测试支付。用<a href="\/console\/test\/keys">测试密钥<\/a>创建一笔付款并在付款页面上支付，它就会显示在这里。/)
+
+  await ta.request('POST', '/api/v1/checkout', { key: m.testKey, body: { amount: 100, currency: 'CNY' } })
+  const filtered = await empty(browser, '/console/test/payments?status=paid')
+  assert.match(filtered, /No payments match these filters\. <a href="\/console\/test\/payments">Clear the filters<\/a> to see all\./)
+  assert.doesNotMatch(filtered, /No test payments yet/)
+  assert.match(await empty(zh, '/console/test/payments?status=paid'), /没有符合筛选条件的支付。<a href="\/console\/test\/payments">清除筛选条件<\/a>即可查看全部。/)
 })
 
 test('list filters it cannot read answer 400 with a message on the page, never 500: a NUL in the search, a repeated filter, impossible or out-of-range dates', async (t) => {

@@ -87,6 +87,9 @@ test('the provider screens come from the provider modules, in English and Chines
   assert.match(list.en, />Add WeChat Pay</)
   assert.match(list['zh-CN'], />添加微信支付</)
   assert.match(list['zh-CN'], />添加 Creem</)
+  // With none yet, the page says what that means and what to do.
+  assert.match(list.en, /No provider configurations yet\. Live checkouts are refused until you add one above with your provider account(?:'|&#39;)s credentials\./)
+  assert.match(list['zh-CN'], /还没有支付渠道配置。添加之前，正式模式的付款会被拒绝：请在上方用您的支付渠道账户凭据添加一个。/)
   for (const p of PROVIDERS) {
     assert.ok(list.en.includes(`/console/live/providers/new?provider=${p.id}`), p.id)
     const form = { en: (await browser.get(`/console/live/providers/new?provider=${p.id}`)).html, 'zh-CN': (await zh.get(`/console/live/providers/new?provider=${p.id}`)).html }
@@ -179,4 +182,28 @@ test('settings: the name, brand colour, logo and support email appear on the che
   assert.match(receipt, /help@bluemugs\.example/)
   assert.match(receipt, new RegExp(logo))
   assert.match((await browser.get('/console/live/activity')).html, /data-action="settings_updated"/, 'settings have no mode: shown in both')
+})
+
+test('settings: a support page, https only, is the way back from an unpaid checkout that names none', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+  const form = { displayName: 'Blue Mugs', brandColor: '', supportEmail: 'help@bluemugs.example' }
+  for (const supportUrl of ['javascript:alert(1)', 'http://bluemugs.example/help', 'help page']) {
+    const bad = await browser.submit('/console/test/settings', '/console/test/settings', { ...form, supportUrl }, { multipart: {} })
+    assert.equal(bad.status, 400, supportUrl)
+    assert.match(bad.html, /supportUrl: must be an https address/, supportUrl)
+  }
+  const page = await browser.get('/console/test/settings')
+  assert.match(page.html, /<label for="supportUrl">Support page<\/label>/)
+  const saved = await browser.submit('/console/test/settings', '/console/test/settings', { ...form, supportUrl: 'https://bluemugs.example/help' }, { multipart: {} })
+  assert.equal(saved.status, 303)
+  assert.match((await browser.get('/console/test/settings')).html, /name="supportUrl" type="url" value="https:\/\/bluemugs\.example\/help"/)
+
+  const session = await ta.request('POST', '/api/v1/checkout', { key: m.testKey, body: { amount: 100, currency: 'CNY' } })
+  await ta.request('POST', `/api/v1/test_helpers/sessions/${session.body.id}/cancel`, { key: m.testKey })
+  const checkout = await fetch(session.body.url).then((r) => r.text())
+  assert.match(checkout, /<a class="button primary" href="https:\/\/bluemugs\.example\/help">Return to Blue Mugs<\/a>/)
+  // Emptied, it is gone: the support email is what is left.
+  await browser.submit('/console/test/settings', '/console/test/settings', { ...form, supportUrl: '' }, { multipart: {} })
+  assert.match(await fetch(session.body.url).then((r) => r.text()), /<a class="button primary" href="mailto:help@bluemugs\.example">Contact Blue Mugs<\/a>/)
 })

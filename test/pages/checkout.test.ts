@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { updateSettings } from '../../src/services/merchant-settings.js'
 import { startAttempt } from '../../src/services/payments.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { formCount, getPage, postForm, pressButton, tokenOf } from '../helpers/pages.js'
@@ -40,8 +41,8 @@ test('an open test session shows merchant, description, amount, time left, the T
   assert.ok(page.html.includes('>Pay ¥99.00\u00a0CNY</button>'))
   // The banner explains the buttons this page has.
   assert.ok(page.html.includes('<span>No real money moves. The buttons below act as the customer and the mock provider.</span>'))
-  // The expiry is a <time> the script shows in the customer's zone; UTC without it.
-  assert.match(page.html, /expires at <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">[^<]+ UTC<\/time>\./)
+  // The expiry is a <time> the script shows in the customer's zone; UTC without it, kept on the line of the time.
+  assert.match(page.html, /expires at <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">[^<]+ \d\d:\d\d\u00a0UTC<\/time>\./)
   assert.ok(page.html.includes('>Simulate a failed payment</button>'))
   assert.ok(page.html.includes('>Cancel and return</button>'))
 })
@@ -174,27 +175,83 @@ test('a refunded session shows only its result, with the receipt', async (t) => 
   assert.ok(html.includes(`href="/r/${paid.record.id}"`))
 })
 
-test('failed, canceled and expired sessions show only their result; with successUrl, the way back through the relay', async (t) => {
-  const ta = await startTestApp(t)
-  const body = { amount: 1000, currency: 'CNY', successUrl: 'http://localhost:3000/back', expiresInSeconds: 60 }
-  const failed = await createSession(ta, body)
-  await ta.request('POST', `/api/v1/test_helpers/sessions/${failed.id}/fail`, { key: ta.merchant.testKey })
-  const canceled = await createSession(ta, body)
-  await ta.request('POST', `/api/v1/test_helpers/sessions/${canceled.id}/cancel`, { key: ta.merchant.testKey })
-  const expired = await createSession(ta, body)
-  ta.clock.advance(61_000) // past expiresAt, before any sweep: reads already say expired
+/** Makes a session `failed`, `canceled` or `expired` with the test helpers; returns its id. */
+async function unpaid(ta: TestApp, how: 'fail' | 'cancel' | 'expire', body: Record<string, unknown>) {
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', ...body })
+  await ta.request('POST', `/api/v1/test_helpers/sessions/${s.id}/${how}`, { key: ta.merchant.testKey })
+  return s.id as string
+}
 
-  const cases: [string, string, string][] = [
-    [failed.id, 'Payment failed', 'The payment did not go through and no money was taken.'],
-    [canceled.id, 'Payment canceled', 'You canceled this payment and no money was taken.'],
-    [expired.id, 'This checkout has expired', 'It was not paid in time and no money was taken.'],
-  ]
-  for (const [id, title, body] of cases) {
+const UNPAID: ['fail' | 'cancel' | 'expire', string, string][] = [
+  ['fail', 'Payment failed', 'The payment did not go through and no money was taken.'],
+  ['cancel', 'Payment canceled', 'You canceled this payment and no money was taken.'],
+  ['expire', 'This checkout has expired', 'It was not paid in time and no money was taken.'],
+]
+
+test('failed, canceled and expired sessions show only their result, and the way back to cancelUrl with session_id', async (t) => {
+  const ta = await startTestApp(t)
+  for (const [how, title, body] of UNPAID) {
+    const id = await unpaid(ta, how, { successUrl: 'http://localhost:3000/thanks', cancelUrl: 'http://localhost:3000/cart?order=42' })
     const html = await assertResultOnly(ta, id, title)
     assert.ok(html.includes(body), title)
-    assert.ok(html.includes(`<a class="button primary" href="/c/${id}/done">Return to Acme</a>`), title)
-    assert.ok(!html.includes('/r/rec_'), title)
+    assert.ok(html.includes(`<a class="button primary" href="http://localhost:3000/cart?order=42&amp;session_id=${id}">Return to Acme</a>`), title)
+    assert.ok(!html.includes('/r/rec_') && !html.includes('/done'), title)
   }
+})
+
+test('without cancelUrl the way back is the successUrl\'s site, not its thank-you page', async (t) => {
+  const ta = await startTestApp(t)
+  for (const [how, title] of UNPAID) {
+    const id = await unpaid(ta, how, { successUrl: 'http://localhost:3000/orders/42/thanks?x=1' })
+    const html = await assertResultOnly(ta, id, title)
+    assert.ok(html.includes('<a class="button primary" href="http://localhost:3000/">Return to Acme</a>'), title)
+    assert.ok(!html.includes('/thanks') && !html.includes('/done'), title)
+  }
+})
+
+test('without cancelUrl or successUrl, the support page from the merchant\'s settings, else its support email, else no link', async (t) => {
+  const ta = await startTestApp(t)
+  const settings = (s: { supportUrl?: string; supportEmail?: string }) =>
+    updateSettings(ta.deps, ta.merchant.id, { displayName: '', brandColor: '', supportEmail: s.supportEmail ?? '', supportUrl: s.supportUrl ?? '' })
+  await settings({ supportUrl: 'https://help.acme.example/orders', supportEmail: 'help@acme.example' })
+  for (const [how, title] of UNPAID) {
+    const html = await assertResultOnly(ta, await unpaid(ta, how, {}), title)
+    assert.ok(html.includes('<a class="button primary" href="https://help.acme.example/orders">Return to Acme</a>'), title)
+  }
+  await settings({ supportEmail: 'help@acme.example' })
+  const failed = await unpaid(ta, 'fail', {})
+  assert.ok((await assertResultOnly(ta, failed, 'Payment failed')).includes('<a class="button primary" href="mailto:help@acme.example">Contact Acme</a>'))
+  const zh = await getPage(ta, `/c/${failed}?lang=zh-CN`)
+  assert.ok(zh.html.includes('<a class="button primary" href="mailto:help@acme.example">联系Acme</a>'), zh.html)
+  await settings({})
+  const bare = await assertResultOnly(ta, await unpaid(ta, 'expire', {}), 'This checkout has expired')
+  assert.ok(!bare.includes('class="actions"'), 'nothing to link to')
+  // A paid session is not sent to the support page: its way on is the receipt.
+  await settings({ supportUrl: 'https://help.acme.example/orders' })
+  const paid = await paidSession(ta)
+  assert.ok(!(await assertResultOnly(ta, paid.id, 'Payment received')).includes('help.acme.example'))
+})
+
+test('in Chinese the way back reads 返回 and the merchant\'s name', async (t) => {
+  const ta = await startTestApp(t)
+  const id = await unpaid(ta, 'cancel', { cancelUrl: 'http://localhost:3000/cart' })
+  const page = await getPage(ta, `/c/${id}?lang=zh-CN`)
+  assert.ok(page.html.includes(`<a class="button primary" href="http://localhost:3000/cart?session_id=${id}">返回Acme</a>`))
+})
+
+test('with cancelUrl, Cancel and return goes through the relay to cancelUrl, which the page\'s form-action allows', async (t) => {
+  const ta = await startTestApp(t)
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'http://localhost:3000/thanks', cancelUrl: 'http://127.0.0.1:4000/cart' })
+  const page = await getPage(ta, `/c/${s.id}`)
+  assert.match(page.headers.get('content-security-policy')!, /form-action 'self' http:\/\/localhost:3000 http:\/\/127\.0\.0\.1:4000;/)
+  const res = await pressButton(ta, s.id, 'cancel')
+  assert.equal(res.location, `/c/${s.id}/done`)
+  const relay = await getPage(ta, `/c/${s.id}/done`)
+  assert.equal(relay.location, `http://127.0.0.1:4000/cart?session_id=${s.id}`)
+  // Without successUrl too: cancelUrl alone is enough to leave through the relay.
+  const only = await createSession(ta, { amount: 1000, currency: 'CNY', cancelUrl: 'http://127.0.0.1:4000/cart' })
+  assert.equal((await pressButton(ta, only.id, 'cancel')).location, `/c/${only.id}/done`)
+  assert.equal((await getPage(ta, `/c/${only.id}/done`)).location, `http://127.0.0.1:4000/cart?session_id=${only.id}`)
 })
 
 test('no button on a finished session can start a payment, even when posted by hand', async (t) => {

@@ -9,6 +9,7 @@ import type { LiveProviderId } from '../../src/providers/index.js'
 import { createMockProvider } from '../../src/providers/mock/index.js'
 import { createRegistry } from '../../src/providers/registry.js'
 import { ProviderError, type Action, type PaymentProvider } from '../../src/providers/types.js'
+import { applyFacts } from '../../src/services/payments.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { creemCredentials, wechatCredentials } from '../helpers/credentials.js'
 import { formCount, getPage, postForm, pressButton, tokenOf } from '../helpers/pages.js'
@@ -104,6 +105,25 @@ test('a provider that cannot be reached leaves a clear message and lets the cust
   assert.equal((await sessionRow(ta, s.id)).status, 'processing')
 })
 
+test('after the provider reports a definitive failure the session stays failed: no new attempt, only the way back (docs/integrate.md: trying again)', async (t) => {
+  const ta = await startTestApp(t)
+  const cfg = await addConfig(ta, { provider: 'creem', label: 'main' })
+  ta.deps.providers = createRegistry([fakeAdapter('creem', { kind: 'none' })])
+  const s = await liveSession(ta, { amount: 500, currency: 'USD', cancelUrl: 'https://shop.example/cart' })
+  const token = tokenOf((await getPage(ta, `/c/${s.id}`)).html)
+  assert.equal((await postForm(ta, `/c/${s.id}/choose`, { token, provider: 'creem' })).status, 303)
+  const { rows: [attempt] } = await ta.database.pool.query('select id from attempts where session_id = $1', [s.id])
+  await applyFacts(ta.deps, 'creem', cfg.id, [{ kind: 'payment', attemptId: attempt.id, status: 'failed' }])
+  assert.equal((await sessionRow(ta, s.id)).status, 'failed')
+  // An old tab still holding the choice: nothing starts.
+  const again = await postForm(ta, `/c/${s.id}/choose`, { token, provider: 'creem' })
+  assert.equal(again.location, `/c/${s.id}`)
+  assert.equal(await attemptCount(ta, s.id), 1)
+  const page = await getPage(ta, `/c/${s.id}`)
+  assert.equal(formCount(page.html), 0)
+  assert.ok(page.html.includes(`href="https://shop.example/cart?session_id=${s.id}">Return to Acme</a>`))
+})
+
 test('the mock controls cannot touch a live session', async (t) => {
   const ta = await startTestApp(t)
   await addConfig(ta, { provider: 'wechat', label: 'main' })
@@ -174,7 +194,8 @@ test('a live session whose provider configuration was disabled offers nothing, a
   const off = await ta.admin('PATCH', `/merchants/${ta.merchant.id}/provider_configs/${cfg.id}`, { enabled: false })
   assert.equal(off.status, 200)
   const page = await getPage(ta, `/c/${s.id}`)
-  assert.ok(page.html.includes('No payment method is available for this checkout right now.'))
+  assert.ok(page.html.includes('No payment method is available for this checkout right now. Please try again later, or cancel and return to Acme.'))
+  assert.ok((await getPage(ta, `/c/${s.id}?lang=zh-CN`)).html.includes('此订单目前没有可用的支付方式。请稍后再试，或取消并返回Acme。'))
   assert.equal(formCount(page.html), 1, 'only Cancel and return')
 })
 

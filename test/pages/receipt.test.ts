@@ -24,7 +24,7 @@ test('a paid receipt shows merchant, amount, currency, status, time paid and the
   assert.equal(fact(page.html, 'Amount'), '¥99.00\u00a0CNY')
   assert.equal(fact(page.html, 'Currency'), 'CNY')
   assert.equal(fact(page.html, 'Status'), '<span class="status status-paid">Paid</span>')
-  assert.equal(fact(page.html, 'Paid at'), '<time datetime="2026-11-21T09:30:00.000Z">Nov 21, 2026, 09:30 UTC</time>')
+  assert.equal(fact(page.html, 'Paid at'), '<time datetime="2026-11-21T09:30:00.000Z">Nov 21, 2026, 09:30\u00a0UTC</time>')
   assert.equal(fact(page.html, 'Receipt number'), `<code>${paid.record.id}</code>`)
   assert.equal(fact(page.html, 'Refunded'), null)
   assert.ok(page.html.includes('<strong>TEST MODE</strong>'))
@@ -80,7 +80,7 @@ test('the receipt in Chinese', async (t) => {
   assert.equal(fact(page.html, '收款方'), 'Acme')
   assert.equal(fact(page.html, '金额'), '¥99.00\u00a0CNY')
   assert.equal(fact(page.html, '状态'), '<span class="status status-paid">已支付</span>')
-  assert.equal(fact(page.html, '付款时间'), '<time datetime="2026-11-21T09:30:00.000Z">2026年11月21日 09:30 UTC</time>')
+  assert.equal(fact(page.html, '付款时间'), '<time datetime="2026-11-21T09:30:00.000Z">2026年11月21日 09:30\u00a0UTC</time>')
   assert.ok(page.html.includes('<strong>测试模式</strong>'))
 })
 

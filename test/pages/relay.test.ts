@@ -19,6 +19,18 @@ const helper = (ta: TestApp, id: string, action: string) =>
 /** The customer has chosen and the provider is working on it: an attempt, the session `processing`. */
 const inFlight = (ta: TestApp, id: string) => startAttempt(ta.deps, id, { provider: 'mock', providerConfigId: null, channel: 'mock' })
 
+/** A canceled, a failed and an expired session (expired with a payment in flight, read before any sweep). */
+async function finishedUnpaid(ta: TestApp, body: Record<string, unknown>) {
+  const canceled = await createSession(ta, { ...body, expiresInSeconds: 60 })
+  await helper(ta, canceled.id, 'cancel')
+  const failed = await createSession(ta, { ...body, expiresInSeconds: 60 })
+  await helper(ta, failed.id, 'fail')
+  const expired = await createSession(ta, { ...body, expiresInSeconds: 60 })
+  await inFlight(ta, expired.id)
+  ta.clock.advance(61_000)
+  return [canceled, failed, expired]
+}
+
 test('a paid session goes to successUrl with session_id, record_id and paid_confirmed=1, keeping its own parameters', async (t) => {
   const ta = await startTestApp(t)
   const paid = await paidSession(ta, { amount: 1000, currency: 'CNY', successUrl: 'http://localhost:3000/orders/42/thanks?ref=A%2F1&utm=x#done' })
@@ -39,20 +51,25 @@ test('without successUrl a paid session goes to its receipt', async (t) => {
 
 test('canceled, failed and expired sessions go to successUrl with paid_confirmed=0 and no record_id, at once', async (t) => {
   const ta = await startTestApp(t)
-  const body = { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back?o=7', expiresInSeconds: 60 }
-  const canceled = await createSession(ta, body)
-  await helper(ta, canceled.id, 'cancel')
-  const failed = await createSession(ta, body)
-  await helper(ta, failed.id, 'fail')
-  const expired = await createSession(ta, body)
-  await inFlight(ta, expired.id)
-  ta.clock.advance(61_000)
-  for (const s of [canceled, failed, expired]) {
+  const sessions = await finishedUnpaid(ta, { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/back?o=7' })
+  for (const s of sessions) {
     const res = await getPage(ta, `/c/${s.id}/done`)
     assert.equal(relayWait(res.headers), 'none', 'a finished session is not waited on')
     assert.equal(res.status, 303)
     assert.equal(res.location, `https://shop.example/back?o=7&session_id=${s.id}&paid_confirmed=0`)
   }
+})
+
+test('with cancelUrl, canceled, failed and expired sessions go there with session_id instead, at once; a paid one still to successUrl', async (t) => {
+  const ta = await startTestApp(t)
+  const body = { amount: 1000, currency: 'CNY', successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart?o=7' }
+  const paid = await paidSession(ta, body)
+  for (const s of await finishedUnpaid(ta, body)) {
+    const res = await getPage(ta, `/c/${s.id}/done`)
+    assert.equal(relayWait(res.headers), 'none')
+    assert.equal(res.location, `https://shop.example/cart?o=7&session_id=${s.id}`)
+  }
+  assert.equal((await getPage(ta, `/c/${paid.id}/done`)).location, `https://shop.example/thanks?session_id=${paid.id}&record_id=${paid.record.id}&paid_confirmed=1`)
 })
 
 test('without successUrl an unpaid session goes back to its checkout page', async (t) => {

@@ -7,6 +7,7 @@ export const CheckoutBody = Type.Object({
   description: Type.Optional(Type.String({ maxLength: 200 })),
   metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { maxProperties: 50, description: 'at most 50 keys; keys ≤ 40 characters, values ≤ 500' })),
   successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'absolute http(s) URL; https in live mode' })),
+  cancelUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'where a customer who did not pay (canceled, failed, expired) goes back to, with session_id added; the same rules as successUrl' })),
   expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, description: 'default 3600' })),
   providerHints: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'provider id → configuration label; only the first is used; ignored in test mode' })),
 }, { additionalProperties: false })

@@ -2,6 +2,7 @@ import { SESSION_STATUSES } from '../../domain/session-machine.js'
 import { providerName } from '../../providers/index.js'
 import type { DeliverySummary } from '../../services/activity.js'
 import type { ConsoleKey } from '../i18n/index.js'
+import { Sentence } from '../../web/views/sentence.js'
 import { money, when } from '../format.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
 import type { ListQuery } from './filters.js'
@@ -53,7 +54,25 @@ function StatusBadge({ c, kind, status }: { c: ConsoleContext; kind: 'session' |
   return <span class={`badge ${tone(status)}`}>{text ?? status}</span>
 }
 
-export function PaymentsPage({ c, sessions, hasMore, query, paged, error }: { c: ConsoleContext; sessions: SessionItem[]; hasMore: boolean; query: ListQuery; paged: boolean; error: string | null }) {
+/**
+ * Why the list is empty, and so what to do next: clear the filters; in test mode, make a payment
+ * with a test key; in live mode, connect a provider first, or make one with a live key.
+ */
+export type EmptyList = 'filtered' | 'test' | 'connect' | 'live'
+
+const EMPTY = {
+  filtered: ['payments.emptyFiltered', 'payments.emptyFilteredLink', ''],
+  test: ['payments.emptyTest', 'payments.emptyTestLink', '/keys'],
+  connect: ['payments.emptyConnect', 'payments.emptyConnectLink', '/providers'],
+  live: ['payments.emptyLive', 'payments.emptyLiveLink', '/keys'],
+} as const
+
+function EmptyPayments({ c, why }: { c: ConsoleContext; why: EmptyList }) {
+  const [sentence, link, page] = EMPTY[why]
+  return <p class="empty"><Sentence template={c.t(sentence)} name="link" node={<a href={`${base(c.mode)}${page || '/payments'}`}>{c.t(link)}</a>} /></p>
+}
+
+export function PaymentsPage({ c, sessions, hasMore, query, paged, error, empty }: { c: ConsoleContext; sessions: SessionItem[]; hasMore: boolean; query: ListQuery; paged: boolean; error: string | null; empty: EmptyList | null }) {
   const { t, locale } = c
   const listUrl = `${base(c.mode)}/payments`
   const keep = new URLSearchParams(Object.entries(query).filter(([, v]) => v))
@@ -87,7 +106,7 @@ export function PaymentsPage({ c, sessions, hasMore, query, paged, error }: { c:
           {keep.size > 0 && <a href={listUrl}>{t('payments.clear')}</a>}
         </div>
       </form>
-      {sessions.length === 0 ? <p>{t('payments.none')}</p> : (
+      {sessions.length === 0 ? (empty ? <EmptyPayments c={c} why={empty} /> : <p>{t('payments.none')}</p>) : (
         <table class="table">
           <thead><tr><th class="num">{t('payments.amount')}</th><th>{t('payments.status')}</th><th>{t('payments.description')}</th><th>{t('payments.id')}</th><th>{t('payments.created')}</th></tr></thead>
           <tbody>

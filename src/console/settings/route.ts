@@ -1,4 +1,4 @@
-/** What customers see of the merchant on the hosted pages: name, brand colour, support email, logo. */
+/** What customers see of the merchant on the hosted pages: name, brand colour, support email and page, logo. */
 import type { FastifyPluginAsync } from 'fastify'
 import { TillError } from '../../domain/errors.js'
 import { recordActivity } from '../../services/activity.js'
@@ -27,6 +27,7 @@ export const settingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
         displayName: field(body, 'displayName'),
         brandColor: field(body, 'brandColor'),
         supportEmail: field(body, 'supportEmail'),
+        supportUrl: field(body, 'supportUrl'),
         logo: logo && typeof logo === 'object' ? { bytes: logo.bytes } : null,
         removeLogo: field(body, 'removeLogo') === 'on',
       })
@@ -35,7 +36,7 @@ export const settingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       return sendHtml(reply, 400, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: e.message, saved: false }))
     }
     const after = await readMerchant(deps, m.id)
-    await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', detail: { displayName: after.displayName, brandColor: after.brandColor, supportEmail: after.supportEmail, logo: after.logoHash !== null } })
+    await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', detail: { displayName: after.displayName, brandColor: after.brandColor, supportEmail: after.supportEmail, supportUrl: after.supportUrl, logo: after.logoHash !== null } })
     return seeOther(reply, `/console/${c.mode}/settings?saved=1`)
   })
 }

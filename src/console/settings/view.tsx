@@ -6,6 +6,7 @@ interface MerchantFacts {
   displayName: string | null
   brandColor: string | null
   supportEmail: string | null
+  supportUrl: string | null
 }
 
 export function SettingsPage({ c, merchant, branding, error, saved }: { c: ConsoleContext; merchant: MerchantFacts; branding: Branding; error: string | null; saved: boolean }) {
@@ -30,6 +31,11 @@ export function SettingsPage({ c, merchant, branding, error, saved }: { c: Conso
           <label for="supportEmail">{t('settings.supportEmail')}</label>
           <input id="supportEmail" name="supportEmail" type="email" value={merchant.supportEmail ?? ''} />
           <p class="help">{t('settings.supportEmailHelp')}</p>
+        </div>
+        <div class="field">
+          <label for="supportUrl">{t('settings.supportUrl')}</label>
+          <input id="supportUrl" name="supportUrl" type="url" value={merchant.supportUrl ?? ''} placeholder="https://" />
+          <p class="help">{t('settings.supportUrlHelp')}</p>
         </div>
         <div class="field">
           <label for="logo">{t('settings.logo')}</label>

@@ -42,11 +42,19 @@
   // The zone's name is part of the text (GMT+9, EST), so a UTC fallback is never mistaken for it.
   var TIME_FIELDS = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }
 
+  // The zone goes after the time, joined to it by a no-break space, in every language: Chinese
+  // formats put it between the date and the time ("2026年11月21日 GMT+8 17:30"), the server writes "… 09:30 UTC".
   function localTime(el) {
     var when = new Date(el.getAttribute('datetime'))
     if (isNaN(when.getTime())) return
     try {
-      el.textContent = new Intl.DateTimeFormat(document.documentElement.lang || undefined, TIME_FIELDS).format(when)
+      var zone = ''
+      var text = new Intl.DateTimeFormat(document.documentElement.lang || undefined, TIME_FIELDS).formatToParts(when).map(function (p) {
+        if (p.type !== 'timeZoneName') return p.value
+        zone = p.value
+        return ''
+      }).join('').replace(/\s+/g, ' ').trim()
+      el.textContent = zone ? text + '\u00a0' + zone : text
     } catch (e) {
       // An old browser without these options: the server's UTC text stays.
     }

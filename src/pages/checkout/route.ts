@@ -18,6 +18,7 @@ import { setPageHeaders } from '../../web/security.js'
 import { BadForm, FormTokenInvalid } from '../errors.js'
 import { chargedText } from '../charged.js'
 import { pageContext } from '../context.js'
+import { UNPAID_RESULTS, wayBack } from '../way-back.js'
 import { checkFormToken, formToken, originOf } from '../security.js'
 import type { PageContext } from '../views/layout.js'
 import { QrPage, RedirectPage } from '../views/live-action.js'
@@ -68,6 +69,10 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       expiresAtIso: session.expiresAt.toISOString(),
       formToken: formToken(tokenKey, session.id),
       canReturn: session.successUrl !== null,
+      wayBack: UNPAID_RESULTS.includes(cs.status) ? wayBack({
+        sessionId: session.id, cancelUrl: session.cancelUrl, successUrl: session.successUrl,
+        supportUrl: cs.branding?.supportUrl ?? null, supportEmail: cs.branding?.supportEmail ?? null,
+      }) : null,
       recordId: cs.record?.id ?? null,
       charged: chargedText(cs.record, locale),
       offers: offers.map((o) => ({ provider: o.provider, name: providerName(o.provider, locale) })),
@@ -84,9 +89,9 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       failed: namedInQuery(ctx.locale, req.query.failed),
       inAppUnavailable: inAppUnavailable(ctx.locale, req.query.unavailable),
     })
-    // The pay → relay → successUrl redirect chain is checked against form-action: allow the merchant's origin.
-    const merchantOrigin = originOf(cs.session.successUrl)
-    setPageHeaders(reply, merchantOrigin ? [merchantOrigin] : [])
+    // The pay → relay → successUrl (and cancel → relay → cancelUrl) redirect chains are checked against form-action: allow the merchant's origins.
+    const merchantOrigins = [originOf(cs.session.successUrl), originOf(cs.session.cancelUrl)].filter((o): o is string => o !== null)
+    setPageHeaders(reply, [...new Set(merchantOrigins)])
     return sendHtml(reply, 200, CheckoutPage({ ...ctx, v }))
   })
 
@@ -128,7 +133,8 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
   app.post<Id>('/:id/cancel', async (req, reply) => {
     const cs = await postedSession(req)
     await unlessFinished(() => hosted.cancelByCustomer(deps, cs.session))
-    return seeOther(reply, cs.session.successUrl ? `/c/${cs.session.id}/done` : `/c/${cs.session.id}`)
+    // Back to the merchant through the relay (cancelUrl, or successUrl with paid_confirmed=0); without either, the page shows the way back.
+    return seeOther(reply, cs.session.cancelUrl || cs.session.successUrl ? `/c/${cs.session.id}/done` : `/c/${cs.session.id}`)
   })
 
   app.post<Id>('/:id/choose', async (req, reply) => {

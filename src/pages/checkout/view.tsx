@@ -2,8 +2,10 @@
 import type { Branding } from '../../services/merchant-settings.js'
 import type { SessionStatus } from '../../domain/session-machine.js'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
+import type { WayBack } from '../way-back.js'
 import { Layout, type PageContext } from '../views/layout.js'
-import { Amount, AwaitPayment, LocalTime, ProviderMark, Reference, ResultIcon, Sentence } from '../views/parts.js'
+import { Sentence } from '../../web/views/sentence.js'
+import { Amount, AwaitPayment, LocalTime, ProviderMark, Reference, ResultIcon } from '../views/parts.js'
 
 export interface OfferView {
   provider: string
@@ -22,8 +24,10 @@ export interface CheckoutView {
   expiresAt: string
   expiresAtIso: string
   formToken: string
-  /** The merchant gave a successUrl: finished sessions offer the way back, through the relay. */
+  /** The merchant gave a successUrl: paid sessions offer the way back, through the relay. */
   canReturn: boolean
+  /** Failed, canceled and expired sessions: the way back to the merchant (../way-back.ts), if there is one. */
+  wayBack: WayBack | null
   recordId: string | null
   /** Paid sessions: what the customer paid in another currency, and the rate (WeChat Pay Global). */
   charged: string | null
@@ -108,7 +112,7 @@ function LiveControls({ t, v }: PageContext & { v: CheckoutView }) {
       {v.unavailable && <p class="notice warning" role="alert">{t('live.unavailable', { provider: v.unavailable })}</p>}
       {v.failed && <p class="notice warning" role="alert">{t('live.failed', { provider: v.failed })}</p>}
       {v.offers.length === 0 ? (
-        <p class="notice warning">{t('live.none')}</p>
+        <p class="notice warning">{t('live.none', { merchant: v.merchantName })}</p>
       ) : (
         <form method="post" action={`/c/${v.sessionId}/choose`} class="offers">
           <input type="hidden" name="token" value={v.formToken} />
@@ -162,14 +166,14 @@ function Result(p: PageContext & { v: CheckoutView }) {
       <Amount label={t('receipt.amount')} value={v.amount} />
       {v.charged && <p class="charged">{t('receipt.charged')}: {v.charged}</p>}
       {v.description && <p class="description">{v.description}</p>}
-      {(v.recordId || v.canReturn) && (
+      {v.recordId ? (
         <div class="actions">
-          {v.recordId && <a class="button primary" href={`/r/${v.recordId}`}>{t('result.viewReceipt')}</a>}
-          {v.canReturn && (
-            <a class={`button ${v.recordId ? 'secondary' : 'primary'}`} href={`/c/${v.sessionId}/done`}>
-              {t('result.return', { merchant: v.merchantName })}
-            </a>
-          )}
+          <a class="button primary" href={`/r/${v.recordId}`}>{t('result.viewReceipt')}</a>
+          {v.canReturn && <a class="button secondary" href={`/c/${v.sessionId}/done`}>{t('result.return', { merchant: v.merchantName })}</a>}
+        </div>
+      ) : v.wayBack && (
+        <div class="actions">
+          <a class="button primary" href={v.wayBack.href}>{t(v.wayBack.kind === 'contact' ? 'result.contact' : 'result.return', { merchant: v.merchantName })}</a>
         </div>
       )}
       <Reference label={t('checkout.reference')} value={v.sessionId} />

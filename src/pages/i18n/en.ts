@@ -28,7 +28,7 @@ export const en = {
   'live.payWith': 'Pay with {provider}',
   'live.unavailable': '{provider} is not available yet. Please choose another way to pay, or try again later.',
   'live.failed': '{provider} could not start the payment just now. Please try again, or choose another way to pay.',
-  'live.none': 'No payment method is available for this checkout right now. Please try again later.',
+  'live.none': 'No payment method is available for this checkout right now. Please try again later, or cancel and return to {merchant}.',
   'live.waiting': 'Waiting for {provider} to confirm your payment. If you have not paid yet, you can choose again below.',
   'live.scan': 'Scan this code with {provider} to pay',
   'live.redirecting': 'Taking you to {provider}…',
@@ -54,6 +54,7 @@ export const en = {
   'result.expired.body': 'It was not paid in time and no money was taken. To pay, return to {merchant} and start again.',
   'result.viewReceipt': 'View receipt',
   'result.return': 'Return to {merchant}',
+  'result.contact': 'Contact {merchant}',
 
   'timer.expired': 'Expired',
 

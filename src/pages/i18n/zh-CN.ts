@@ -30,7 +30,7 @@ export const zhCN: Catalogue = {
   'live.payWith': '{provider}',
   'live.unavailable': '{provider}暂不可用。请选择其他支付方式，或稍后再试。',
   'live.failed': '{provider}暂时无法发起付款。请重试，或选择其他支付方式。',
-  'live.none': '此订单目前没有可用的支付方式，请稍后再试。',
+  'live.none': '此订单目前没有可用的支付方式。请稍后再试，或取消并返回{merchant}。',
   'live.waiting': '正在等待{provider}确认您的付款。如果您还没有付款，可以在下方重新选择。',
   'live.scan': '请用{provider}扫描二维码付款',
   'live.redirecting': '正在跳转到{provider}…',
@@ -56,6 +56,7 @@ export const zhCN: Catalogue = {
   'result.expired.body': '未在有效期内付款，未扣款。如需付款，请返回{merchant}重新开始。',
   'result.viewReceipt': '查看收据',
   'result.return': '返回{merchant}',
+  'result.contact': '联系{merchant}',
 
   'timer.expired': '已过期',
 

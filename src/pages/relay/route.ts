@@ -27,6 +27,7 @@ export const relayRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
       status: cs.status,
       recordId: cs.record?.id ?? null,
       successUrl: cs.session.successUrl,
+      cancelUrl: cs.session.cancelUrl,
     })
     const ctx = pageContext(req, reply)
     // The body is for clients that do not follow redirects: one link onwards.

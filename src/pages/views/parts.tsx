@@ -1,5 +1,4 @@
 /** Small pieces shared by the pages. */
-import type { Child } from 'hono/jsx'
 
 export function Amount({ label, value }: { label: string; value: string }) {
   return (
@@ -16,12 +15,6 @@ export function Amount({ label, value }: { label: string; value: string }) {
  */
 export function LocalTime({ iso, text }: { iso: string; text: string }) {
   return <time datetime={iso}>{text}</time>
-}
-
-/** A translated sentence with one placeholder filled by markup rather than text. */
-export function Sentence({ template, name, node }: { template: string; name: string; node: Child }) {
-  const [before, ...after] = template.split(`{${name}}`)
-  return <>{before}{node}{after.join(`{${name}}`)}</>
 }
 
 /** The id a customer may quote to the merchant: the session's or the record's, nothing internal. */

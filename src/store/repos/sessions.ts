@@ -15,7 +15,7 @@ const p = sql.placeholder
 // The hot paths' statements (checkout, session reads, payments), built once: see store/prepared.ts.
 const insertStmt = statement('session_insert', (ex) => ex.insert(sessions).values({
   id: p('id'), merchantId: p('merchantId'), mode: p('mode'), status: p('status'), amount: p('amount'), currency: p('currency'),
-  description: p('description'), metadata: p('metadata'), successUrl: p('successUrl'), chosenProvider: p('chosenProvider'),
+  description: p('description'), metadata: p('metadata'), successUrl: p('successUrl'), cancelUrl: p('cancelUrl'), chosenProvider: p('chosenProvider'),
   providerConfigId: p('providerConfigId'), expiresAt: p('expiresAt'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
 }).returning())
 const scopedStmt = statement('session_get_scoped', (ex) => ex.select().from(sessions)
@@ -26,15 +26,15 @@ const lockStmt = statement('session_get_for_update', (ex) => ex.select().from(se
 export async function insertSession(tx: Executor, row: typeof sessions.$inferInsert) {
   // Every column is a parameter of the prepared INSERT: the ones a caller leaves out take the schema's defaults here.
   const now = new Date()
-  const [s] = await insertStmt(tx, withDefaults({ description: null, metadata: {}, successUrl: null, chosenProvider: null, providerConfigId: null, createdAt: now, updatedAt: now }, row))
+  const [s] = await insertStmt(tx, withDefaults({ description: null, metadata: {}, successUrl: null, cancelUrl: null, chosenProvider: null, providerConfigId: null, createdAt: now, updatedAt: now }, row))
   return s
 }
 
 // The key's claim and the session in one command, so one commit: the session is inserted only
 // if the key was claimed (its answer stored with it), and nothing at all if it was not.
 const insertClaimingStmt = rawStatement('session_insert_claiming_key', `with claim as (${CLAIM_SQL})
-  insert into sessions (id, merchant_id, mode, status, amount, currency, description, metadata, success_url, chosen_provider, provider_config_id, expires_at, created_at, updated_at)
-  select $9::text, $10::text, $11::text, $12::text, $13::int, $14::text, $15::text, $16::jsonb, $17::text, $18::text, $19::text, $20::timestamptz, $21::timestamptz, $22::timestamptz
+  insert into sessions (id, merchant_id, mode, status, amount, currency, description, metadata, success_url, cancel_url, chosen_provider, provider_config_id, expires_at, created_at, updated_at)
+  select $9::text, $10::text, $11::text, $12::text, $13::int, $14::text, $15::text, $16::jsonb, $17::text, $18::text, $19::text, $20::text, $21::timestamptz, $22::timestamptz, $23::timestamptz
   where exists (select 1 from claim)`)
 
 /**
@@ -44,7 +44,7 @@ const insertClaimingStmt = rawStatement('session_insert_claiming_key', `with cla
  */
 export async function insertSessionClaiming(tx: Executor, row: SessionRow, claim: KeyClaim, answer: { status: number; body: string }) {
   const { rowCount } = await insertClaimingStmt(tx, [...claimValues(claim, answer),
-    row.id, row.merchantId, row.mode, row.status, row.amount, row.currency, row.description, JSON.stringify(row.metadata), row.successUrl,
+    row.id, row.merchantId, row.mode, row.status, row.amount, row.currency, row.description, JSON.stringify(row.metadata), row.successUrl, row.cancelUrl,
     row.chosenProvider, row.providerConfigId, row.expiresAt, row.createdAt, row.updatedAt])
   if (!rowCount) throw new KeyTaken()
 }

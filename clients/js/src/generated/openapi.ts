@@ -35,6 +35,8 @@ export interface paths {
                         };
                         /** @description absolute http(s) URL; https in live mode */
                         successUrl?: string;
+                        /** @description where a customer who did not pay (canceled, failed, expired) goes back to, with session_id added; the same rules as successUrl */
+                        cancelUrl?: string;
                         /** @description default 3600 */
                         expiresInSeconds?: number;
                         /** @description provider id → configuration label; only the first is used; ignored in test mode */

@@ -966,6 +966,7 @@ class TillBase:
         description: Optional[str] = None,
         metadata: Optional[Dict[str, str]] = None,
         success_url: Optional[str] = None,
+        cancel_url: Optional[str] = None,
         expires_in_seconds: Optional[int] = None,
         provider_hints: Optional[Dict[str, str]] = None,
         idempotency_key: Optional[str] = None,
@@ -978,7 +979,7 @@ class TillBase:
             self._sender.request(
                 "POST",
                 "/api/v1/checkout",
-                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "expiresInSeconds": expires_in_seconds, "providerHints": provider_hints}, extra),
+                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "providerHints": provider_hints}, extra),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
@@ -1600,6 +1601,7 @@ class AsyncTillBase:
         description: Optional[str] = None,
         metadata: Optional[Dict[str, str]] = None,
         success_url: Optional[str] = None,
+        cancel_url: Optional[str] = None,
         expires_in_seconds: Optional[int] = None,
         provider_hints: Optional[Dict[str, str]] = None,
         idempotency_key: Optional[str] = None,
@@ -1612,7 +1614,7 @@ class AsyncTillBase:
             await self._sender.request(
                 "POST",
                 "/api/v1/checkout",
-                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "expiresInSeconds": expires_in_seconds, "providerHints": provider_hints}, extra),
+                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "providerHints": provider_hints}, extra),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
