@@ -3,7 +3,8 @@
  * phase. Non-2xx answers become ProviderError (wire.errorFrom); a network failure or timeout is an
  * `unknown` outcome, never a failure. The key is read from the configuration for the call only.
  */
-import { Agent, request, type Dispatcher } from 'undici'
+import { Agent, type Dispatcher } from 'undici'
+import { exchange } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { API_KEY_HEADER, DEFAULT_API_BASE } from './constants.js'
@@ -42,22 +43,13 @@ export class CreemClient {
       'user-agent': USER_AGENT,
     }
     if (body !== undefined) headers['content-type'] = 'application/json'
-    let status: number
-    let text: string
-    try {
-      const res = await request(apiBaseOf(cfg) + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher: this.dispatcher,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      })
-      status = res.statusCode
-      text = await res.body.text()
-    } catch (e) {
-      throw new ProviderError('unknown', 'network', `Creem unreachable or too slow: ${(e as Error).message}`)
-    }
+    const { status, text } = await exchange(apiBaseOf(cfg) + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: this.dispatcher,
+      timeoutMs: this.opts.timeoutMs,
+    }, 'Creem')
     const data = parseJson(text)
     if (status < 200 || status >= 300) throw errorFrom(status, data as ErrorBody | null)
     if (data === null || typeof data !== 'object') throw new ProviderError('unknown', 'malformed_response', `Creem answered ${method} ${path} with no JSON object`)

@@ -4,7 +4,8 @@
  * Platform certificates, when a merchant uses them, are fetched and cached here per configuration.
  */
 import type { KeyObject } from 'node:crypto'
-import { Agent, request, type Dispatcher } from 'undici'
+import { Agent, type Dispatcher } from 'undici'
+import { exchange } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { DEFAULT_API_BASE, DEFAULT_GLOBAL_API_BASE, GLOBAL_PATHS, PATHS } from './constants.js'
@@ -160,19 +161,13 @@ export class WechatClient {
     // Which key Till can verify with. Public-key mode must say so, or a merchant mid-migration gets
     // answers signed with the certificate (P3); the certificate list itself is asked for without one.
     if (serial) headers['Wechatpay-Serial'] = serial
-    try {
-      const res = await request(base.origin + target, {
-        method,
-        headers,
-        body: body === undefined ? undefined : text,
-        dispatcher: this.dispatcher,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      })
-      return { status: res.statusCode, headers: res.headers, text: await res.body.text() }
-    } catch (e) {
-      throw new ProviderError('unknown', 'network', `WeChat Pay unreachable or too slow: ${(e as Error).message}`)
-    }
+    return exchange(base.origin + target, {
+      method,
+      headers,
+      body: body === undefined ? undefined : text,
+      dispatcher: this.dispatcher,
+      timeoutMs: this.opts.timeoutMs,
+    }, 'WeChat Pay')
   }
 }
 
