@@ -13,7 +13,11 @@ import { credentialsOf, keysOf, type Keys } from './keys.js'
 import { responseParts, verifyRsa2, withSign, type Params } from './sign.js'
 import { answerError, beijingTime, isSuccess, type Answer } from './wire.js'
 
-export const gatewayOf = (cfg: ProviderConfig) => `${String(cfg.settings.apiBase ?? DEFAULT_API_BASE).replace(/\/+$/, '')}${GATEWAY_PATH}`
+/** {apiBase}/gateway.do; an apiBase given with /gateway.do already is taken as it is. */
+export function gatewayOf(cfg: ProviderConfig): string {
+  const base = String(cfg.settings.apiBase ?? DEFAULT_API_BASE).replace(/\/+$/, '')
+  return base.endsWith(GATEWAY_PATH) ? base : `${base}${GATEWAY_PATH}`
+}
 
 const USER_AGENT = `Till/0.1 (Alipay-OpenAPI-2.0; ${process.platform}) Node/${process.versions.node}`
 
