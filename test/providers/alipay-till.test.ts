@@ -7,10 +7,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
+import { deliverDue } from '../../src/jobs/outbox.js'
 import { reconcileAttempts, reconcileRefunds } from '../../src/jobs/reconcile.js'
 import { cancelSession, configFor, expireDue } from '../../src/services/payments.js'
 import { alipayTill, type AlipayTill } from '../helpers/alipay-till.js'
 import { relayWait } from '../helpers/pages.js'
+import { createEndpoint, startReceiver, TRUST_TEST_CA } from '../helpers/receiver.js'
 import { refundRows } from '../helpers/store-queries.js'
 
 const SUCCESS_URL = 'https://shop.example/thanks?order=42'
@@ -27,8 +29,10 @@ async function payOnCashier(a: AlipayTill, url: string) {
   return { back, status: relay.status, location: relay.headers.get('location') ?? '', wait: relayWait(relay.headers) }
 }
 
-test('a live Alipay session paid by QR: the verified notification makes it paid with Alipay\'s trade_no, once', async (t) => {
-  const a = await alipayTill(t)
+test('a live Alipay session paid by QR: the verified notification makes it paid with Alipay\'s trade_no, once, and the merchant\'s webhook hears of it', async (t) => {
+  const a = await alipayTill(t, { config: { webhookAllowPrivate: true } })
+  const rx = await startReceiver(t, undefined, { tls: true })
+  await createEndpoint(a.ta, rx.url, {}, a.ta.merchant.liveKey)
   await a.ctl.notifications({ mode: 'duplicate', count: 3 })
   const id = await a.session()
   const { action, attempt } = await a.start(id)
@@ -44,6 +48,10 @@ test('a live Alipay session paid by QR: the verified notification makes it paid 
   assert.deepEqual({ ...s.record, id: undefined, paidAt: undefined }, { id: undefined, paidAt: undefined, provider: 'alipay', providerRef: paidOrder.trade_no, amount: 8888, refundedAmount: 0, status: 'paid' })
   assert.equal(s.chosenProvider, 'alipay')
   assert.deepEqual(await a.types('sessionId', id), ['payment.succeeded'])
+  await deliverDue(a.ta.deps, { tls: TRUST_TEST_CA })
+  const [hook] = await rx.received(1)
+  assert.equal(hook.json.type, 'payment.succeeded')
+  assert.deepEqual([hook.json.data.sessionId, hook.json.data.provider, hook.json.data.providerRef, hook.json.data.amount, hook.json.data.currency], [id, 'alipay', paidOrder.trade_no, 8888, 'CNY'])
 })
 
 test('page pay and wap pay: paid on the cashier, back through the relay with paid_confirmed=1, even with the notification lost', async (t) => {
