@@ -80,9 +80,9 @@ export function tradeApi(store: FakeStore, notifier: Notifier) {
       t.status = 'TRADE_CLOSED'
       t.gmtCloseMs = now
     }
-    // Alipay notifies refunds too; after this answer, never ahead of it.
-    const refundFee = t.refunded
-    if (store.knobs.notifyRefundsAndClosings) store.jobs.schedule(0, () => notifier.send(t, 'refund', t.notifyUrl, { refundFee, gmtRefundMs: now, outRequestNo }))
+    // Alipay notifies refunds too, as the trade stood right after this one; after this answer, never ahead of it.
+    const state = { ...t }
+    if (store.knobs.notifyRefundsAndClosings) store.jobs.schedule(0, () => notifier.send(state, 'refund', t.notifyUrl, { refundFee: state.refunded, gmtRefundMs: now, outRequestNo }))
     return refundAnswer(t, r, 'Y')
   }
 
