@@ -29,7 +29,7 @@ export function tradeApi(store: FakeStore, notifier: Notifier) {
     const t: Trade = {
       appId: app.appId, sellerId: app.sellerId, outTradeNo: o.outTradeNo, product, fingerprint: o.fingerprint, subject: o.subject, body: o.body,
       total: o.total, notifyUrl: o.notifyUrl, returnUrl: o.returnUrl, quitUrl: o.quitUrl, passbackParams: o.passbackParams,
-      requestedAtMs: store.nowMs(), expiresAtMs: o.expiresAtMs, exists: false, status: 'WAIT_BUYER_PAY', failedTries: 0, refunded: 0,
+      expiresAtMs: o.expiresAtMs, exists: false, status: 'WAIT_BUYER_PAY', failedTries: 0, refunded: 0,
       ...(product === 'precreate' ? { qrCode: store.newQrCode() } : { cashierId: randomBytes(12).toString('hex') }),
     }
     store.trades.set(`${t.appId}:${t.outTradeNo}`, t)
