@@ -7,11 +7,13 @@
  * tampered ones, and a request signed with another key is refused with the gateway's real error.
  */
 import assert from 'node:assert/strict'
+import { createPrivateKey } from 'node:crypto'
 import { test, type TestContext } from 'node:test'
 import { AlipaySdk } from 'alipay-sdk'
 import type { AppCredentials } from '../../src/providers/alipay/fake/index.js'
 import type { KeyMode } from '../../src/providers/alipay/fake/store.js'
-import { alipaySdk, alipayWithApps, appPublicKey, sdkConfig } from '../helpers/alipay.js'
+import { withSign } from '../../src/providers/alipay/sign.js'
+import { alipaySdk, alipayWithApps, appPublicKey, sdkAcceptsRequest, sdkConfig } from '../helpers/alipay.js'
 import { startReceiver } from '../helpers/receiver.js'
 
 const SDK_VERSION = '4.14.0'
@@ -188,4 +190,18 @@ test('an unknown app id is refused with isv.invalid-app-id, unsigned, as Alipay 
   const body = await res.text()
   assert.equal(res.headers.get('content-type'), 'text/html;charset=utf-8')
   assert.equal(body, '{"alipay_trade_precreate_response":{"code":"40002","msg":"Invalid Arguments","sub_code":"isv.invalid-app-id","sub_msg":"无效的AppID参数"}}')
+})
+
+test('the SDK\'s own verifier (what test/helpers/alipay.ts sdkAcceptsRequest applies to an adapter\'s requests) accepts the SDK\'s requests and Till\'s signing, and refuses a changed one', async (t) => {
+  const { fake, ctl, apps } = await alipayWithApps(t)
+  await alipaySdk(fake, apps.cert).exec('alipay.trade.precreate', { bizContent: order('att_v') })
+  const [logged] = await ctl.requests()
+  assert.ok(sdkAcceptsRequest(logged.params, apps.cert))
+  const till = withSign({
+    app_id: apps.publicKey.appId, method: 'alipay.trade.query', charset: 'utf-8', sign_type: 'RSA2', timestamp: '2026-05-20 12:00:00', version: '1.0',
+    biz_content: JSON.stringify({ out_trade_no: 'att_v', note: '蓝色杯子 & 盘 = 100%' }),
+  }, createPrivateKey(apps.publicKey.privateKey))
+  assert.ok(sdkAcceptsRequest(till, apps.publicKey))
+  assert.ok(!sdkAcceptsRequest({ ...till, timestamp: '2026-05-20 12:00:01' }, apps.publicKey))
+  assert.ok(!sdkAcceptsRequest(till, apps.cert), 'another app\'s key')
 })

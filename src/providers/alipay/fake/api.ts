@@ -29,7 +29,7 @@ export function tradeApi(store: FakeStore, notifier: Notifier) {
     const t: Trade = {
       appId: app.appId, sellerId: app.sellerId, outTradeNo: o.outTradeNo, product, fingerprint: o.fingerprint, subject: o.subject, body: o.body,
       total: o.total, notifyUrl: o.notifyUrl, returnUrl: o.returnUrl, quitUrl: o.quitUrl, passbackParams: o.passbackParams,
-      requestedAtMs: store.nowMs(), expiresAtMs: o.expiresAtMs, exists: false, status: 'WAIT_BUYER_PAY', failedTries: 0, refunded: 0,
+      expiresAtMs: o.expiresAtMs, exists: false, status: 'WAIT_BUYER_PAY', failedTries: 0, refunded: 0,
       ...(product === 'precreate' ? { qrCode: store.newQrCode() } : { cashierId: randomBytes(12).toString('hex') }),
     }
     store.trades.set(`${t.appId}:${t.outTradeNo}`, t)
@@ -80,9 +80,9 @@ export function tradeApi(store: FakeStore, notifier: Notifier) {
       t.status = 'TRADE_CLOSED'
       t.gmtCloseMs = now
     }
-    // Alipay notifies refunds too; after this answer, never ahead of it.
-    const refundFee = t.refunded
-    if (store.knobs.notifyRefundsAndClosings) store.jobs.schedule(0, () => notifier.send(t, 'refund', t.notifyUrl, { refundFee, gmtRefundMs: now, outRequestNo }))
+    // Alipay notifies refunds too, as the trade stood right after this one; after this answer, never ahead of it.
+    const state = { ...t }
+    if (store.knobs.notifyRefundsAndClosings) store.jobs.schedule(0, () => notifier.send(state, 'refund', t.notifyUrl, { refundFee: state.refunded, gmtRefundMs: now, outRequestNo }))
     return refundAnswer(t, r, 'Y')
   }
 

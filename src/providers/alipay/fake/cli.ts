@@ -39,8 +39,12 @@ async function run(argv: string[]): Promise<number> {
   const app = fake.addApp({ mode, ...(saved ? { appId: saved.app.appId, sellerId: saved.app.sellerId, privateKey: saved.app.privateKey, appCertificate: saved.app.appCertificate } : {}) })
   writeState(statePath, { identity: fake.savedIdentity(), app: { ...saved?.app, ...app } } satisfies State)
 
-  const { sellerId, ...credentials } = app
-  const config = { provider: 'alipay', label: 'fake', credentials, settings: { gateway: fake.gateway } }
+  // In the names of Till's alipay configuration (src/providers/alipay/module.ts).
+  const credentials = app.appCertificate
+    ? { appId: app.appId, privateKey: app.privateKey, appCert: app.appCertificate, alipayCert: app.alipayCertificate, alipayRootCert: app.alipayRootCertificate }
+    : { appId: app.appId, privateKey: app.privateKey, alipayPublicKey: app.alipayPublicKey }
+  const sellerId = app.sellerId
+  const config = { provider: 'alipay', label: 'fake', credentials, settings: { apiBase: fake.url } }
   if (values.json) {
     console.log(JSON.stringify({ url: fake.url, sellerId, ...config }))
   } else {

@@ -3,7 +3,7 @@
  * has, so adapter code cannot come to depend on them; the ones every fake has are in
  * fake-kit/knobs.ts. JSON in, JSON out.
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readForcedError } from '../../fake-kit/forced-errors.js'
 import { bad, bodyOf, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
 import { createTrade, expireIfDue, expireTrade, failTrade, finishTrade, payTrade, type ActionResult } from './actions.js'
@@ -17,7 +17,7 @@ const P = '/__fake/alipay'
 const ERROR_ROUTES = [...Object.values(ROUTES), '*']
 
 /** A trade named by out_trade_no (and app_id when several apps use the same number), trade_no, qr_code or cashier_id. */
-export function locateTrade(store: FakeStore, b: Body): Trade | undefined {
+function locateTrade(store: FakeStore, b: Body): Trade | undefined {
   if (typeof b.out_trade_no === 'string') return store.findTrade((t) => t.outTradeNo === b.out_trade_no && (b.app_id === undefined || t.appId === b.app_id))
   if (typeof b.trade_no === 'string') return store.findTrade((t) => t.tradeNo === b.trade_no)
   if (typeof b.qr_code === 'string') return store.findTrade((t) => t.qrCode === b.qr_code)
@@ -26,7 +26,7 @@ export function locateTrade(store: FakeStore, b: Body): Trade | undefined {
 }
 
 /** The fake's full record of a trade: the query view plus what the merchant sent and its refunds. */
-export function tradeRecord(store: FakeStore, t: Trade) {
+function tradeRecord(store: FakeStore, t: Trade) {
   return {
     ...(t.exists ? queryView(t) : { out_trade_no: t.outTradeNo, trade_status: null, total_amount: yuan(t.total) }),
     exists: t.exists, app_id: t.appId, product: t.product, subject: t.subject, body: t.body ?? null, qr_code: t.qrCode ?? null,
@@ -46,7 +46,7 @@ function readForced(b: Body) {
 export function registerControl(app: FastifyInstance, store: FakeStore, notifier: Notifier) {
   registerSharedKnobs(app, P, store, notifier, { routes: ERROR_ROUTES, read: readForced })
 
-  const act = (fn: (t: Trade, b: Body) => ActionResult | Promise<ActionResult>) => async (req: { body: unknown }, reply: any) => {
+  const act = (fn: (t: Trade, b: Body) => ActionResult | Promise<ActionResult>) => async (req: FastifyRequest, reply: FastifyReply) => {
     const b = bodyOf(req.body)
     const t = locateTrade(store, b)
     if (!t) return bad(reply, 404, 'no such order')

@@ -35,7 +35,7 @@ export function errorPage(reply: FastifyReply, e: GatewayError) {
 }
 
 /** return_url with Alipay's signed return parameters added. */
-export function returnUrl(store: FakeStore, t: Trade): string | null {
+function returnUrl(store: FakeStore, t: Trade): string | null {
   if (!t.returnUrl) return null
   const u = new URL(t.returnUrl)
   for (const [k, v] of Object.entries(returnParams(store, t))) u.searchParams.set(k, v)

@@ -44,7 +44,6 @@ export interface Trade {
   returnUrl?: string
   quitUrl?: string
   passbackParams?: string
-  requestedAtMs: number
   expiresAtMs: number
   /**
    * Alipay creates the trade only when the buyer scans the code or logs in on the cashier
