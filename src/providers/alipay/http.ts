@@ -23,7 +23,7 @@ const USER_AGENT = `Till/0.1 (Alipay-OpenAPI-2.0; ${process.platform}) Node/${pr
 
 export interface ClientOptions {
   now: () => Date
-  /** Per phase (connect, headers, body): a slow Alipay is an unknown outcome, never a hang. */
+  /** Per phase (headers, body): a slow Alipay is an unknown outcome, never a hang. */
   timeoutMs: number
   dispatcher?: Dispatcher
 }
