@@ -2,11 +2,12 @@
  * The live providers: the one list that names them (docs/architecture.md#adding-a-provider). The
  * mock, test mode's provider, is not a module: the core builds it itself.
  */
+import { alipay } from './alipay/module.js'
 import { creem } from './creem/module.js'
 import type { Localized, ProviderModule } from './module.js'
 import { wechat } from './wechat/module.js'
 
-export const PROVIDERS = [wechat, creem] as const
+export const PROVIDERS = [wechat, creem, alipay] as const
 
 export type LiveProviderId = (typeof PROVIDERS)[number]['id']
 

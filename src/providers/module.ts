@@ -96,8 +96,8 @@ export interface ProviderModule<Id extends string = string> {
   checkSettingsChange?(before: Fields, after: Fields): void
   /** What identifies saved credentials without revealing them (the console's list). */
   identify(credentials: Fields): Localized[]
-  /** The channel to use for this browser, where the provider has several. */
-  channelFor?(userAgent: string | undefined): string | null
+  /** The channel to use for this browser, where the provider has several (a configuration's settings may choose among them). */
+  channelFor?(userAgent: string | undefined, settings: Fields): string | null
   /** How to pay the provider's QR code, in its own words, shown beside it. */
   scanHelp?: Localized
   /** An open attempt's action worth showing again on this channel instead of placing a new order (a still valid QR code). */

@@ -39,6 +39,8 @@ export interface Offer {
   configId: string
   /** False until the provider's adapter is built: the page says so instead of failing. */
   available: boolean
+  /** The configuration's settings (which channel a browser gets may depend on them). */
+  settings: Record<string, unknown>
 }
 
 export async function loadSession(deps: Deps, sessionId: string): Promise<CustomerSession> {
@@ -65,7 +67,7 @@ export async function liveOffers(deps: Deps, session: SessionRow): Promise<Offer
     .filter((c) => c.enabled && isLiveProvider(c.provider) && fitsSession(c.provider, session.currency as Currency, session.amount, c.settings))
     .map((c) => {
       const id = c.provider as LiveProvider['id']
-      return { provider: id, configId: c.id, available: deps.providers.get(id) !== undefined }
+      return { provider: id, configId: c.id, available: deps.providers.get(id) !== undefined, settings: c.settings }
     })
     .sort((a, b) => a.provider.localeCompare(b.provider))
 }
@@ -98,9 +100,9 @@ export type PickResult =
   /** The provider's browser step comes first (WeChat's OAuth inside WeChat); its return starts the attempt. */
   | { kind: 'authorize'; provider: LiveProvider['id']; configId: string }
 
-/** The channel a provider should use for this browser, where it has several (its module decides). */
-export function channelFor(provider: LiveProvider['id'], userAgent: string | undefined): string | null {
-  return LIVE_PROVIDERS[provider].channelFor?.(userAgent) ?? null
+/** The channel a provider should use for this browser, where it has several (its module decides, from the configuration's settings too). */
+export function channelFor(provider: LiveProvider['id'], userAgent: string | undefined, settings: Record<string, unknown> = {}): string | null {
+  return LIVE_PROVIDERS[provider].channelFor?.(userAgent, settings) ?? null
 }
 
 /** The customer picks a provider: the session binds to its configuration and becomes `processing`. */
@@ -108,7 +110,7 @@ export async function pickProvider(deps: Deps, session: SessionRow, provider: st
   if (session.mode !== 'live') throw new NotFound()
   const offer = (await liveOffers(deps, session)).find((o) => o.provider === provider)
   if (!offer) throw new NotFound()
-  const channel = channelFor(offer.provider, client.userAgent)
+  const channel = channelFor(offer.provider, client.userAgent, offer.settings)
   // Checked before anything is written: no attempt is left behind for a provider that cannot take it.
   if (!offer.available) return { kind: 'unavailable', provider: offer.provider }
   if (channel !== null && channel === LIVE_PROVIDERS[offer.provider].browserStep?.channel) return { kind: 'authorize', provider: offer.provider, configId: offer.configId }

@@ -32,19 +32,21 @@ export async function confirmReturn(deps: Deps, sessionId: string, query: URLSea
 }
 
 async function confirm(deps: Deps, sessionId: string, query: URLSearchParams): Promise<void> {
-  const attemptId = query.get('request_id')
-  if (!SESSION_ID.test(sessionId) || !attemptId || !ATTEMPT_ID.test(attemptId)) return
+  if (!SESSION_ID.test(sessionId)) return
   const session = await sessions.getSessionUnscoped(deps.db, sessionId)
   if (!session || session.mode !== 'live' || session.status === 'paid' || session.status === 'refunded') return
-  const attempt = await sessions.getAttemptUnscoped(deps.db, attemptId)
-  // Only an attempt of this very session, still unsettled, made with a provider that signs its returns.
-  if (!attempt || attempt.sessionId !== session.id || attempt.status === 'succeeded') return
-  const adapter = deps.providers.get(attempt.provider)
-  if (!adapter?.verifyReturn) return
-  const cfg = await configFor(deps, deps.db, attempt.provider, attempt.providerConfigId)
+  // The session's newest attempt names the provider whose signature the return must carry; the
+  // signed return itself names the attempt (Creem's request_id, for one).
+  const latest = await sessions.latestAttemptId(deps.db, session.id)
+  const newest = latest ? await sessions.getAttemptUnscoped(deps.db, latest) : null
+  const adapter = newest ? deps.providers.get(newest.provider) : undefined
+  if (!newest || !adapter?.verifyReturn) return
+  const cfg = await configFor(deps, deps.db, newest.provider, newest.providerConfigId)
   const hint = adapter.verifyReturn(cfg, query)
-  if (!hint.verified || hint.attemptId !== attempt.id) {
-    deps.log.warn({ sessionId, attemptId, reason: hint.verified ? 'another attempt' : hint.reason }, 'unverified provider return ignored')
+  const attempt = hint.verified && hint.attemptId && ATTEMPT_ID.test(hint.attemptId) ? await sessions.getAttemptUnscoped(deps.db, hint.attemptId) : null
+  // Only an attempt of this very session, still unsettled, made with the same configuration.
+  if (!attempt || attempt.sessionId !== session.id || attempt.provider !== newest.provider || attempt.providerConfigId !== newest.providerConfigId || attempt.status === 'succeeded') {
+    deps.log.warn({ sessionId, attemptId: hint.verified ? hint.attemptId : null, reason: hint.verified ? 'another attempt' : hint.reason }, 'unverified provider return ignored')
     return
   }
   const state = await adapter.queryPayment(cfg, { attemptId: attempt.id, providerRef: attempt.providerRef, data: attempt.providerData })

@@ -24,8 +24,11 @@ export async function providerHook(t: TestContext, provider: PaymentProvider, cf
       const body = Buffer.concat(chunks)
       const result = await provider.parseNotification(cfg(), { body, headers: req.headers })
       received.push({ body, headers: req.headers, result })
-      res.writeHead(result.ack.status, result.ack.body === undefined ? {} : { 'content-type': 'application/json' })
-      res.end(result.ack.body === undefined ? undefined : JSON.stringify(result.ack.body))
+      // As Fastify sends it: a string as it is (Alipay's `success`), anything else as JSON.
+      const { body: ack, headers } = result.ack
+      const text = ack === undefined ? undefined : typeof ack === 'string' ? ack : JSON.stringify(ack)
+      res.writeHead(result.ack.status, { ...(ack === undefined ? {} : { 'content-type': typeof ack === 'string' ? 'text/plain; charset=utf-8' : 'application/json' }), ...headers })
+      res.end(text)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -4,6 +4,7 @@
  * `unknown` outcome, never a failure. The key is read from the configuration for the call only.
  */
 import type { Dispatcher } from 'undici'
+import { exchange } from '../exchange.js'
 import { undici } from '../undici.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
@@ -43,22 +44,13 @@ export class CreemClient {
       'user-agent': USER_AGENT,
     }
     if (body !== undefined) headers['content-type'] = 'application/json'
-    let status: number
-    let text: string
-    try {
-      const res = await undici().request(apiBaseOf(cfg) + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher: this.dispatcher,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      })
-      status = res.statusCode
-      text = await res.body.text()
-    } catch (e) {
-      throw new ProviderError('unknown', 'network', `Creem unreachable or too slow: ${(e as Error).message}`)
-    }
+    const { status, text } = await exchange(apiBaseOf(cfg) + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: this.dispatcher,
+      timeoutMs: this.opts.timeoutMs,
+    }, 'Creem')
     const data = parseJson(text)
     if (status < 200 || status >= 300) throw errorFrom(status, data as ErrorBody | null)
     if (data === null || typeof data !== 'object') throw new ProviderError('unknown', 'malformed_response', `Creem answered ${method} ${path} with no JSON object`)

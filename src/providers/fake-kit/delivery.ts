@@ -76,3 +76,15 @@ export async function post(url: string, headers: Record<string, string>, body: s
     return { status, error: (e as Error).name === 'TimeoutError' ? `no answer within ${deadlineMs} ms` : (e as Error).message }
   }
 }
+
+/** One POST whose answer's text matters (a provider that wants a literal body as its ack). */
+export async function postForText(url: string, headers: Record<string, string>, body: string, deadlineMs: number): Promise<{ status: number | null; text: string; error?: string }> {
+  let status: number | null = null
+  try {
+    const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(deadlineMs), redirect: 'manual' })
+    status = res.status
+    return { status, text: await res.text() }
+  } catch (e) {
+    return { status, text: '', error: (e as Error).name === 'TimeoutError' ? `no answer within ${deadlineMs} ms` : (e as Error).message }
+  }
+}

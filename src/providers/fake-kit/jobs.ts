@@ -35,6 +35,9 @@ export class JobQueue {
 
   pending = () => this.jobs.length
 
+  /** When the earliest pending job is due (clock milliseconds), or null when none is. */
+  nextDueMs = (): number | null => (this.jobs.length ? Math.min(...this.jobs.map((j) => j.dueMs)) : null)
+
   /** Runs due jobs every `everyMs` (never two runs at once); returns the stop. */
   autoRun(everyMs: number): () => void {
     let running = false

@@ -32,3 +32,10 @@ export async function serveFake(opts: ServeOptions, jobs: JobQueue, register: (a
     },
   }
 }
+
+/** HTML forms posted to a fake's pages: the body as an object of its fields (the last of a repeated one). */
+export function acceptForms(app: FastifyInstance) {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  })
+}

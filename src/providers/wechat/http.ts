@@ -5,6 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto'
 import type { Dispatcher } from 'undici'
+import { exchange } from '../exchange.js'
 import { undici } from '../undici.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
@@ -148,7 +149,7 @@ export class WechatClient {
   private async send(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown, serial = '') {
     // The signed target is the path and query exactly as sent, including any path prefix of the base.
     const target = new URL(apiBaseOf(cfg)).pathname.replace(/\/+$/, '') + path
-    const res = await this.exchange(cfg, method, target, body === undefined ? undefined : JSON.stringify(body), serial ? { 'Wechatpay-Serial': serial } : {})
+    const res = await this.signedExchange(cfg, method, target, body === undefined ? undefined : JSON.stringify(body), serial ? { 'Wechatpay-Serial': serial } : {})
     return { status: res.status, headers: res.headers, text: res.body.toString('utf8') }
   }
 
@@ -158,10 +159,10 @@ export class WechatClient {
    * header rather than its bytes. The body comes back as bytes (it may be gzip).
    */
   async getFile(cfg: ProviderConfig, target: string, headers: Record<string, string> = {}) {
-    return this.exchange(cfg, 'GET', target, undefined, { 'Wechatpay-Serial': await this.acceptSerial(cfg), ...headers })
+    return this.signedExchange(cfg, 'GET', target, undefined, { 'Wechatpay-Serial': await this.acceptSerial(cfg), ...headers })
   }
 
-  private async exchange(cfg: ProviderConfig, method: 'GET' | 'POST', target: string, text: string | undefined, extra: Record<string, string>) {
+  private async signedExchange(cfg: ProviderConfig, method: 'GET' | 'POST', target: string, text: string | undefined, extra: Record<string, string>) {
     const c = credentialsOf(cfg)
     const timestamp = String(Math.floor(this.opts.now().getTime() / 1000))
     const headers: Record<string, string> = {
@@ -174,19 +175,8 @@ export class WechatClient {
     // Which key Till can verify with (Wechatpay-Serial, in extra): public-key mode must say so, or a
     // merchant mid-migration gets answers signed with the certificate (P3); the certificate list itself is asked for without one.
     if (!headers['Wechatpay-Serial']) delete headers['Wechatpay-Serial']
-    try {
-      const res = await undici().request(new URL(apiBaseOf(cfg)).origin + target, {
-        method,
-        headers,
-        body: text,
-        dispatcher: this.dispatcher,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      })
-      return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) }
-    } catch (e) {
-      throw new ProviderError('unknown', 'network', `WeChat Pay unreachable or too slow: ${(e as Error).message}`)
-    }
+    const res = await exchange(new URL(apiBaseOf(cfg)).origin + target, { method, headers, body: text, dispatcher: this.dispatcher, timeoutMs: this.opts.timeoutMs }, 'WeChat Pay')
+    return { status: res.status, headers: res.headers, body: res.body }
   }
 }
 
