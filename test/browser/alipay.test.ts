@@ -105,7 +105,8 @@ test('phone: the mobile cashier (wap), paid, back to successUrl with paid_confir
   for (const [amount, shown] of [['10.00', '¥10\\.00'], ['78.88', '¥78\\.88']]) {
     await desk.page.goto(`${s.ta.baseUrl}/console/live/payments/${session.id}`)
     await desk.page.getByLabel('Amount to refund (CNY)').fill(amount)
-    await desk.page.getByRole('button', { name: 'Refund', exact: true }).click()
+    await desk.page.getByRole('button', { name: 'Review refund' }).click()
+    await desk.page.getByRole('button', { name: `Refund ${shown.replace('\\', '')}\u00a0CNY` }).click()
     assert.ok(await desk.page.getByText(new RegExp(`Refund ref_\\w+: ${shown}\u00a0CNY, Succeeded\\.`)).isVisible(), amount)
   }
   await screenshot(desk.page, 'alipay-refunded-console')
