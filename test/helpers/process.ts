@@ -146,6 +146,9 @@ export async function api(till: Till, method: string, urlPath: string, key: stri
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((e: Error) => {
+    // Once seen under heavy load (a fresh Till, its first POST): say what Till was doing.
+    throw new Error(`${method} ${urlPath}: ${e.message} (${String((e as { cause?: unknown }).cause ?? '')}); Till exit code ${till.child.exitCode}; stderr:\n${till.stderr()}\nstdout:\n${till.stdout()}`)
   })
   const text = await res.text()
   let json: any = text
