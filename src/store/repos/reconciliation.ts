@@ -262,8 +262,8 @@ export interface ItemInput {
   key: string
   kind: 'payment' | 'refund'
   category: ItemCategory
-  till: Record<string, unknown> | null
-  line: Record<string, unknown> | null
+  till: object | null
+  line: object | null
   differences: unknown[]
   fingerprint: string
   expected_until: string | null
@@ -404,13 +404,4 @@ export async function acknowledgeItem(tx: Tx, scope: Scope, id: string, by: stri
 /** Every item of a statement, a page at a time in key order: the CSV export streams them. */
 export async function itemsAfter(ex: Executor, statementId: string, afterKey: string | null, limit: number): Promise<ItemRow[]> {
   return ex.select().from(items).where(and(eq(items.statementId, statementId), afterKey === null ? undefined : gt(items.key, afterKey))).orderBy(asc(items.key)).limit(limit)
-}
-
-/** Open (unacknowledged) mismatches per provider and mode, for the gauge. */
-export async function openMismatchCounts(ex: Executor): Promise<{ provider: string; mode: string; n: number }[]> {
-  const { rows } = await ex.execute(sql`
-    select s.provider, i.mode, count(*)::int as n from reconciliation_items i join statements s on s.id = i.statement_id
-    where i.acknowledged_at is null and i.category not in ('matched', 'expected')
-    group by s.provider, i.mode`)
-  return (rows as { provider: string; mode: string; n: number }[]).map((r) => ({ ...r, n: Number(r.n) }))
 }

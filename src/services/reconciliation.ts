@@ -1,0 +1,338 @@
+/**
+ * Reconciliation against the providers' own statements (docs/reconciliation.md). One day of one
+ * configuration: fetch the statement (outside any transaction) and keep its files; then, in one
+ * transaction, parse them into lines (streamed, in batches), pair the lines with Till's records and
+ * refunds in SQL, classify each pair (domain/reconciliation.ts), write the items, and, when the run
+ * found new mismatches, the merchant's event. A failed run leaves the day as it was: nothing partial.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { Conflict, InvalidField, NotFound } from '../domain/errors.js'
+import { reconciliationEventData } from '../domain/events.js'
+import { newId } from '../domain/ids.js'
+import {
+  classify, dayIn, isDay, isMismatch, itemFingerprint, nextStatementTry, ITEM_CATEGORIES,
+  type Difference, type ItemCategory, type LineSide, type TillSide,
+} from '../domain/reconciliation.js'
+import { PROVIDERS } from '../providers/index.js'
+import type { StatementLine, StatementSource, StatementTotal } from '../providers/statements.js'
+import type { Tx } from '../store/db.js'
+import { appendEvent } from '../store/repos/events.js'
+import { getProviderConfig, getProviderConfigUnscoped, listEnabledUnscoped, type ProviderConfigRow } from '../store/repos/provider-configs.js'
+import * as repo from '../store/repos/reconciliation.js'
+import type { Scope } from '../store/repos/scope.js'
+import type { Deps } from './deps.js'
+import { openConfig } from './provider-configs.js'
+
+/** How long a run may hold a day before another may take it over (a crashed process). */
+export const LEASE_MS = 10 * 60_000
+/** Lines written per statement, and pairs read per fetch: what one run holds in memory at a time. */
+export const BATCH = 2000
+/** Provider configurations serve live mode only; test mode's mock provider keeps no statement. */
+const MODE = 'live' as const
+
+export type Trigger = 'job' | 'admin' | 'console'
+
+/** The statement source of a provider, when its adapter has one. */
+export function sourceOf(deps: Deps, provider: string): StatementSource | null {
+  return deps.providers.get(provider)?.statements ?? null
+}
+
+/** The live providers whose adapters fetch statements. */
+export const providersWithStatements = (deps: Deps) => PROVIDERS.map((p) => p.id).filter((id) => sourceOf(deps, id))
+
+interface Sums { count: number; amount: number }
+interface CurrencyTotals {
+  currency: string
+  /** The statement's own summary for the currency, when it has one. */
+  statement: { payments: Sums; refunds: Sums; fees: number } | null
+  /** The sum of the statement's lines. */
+  lines: { payments: Sums; refunds: Sums; fees: number }
+  /** Till's payments of the day, and its refunds that were not refused. */
+  till: { payments: Sums; refunds: Sums }
+  /** Whether the summary agrees with the lines (null: the statement gave no summary for the currency). */
+  agrees: boolean | null
+}
+
+const zero = (): Sums => ({ count: 0, amount: 0 })
+const sameSums = (a: Sums, b: Sums) => a.count === b.count && a.amount === b.amount
+
+function totalsOf(map: Map<string, CurrencyTotals>, currency: string): CurrencyTotals {
+  let t = map.get(currency)
+  if (!t) map.set(currency, t = { currency, statement: null, lines: { payments: zero(), refunds: zero(), fees: 0 }, till: { payments: zero(), refunds: zero() }, agrees: null })
+  return t
+}
+
+function addSummary(map: Map<string, CurrencyTotals>, s: StatementTotal) {
+  const t = totalsOf(map, s.currency)
+  // A statement of several files may state a currency more than once: its summaries add up.
+  const prev = t.statement ?? { payments: zero(), refunds: zero(), fees: 0 }
+  t.statement = {
+    payments: { count: prev.payments.count + s.payments.count, amount: prev.payments.amount + s.payments.amount },
+    refunds: { count: prev.refunds.count + s.refunds.count, amount: prev.refunds.amount + s.refunds.amount },
+    fees: prev.fees + s.fees,
+  }
+}
+
+function addLine(map: Map<string, CurrencyTotals>, l: StatementLine) {
+  const t = totalsOf(map, l.currency)
+  const sums = l.kind === 'payment' ? t.lines.payments : t.lines.refunds
+  sums.count++
+  sums.amount += l.amount
+  t.lines.fees += l.fee ?? 0
+}
+
+/** A parser's line, checked: a line that breaks the interface's promises stops the run rather than being matched wrongly. */
+function checked(l: StatementLine): StatementLine {
+  const ok = (l.kind === 'payment' || l.kind === 'refund') && Number.isSafeInteger(l.amount) && typeof l.currency === 'string'
+    && ['succeeded', 'pending', 'failed'].includes(l.status) && l.at instanceof Date && !Number.isNaN(l.at.getTime())
+    && (l.fee === null || Number.isSafeInteger(l.fee)) && Number.isInteger(l.source?.line) && typeof l.source?.file === 'string'
+  if (!ok) throw new StatementFormatError(`line ${l.source?.line ?? '?'} of ${l.source?.file ?? '?'} is not a statement line`)
+  return l
+}
+
+export class StatementFormatError extends Error {}
+/** The run outlived its lease and another took the day over: its result stands, not this one's. */
+class LeaseLost extends Error {}
+
+const tillSide = (r: repo.PairRow): TillSide & { id: string; ref: string | null } => ({
+  id: r.t_id!, ref: r.t_ref, kind: r.kind, amount: Number(r.t_amount), currency: r.t_currency!, status: r.t_status!, at: new Date(Number(r.t_at)),
+  charged: r.t_charged && typeof r.t_charged === 'object' ? { amount: Number(r.t_charged.amount), currency: String(r.t_charged.currency) } : null,
+})
+
+const lineSide = (r: repo.PairRow, day: string): LineSide & { statementId: string; day: string; file: string; line: number; tillRef: string | null; providerRef: string | null; fee: number | null } => ({
+  statementId: r.l_statement!, day: r.l_day ?? day, file: r.l_file!, line: Number(r.l_line), tillRef: r.l_till_ref, providerRef: r.l_provider_ref,
+  kind: r.kind, amount: Number(r.l_amount), currency: r.l_currency!, status: r.l_status!, fee: r.l_fee === null ? null : Number(r.l_fee), at: new Date(Number(r.l_at)),
+})
+
+const json = <T extends { at: Date }>(side: T) => ({ ...side, at: side.at.toISOString() })
+
+interface MatchOutcome {
+  counts: Record<ItemCategory, number>
+  newMismatches: number
+  openMismatches: number
+  totals: CurrencyTotals[]
+  /** Days of Till's side of lines this statement holds for another day: their reports change too. */
+  otherDays: Set<string>
+}
+
+/** Parses the kept files, pairs and classifies, writes items and totals: one transaction, so a failure leaves the last run's result. */
+async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: StatementSource): Promise<MatchOutcome> {
+  const now = deps.clock()
+  const totals = new Map<string, CurrencyTotals>()
+  await repo.deleteLines(tx, s.id)
+  const files = await repo.loadFiles(tx, s.id)
+  let batch: StatementLine[] = []
+  const parsed = source.parse(files)[Symbol.asyncIterator]()
+  for (;;) {
+    let next: IteratorResult<StatementLine | StatementTotal>
+    try {
+      next = await parsed.next()
+    } catch (e) {
+      throw new StatementFormatError(`the statement is not in the expected format: ${(e as Error).message}`)
+    }
+    if (next.done) break
+    const item = next.value
+    if (item.kind === 'total') {
+      addSummary(totals, item)
+      continue
+    }
+    batch.push(checked(item))
+    addLine(totals, item)
+    if (batch.length >= BATCH) {
+      await repo.insertLines(tx, s.id, s.providerConfigId, batch)
+      batch = []
+    }
+  }
+  await repo.insertLines(tx, s.id, s.providerConfigId, batch)
+
+  const bounds = await repo.dayBounds(tx, s.day, s.zone)
+  const scope: repo.PairScope = { statementId: s.id, merchantId: s.merchantId, mode: s.mode, configId: s.providerConfigId, ...bounds }
+  const runId = randomBytes(12).toString('base64url')
+  const counts = Object.fromEntries(ITEM_CATEGORIES.map((c) => [c, 0])) as Record<ItemCategory, number>
+  const otherDays = new Set<string>()
+  let newMismatches = 0
+  await repo.openPairs(tx, scope, s.zone)
+  for (;;) {
+    const rows = await repo.fetchPairs(tx, BATCH)
+    if (!rows.length) break
+    const out: repo.ItemInput[] = []
+    for (const r of rows) {
+      if (r.source === 'elsewhere') {
+        otherDays.add(r.t_day!)
+        continue
+      }
+      const till = r.t_id && !r.duplicate ? tillSide(r) : null
+      const line = r.l_file !== null ? lineSide(r, s.day) : null
+      const c = classify({ line, till, attempt: r.duplicate ? null : r.attempt_status, day: bounds, now })
+      const key = till ? till.id : `line:${line!.file}:${line!.line}`
+      counts[c.category]++
+      out.push({
+        id: newId('rci'), key, kind: r.kind, category: c.category,
+        till: till && json(till), line: line && json(line), differences: c.differences,
+        fingerprint: itemFingerprint(c.category, till, line), expected_until: c.expectedUntil?.toISOString() ?? null,
+      })
+    }
+    newMismatches += await repo.upsertItems(tx, { statementId: s.id, merchantId: s.merchantId, mode: s.mode, runId, now }, out)
+  }
+  await repo.closePairs(tx)
+  await repo.deleteStaleItems(tx, s.id, runId)
+
+  for (const t of await repo.tillTotals(tx, scope)) {
+    const sums = totalsOf(totals, t.currency).till
+    sums[t.kind === 'payment' ? 'payments' : 'refunds'] = { count: Number(t.n), amount: Number(t.amount) }
+  }
+  for (const t of totals.values()) {
+    t.agrees = t.statement === null ? null
+      : sameSums(t.statement.payments, t.lines.payments) && sameSums(t.statement.refunds, t.lines.refunds) && t.statement.fees === t.lines.fees
+  }
+  const openMismatches = (await repo.openMismatchesOf(tx, [s.id])).get(s.id) ?? 0
+  return { counts, newMismatches, openMismatches, totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)), otherDays }
+}
+
+/** Fetches the day's statement and keeps its files; false when there is none to keep yet (the day then waits or failed). */
+async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderConfigRow, source: StatementSource, token: string): Promise<boolean> {
+  const now = () => deps.clock()
+  const tries = s.tries + 1
+  let fetched
+  try {
+    fetched = await source.fetch(openConfig(deps, cfg), s.day)
+  } catch (e) {
+    const reason = `the provider refused the statement: ${(e as Error).message}`
+    await repo.updateStatement(deps.db, s.id, token, { state: 'failed', reason, tries, nextTryAt: nextStatementTry(now(), tries), updatedAt: now() })
+    deps.log.warn({ err: e, statementId: s.id, configId: cfg.id, day: s.day }, 'reconciliation: statement not fetched; will ask again')
+    return false
+  }
+  if (!fetched.ready) {
+    // Not published yet, or a download that failed its hash: nothing of it is kept.
+    await repo.updateStatement(deps.db, s.id, token, { state: 'waiting', reason: fetched.reason, tries, nextTryAt: nextStatementTry(now(), tries, fetched.retryAfterS), updatedAt: now() })
+    return false
+  }
+  const files = fetched.files.map((f) => ({ ...f, sha256: createHash('sha256').update(f.body).digest('hex') }))
+  await deps.db.transaction(async (tx) => {
+    await repo.storeFiles(tx, s.id, files, now())
+    await repo.updateStatement(tx, s.id, token, { state: 'fetched', reason: null, tries: 0, nextTryAt: null, fetchedAt: now(), updatedAt: now() })
+  })
+  return true
+}
+
+/** Matches the kept files of a day and records the result; the merchant's event when the run found new mismatches. */
+async function reconcileFetched(deps: Deps, s: repo.StatementRow, source: StatementSource, token: string): Promise<MatchOutcome | null> {
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const m = await match(tx, deps, s, source)
+      const now = deps.clock()
+      const updated = await repo.updateStatement(tx, s.id, token, {
+        state: 'reconciled', reason: null, tries: 0, nextTryAt: null, reconciledAt: now, counts: m.counts, totals: m.totals, updatedAt: now,
+      })
+      if (!updated) throw new LeaseLost()
+      const totalsDiffer = m.totals.filter((t) => t.agrees === false).map((t) => t.currency)
+      if (m.newMismatches > 0 || (totalsDiffer.length > 0 && s.state !== 'reconciled')) {
+        await appendEvent(tx, { merchantId: s.merchantId, mode: s.mode }, 'reconciliation.mismatches_found', reconciliationEventData({
+          id: s.id, provider: s.provider, providerConfigId: s.providerConfigId, day: s.day, counts: m.counts,
+          openMismatches: m.openMismatches, newMismatches: m.newMismatches, totalsDiffer,
+        }), now)
+      }
+      return m
+    })
+  } catch (e) {
+    if (e instanceof LeaseLost) return null
+    // Nothing of the run was kept; the day says why and is tried again later, like a statement not given.
+    const reason = e instanceof StatementFormatError ? e.message : `reconciliation failed: ${(e as Error).message}`
+    const now = deps.clock()
+    const tries = s.tries + 1
+    if (e instanceof StatementFormatError) deps.log.warn({ statementId: s.id, configId: s.providerConfigId, day: s.day, reason }, 'reconciliation: statement not parsed; will try again')
+    else deps.log.error({ err: e, statementId: s.id, configId: s.providerConfigId, day: s.day }, 'reconciliation failed; will try again')
+    await repo.updateStatement(deps.db, s.id, token, { state: 'failed', reason, tries, nextTryAt: nextStatementTry(now, tries), updatedAt: now })
+      .catch((err) => deps.log.warn({ err, statementId: s.id }, 'reconciliation: failure not recorded'))
+    return null
+  }
+}
+
+export interface RunOptions {
+  /** Take the day even when it is not due (reconciled already, or waiting for its next try): a re-run. */
+  force: boolean
+  /** Also run again the reconciled days whose pairs this day's lines changed (a line that came a day late). */
+  cascade?: boolean
+}
+
+/**
+ * Runs one day of one configuration: fetches its statement when none is kept, then matches it.
+ * Answers the statement as it stands after the run, or null when another run holds the day.
+ */
+export async function runDay(deps: Deps, cfg: ProviderConfigRow, day: string, o: RunOptions): Promise<repo.StatementRow | null> {
+  const source = sourceOf(deps, cfg.provider)
+  if (!source) throw new InvalidField('providerConfigId', `${cfg.provider} has no statements to reconcile with`)
+  const now = deps.clock()
+  const token = randomBytes(12).toString('base64url')
+  const s = await repo.claimStatement(deps.db, newId('stm'), {
+    merchantId: cfg.merchantId, mode: MODE, provider: cfg.provider, providerConfigId: cfg.id, day, zone: source.zone,
+  }, { now, until: new Date(now.getTime() + LEASE_MS), token, force: o.force })
+  if (!s) return null
+  let outcome: MatchOutcome | null = null
+  try {
+    const kept = s.state === 'fetched' || s.state === 'reconciled' || s.fetchedAt !== null
+    if (kept || await fetchStatement(deps, s, cfg, source, token)) outcome = await reconcileFetched(deps, s, source, token)
+  } finally {
+    await repo.releaseStatement(deps.db, s.id, token)
+  }
+  const after = (await repo.getStatementUnscoped(deps.db, s.id))!
+  if (outcome) {
+    const mismatches = ITEM_CATEGORIES.filter(isMismatch).reduce((n, c) => n + outcome!.counts[c], 0)
+    const totalsDiffer = outcome.totals.filter((t) => t.agrees === false).map((t) => t.currency)
+    if (mismatches > 0 || totalsDiffer.length > 0) {
+      deps.log.warn({ statementId: s.id, configId: cfg.id, provider: cfg.provider, day, counts: outcome.counts, openMismatches: outcome.openMismatches, totalsDiffer },
+        'reconciliation: the provider\'s statement and Till disagree; see the console\'s Reconciliation page')
+    }
+    if (o.cascade) await rerunDays(deps, cfg, [...outcome.otherDays])
+  }
+  return after
+}
+
+/** Runs again the reconciled days among `days` (their items may pair with lines that arrived since). */
+async function rerunDays(deps: Deps, cfg: ProviderConfigRow, days: string[]) {
+  for (const other of await repo.reconciledDays(deps.db, cfg.id, days)) {
+    await runDay(deps, cfg, other.day, { force: true })
+  }
+}
+
+/** A run asked for by a person (admin API, till reconcile, the console's re-check): the day now, whatever its state. */
+export async function runDayNow(deps: Deps, cfg: ProviderConfigRow, day: string) {
+  const s = await runDay(deps, cfg, day, { force: true, cascade: true })
+  if (!s) throw new Conflict('a reconciliation of this day is running; try again in a minute')
+  return s
+}
+
+/**
+ * A run by the operator (admin API, till reconcile): the day of the configuration named (any
+ * merchant's), or of every enabled configuration with statements; a past day in each provider's zone.
+ */
+export async function runByHand(deps: Deps, input: { date: string; providerConfigId?: string }) {
+  if (!isDay(input.date)) throw new InvalidField('date', 'must be a day written YYYY-MM-DD')
+  const cfgs = await configsToRun(deps, input.providerConfigId)
+  for (const cfg of cfgs) {
+    const zone = sourceOf(deps, cfg.provider)!.zone
+    if (input.date >= dayIn(deps.clock(), zone)) throw new InvalidField('date', `must be a day before today in the provider's time zone (${zone})`)
+  }
+  const runs: repo.StatementRow[] = []
+  for (const cfg of cfgs) runs.push(await runDayNow(deps, cfg, input.date))
+  return runs
+}
+
+async function configsToRun(deps: Deps, configId: string | undefined): Promise<ProviderConfigRow[]> {
+  if (configId !== undefined) {
+    const cfg = await getProviderConfigUnscoped(deps.db, configId)
+    if (!cfg) throw new InvalidField('providerConfigId', 'no such provider configuration')
+    if (!sourceOf(deps, cfg.provider)) throw new InvalidField('providerConfigId', `${cfg.provider} has no statements to reconcile with`)
+    return [cfg]
+  }
+  return listEnabledUnscoped(deps.db, providersWithStatements(deps))
+}
+
+/** The configuration of a merchant's statement, for a re-check from the console. */
+export async function configOfStatement(deps: Deps, scope: Scope, statementId: string) {
+  const s = await repo.getStatement(deps.db, scope, statementId)
+  if (!s) throw new NotFound()
+  const cfg = await getProviderConfig(deps.db, scope.merchantId, s.providerConfigId)
+  if (!cfg) throw new NotFound()
+  return { statement: s, config: cfg }
+}
