@@ -25,6 +25,7 @@ import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
 import { passwordRoutes } from './password/route.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
+import { reconciliationRoutes } from './reconciliation/route.js'
 import { settingsRoutes } from './settings/route.js'
 import { MessagePage } from './views/message.js'
 import { webhookRoutes } from './webhooks/route.js'
@@ -119,6 +120,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(providerRoutes(deps))
     await authed.register(webhookRoutes(deps))
     await authed.register(paymentRoutes(deps))
+    await authed.register(reconciliationRoutes(deps))
     await authed.register(settingsRoutes(deps))
     await authed.register(activityRoutes(deps))
     await authed.register(passwordRoutes(deps))

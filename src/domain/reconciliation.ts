@@ -64,6 +64,20 @@ export interface Difference {
   statement: string | number
 }
 
+export interface Sums { count: number; amount: number }
+/** A day's totals in one currency, as the report shows them. */
+export interface CurrencyTotals {
+  currency: string
+  /** The statement's own summary for the currency, when it has one. */
+  statement: { payments: Sums; refunds: Sums; fees: number } | null
+  /** The sum of the statement's lines. */
+  lines: { payments: Sums; refunds: Sums; fees: number }
+  /** Till's payments of the day, and its refunds that were not refused. */
+  till: { payments: Sums; refunds: Sums }
+  /** Whether the summary agrees with the lines (null: the statement gave no summary for the currency). */
+  agrees: boolean | null
+}
+
 export interface Classification {
   category: ItemCategory
   differences: Difference[]

@@ -9,6 +9,8 @@ import * as repo from '../store/repos/reconciliation.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { Deps } from './deps.js'
 
+export type { ItemRow } from '../store/repos/reconciliation.js'
+
 export function reportView(s: repo.StatementRow, openMismatches: number) {
   return {
     id: s.id,
@@ -102,12 +104,17 @@ export async function listItems(deps: Deps, q: ItemQuery, o: { limit: number; st
   return { data: rows.map((r) => itemView(r, r.line ? fields.get(lineKey(r.line as Record<string, unknown>)) : undefined)), hasMore }
 }
 
-/** Marks a mismatch as seen, with who and why; it stays so while the item is unchanged. Answers the item, or NotFound. */
-export async function acknowledgeItem(deps: Deps, scope: Scope, id: string, by: string, note: string) {
+/**
+ * Marks a mismatch of a report as seen, with who and why; it stays so while the item is unchanged.
+ * Answers the item and whether this call acknowledged it (a second post of the form changes nothing).
+ */
+export async function acknowledgeItem(deps: Deps, scope: Scope, reportId: string, id: string, by: string, note: string) {
   return deps.db.transaction(async (tx) => {
-    const item = await repo.acknowledgeItem(tx, scope, id, by, note, deps.clock())
-    if (!item) throw new NotFound()
-    return item
+    const done = await repo.acknowledgeItem(tx, scope, id, reportId, by, note, deps.clock())
+    if (done) return { item: done, acknowledged: true }
+    const item = await repo.getItem(tx, scope, id)
+    if (!item || item.statementId !== reportId || item.acknowledgedAt === null) throw new NotFound()
+    return { item, acknowledged: false }
   })
 }
 

@@ -11,7 +11,7 @@ import { reconciliationEventData } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
 import {
   classify, dayIn, isDay, isMismatch, itemFingerprint, nextStatementTry, ITEM_CATEGORIES,
-  type Difference, type ItemCategory, type LineSide, type TillSide,
+  type CurrencyTotals, type ItemCategory, type LineSide, type Sums, type TillSide,
 } from '../domain/reconciliation.js'
 import { PROVIDERS } from '../providers/index.js'
 import type { StatementLine, StatementSource, StatementTotal } from '../providers/statements.js'
@@ -39,19 +39,6 @@ export function sourceOf(deps: Deps, provider: string): StatementSource | null {
 
 /** The live providers whose adapters fetch statements. */
 export const providersWithStatements = (deps: Deps) => PROVIDERS.map((p) => p.id).filter((id) => sourceOf(deps, id))
-
-interface Sums { count: number; amount: number }
-interface CurrencyTotals {
-  currency: string
-  /** The statement's own summary for the currency, when it has one. */
-  statement: { payments: Sums; refunds: Sums; fees: number } | null
-  /** The sum of the statement's lines. */
-  lines: { payments: Sums; refunds: Sums; fees: number }
-  /** Till's payments of the day, and its refunds that were not refused. */
-  till: { payments: Sums; refunds: Sums }
-  /** Whether the summary agrees with the lines (null: the statement gave no summary for the currency). */
-  agrees: boolean | null
-}
 
 const zero = (): Sums => ({ count: 0, amount: 0 })
 const sameSums = (a: Sums, b: Sums) => a.count === b.count && a.amount === b.amount

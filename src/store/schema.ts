@@ -4,7 +4,7 @@ import {
   bigint, bigserial, boolean, customType, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
 } from 'drizzle-orm/pg-core'
 import type { Currency } from '../domain/money.js'
-import type { ItemCategory, StatementState } from '../domain/reconciliation.js'
+import type { CurrencyTotals, Difference, ItemCategory, StatementState } from '../domain/reconciliation.js'
 import type { RecordStatus } from '../domain/refund-math.js'
 import type { SessionStatus } from '../domain/session-machine.js'
 
@@ -351,7 +351,7 @@ export const statements = pgTable('statements', {
   /** Items per category after the last run. */
   counts: jsonb('counts').$type<Partial<Record<ItemCategory, number>>>().notNull().default({}),
   /** Per currency: the statement's own summary, the sum of its lines, and Till's side. */
-  totals: jsonb('totals').$type<unknown[]>().notNull().default([]),
+  totals: jsonb('totals').$type<CurrencyTotals[]>().notNull().default([]),
   createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
@@ -408,8 +408,8 @@ export const reconciliationItems = pgTable('reconciliation_items', {
   category: text('category').$type<ItemCategory>().notNull(),
   till: jsonb('till').$type<Record<string, unknown>>(),
   line: jsonb('line').$type<Record<string, unknown>>(),
-  /** What differs, for people: `amount: 9900 ≠ 9800`. */
-  differences: jsonb('differences').$type<string[]>().notNull().default([]),
+  /** What differs: each field with Till's value and the statement's. */
+  differences: jsonb('differences').$type<Difference[]>().notNull().default([]),
   fingerprint: text('fingerprint').notNull(),
   runId: text('run_id').notNull(),
   /** An `expected` item turns into a mismatch after this, unless its counterpart arrived. */

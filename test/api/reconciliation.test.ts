@@ -193,7 +193,7 @@ test('a re-run is idempotent: the same items, no new fetch, acknowledgements kep
   const [first] = (await run(r)).body.data
   const before = await itemsOf(r.ta, first.id)
   const amountItem = before.find((i) => i.category === 'amount_differs')!
-  await acknowledgeItem(r.ta.deps, { merchantId: r.ta.merchant.id, mode: 'live' }, amountItem.id, 'ops@example.com', 'the customer paid the difference by card')
+  await acknowledgeItem(r.ta.deps, { merchantId: r.ta.merchant.id, mode: 'live' }, first.id, amountItem.id, 'ops@example.com', 'the customer paid the difference by card')
 
   r.ta.clock.advance(3600_000)
   const [second] = (await run(r)).body.data
@@ -301,7 +301,7 @@ test('the gauge counts open mismatches per provider and mode; acknowledging one 
   assert.equal(await gauge(r), 5)
   assert.equal(await gauge(r, 'wechat', 'test'), 0)
   const [one] = await mismatchesOf(r, report.id)
-  await acknowledgeItem(r.ta.deps, { merchantId: r.ta.merchant.id, mode: 'live' }, one.id, 'ops@example.com', 'seen')
+  await acknowledgeItem(r.ta.deps, { merchantId: r.ta.merchant.id, mode: 'live' }, report.id, one.id, 'ops@example.com', 'seen')
   assert.equal(await gauge(r), 4)
   const open = (await r.ta.admin('GET', `/reconciliation/mismatches?report_id=${report.id}&open=true`)).body.data
   assert.equal(open.length, 4)

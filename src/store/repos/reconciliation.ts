@@ -4,7 +4,7 @@
  * through a cursor, so a day of 100,000 lines never sits in memory whole.
  */
 import { and, asc, desc, eq, gt, inArray, isNull, lte, ne, notInArray, or, sql, type SQL } from 'drizzle-orm'
-import type { ItemCategory } from '../../domain/reconciliation.js'
+import type { Difference, ItemCategory } from '../../domain/reconciliation.js'
 import type { StatementFile, StatementLine } from '../../providers/statements.js'
 import type { Executor, Tx } from '../db.js'
 import { reconciliationItems as items, statementFiles, statementLines, statements } from '../schema.js'
@@ -264,7 +264,7 @@ export interface ItemInput {
   category: ItemCategory
   till: object | null
   line: object | null
-  differences: unknown[]
+  differences: Difference[]
   fingerprint: string
   expected_until: string | null
 }
@@ -393,10 +393,10 @@ export async function lineFields(ex: Executor, refs: { statementId: string; file
     .map((r) => [`${r.statement_id}|${r.file}|${r.line_no}`, r.fields]))
 }
 
-/** Acknowledges an item; false when it is not there (or already acknowledged). */
-export async function acknowledgeItem(tx: Tx, scope: Scope, id: string, by: string, note: string, now: Date): Promise<ItemRow | null> {
+/** Acknowledges a mismatch of a statement; null when there is none such not acknowledged yet. */
+export async function acknowledgeItem(tx: Tx, scope: Scope, id: string, statementId: string, by: string, note: string, now: Date): Promise<ItemRow | null> {
   const [r] = await tx.update(items).set({ acknowledgedAt: now, acknowledgedBy: by, acknowledgementNote: note })
-    .where(and(eq(items.id, id), eq(items.merchantId, scope.merchantId), eq(items.mode, scope.mode), isNull(items.acknowledgedAt), notInArray(items.category, ['matched', 'expected'])))
+    .where(and(eq(items.id, id), eq(items.statementId, statementId), eq(items.merchantId, scope.merchantId), eq(items.mode, scope.mode), isNull(items.acknowledgedAt), notInArray(items.category, ['matched', 'expected'])))
     .returning()
   return r ?? null
 }
