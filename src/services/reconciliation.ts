@@ -14,7 +14,7 @@ import {
   type CurrencyTotals, type ItemCategory, type LineSide, type Sums, type TillSide,
 } from '../domain/reconciliation.js'
 import { PROVIDERS } from '../providers/index.js'
-import type { StatementLine, StatementSource, StatementTotal } from '../providers/statements.js'
+import type { StatementFile, StatementLine, StatementSource, StatementTotal } from '../providers/statements.js'
 import type { Tx } from '../store/db.js'
 import { appendEvent } from '../store/repos/events.js'
 import { getProviderConfig, getProviderConfigUnscoped, listEnabledUnscoped, type ProviderConfigRow } from '../store/repos/provider-configs.js'
@@ -103,11 +103,12 @@ interface MatchOutcome {
 }
 
 /** Parses the kept files, pairs and classifies, writes items and totals: one transaction, so a failure leaves the last run's result. */
-async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: StatementSource): Promise<MatchOutcome> {
+async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: StatementSource, fetched: StatementFile[] | null): Promise<MatchOutcome> {
   const now = deps.clock()
   const totals = new Map<string, CurrencyTotals>()
   await repo.deleteLines(tx, s.id)
-  const files = await repo.loadFiles(tx, s.id)
+  // Just fetched: the files in hand are the ones kept; otherwise read them back.
+  const files = fetched ?? await repo.loadFiles(tx, s.id)
   let batch: StatementLine[] = []
   const parsed = source.parse(files)[Symbol.asyncIterator]()
   for (;;) {
@@ -134,10 +135,10 @@ async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: Statement
 
   const bounds = await repo.dayBounds(tx, s.day, s.zone)
   const scope: repo.PairScope = { statementId: s.id, merchantId: s.merchantId, mode: s.mode, configId: s.providerConfigId, ...bounds }
-  const runId = randomBytes(12).toString('base64url')
   const counts = Object.fromEntries(ITEM_CATEGORIES.map((c) => [c, 0])) as Record<ItemCategory, number>
   const otherDays = new Set<string>()
   let newMismatches = 0
+  await repo.startRun(tx)
   await repo.openPairs(tx, scope, s.zone)
   for (;;) {
     const rows = await repo.fetchPairs(tx, BATCH)
@@ -159,10 +160,10 @@ async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: Statement
         fingerprint: itemFingerprint(c.category, till, line), expected_until: c.expectedUntil?.toISOString() ?? null,
       })
     }
-    newMismatches += await repo.upsertItems(tx, { statementId: s.id, merchantId: s.merchantId, mode: s.mode, runId, now }, out)
+    newMismatches += await repo.upsertItems(tx, { statementId: s.id, merchantId: s.merchantId, mode: s.mode, now }, out)
   }
   await repo.closePairs(tx)
-  await repo.deleteStaleItems(tx, s.id, runId)
+  await repo.deleteStaleItems(tx, s.id)
 
   for (const t of await repo.tillTotals(tx, scope)) {
     const sums = totalsOf(totals, t.currency).till
@@ -176,8 +177,8 @@ async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: Statement
   return { counts, newMismatches, openMismatches, totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)), otherDays }
 }
 
-/** Fetches the day's statement and keeps its files; false when there is none to keep yet (the day then waits or failed). */
-async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderConfigRow, source: StatementSource, token: string): Promise<boolean> {
+/** Fetches the day's statement and keeps its files; null when there is none to keep yet (the day then waits or failed). */
+async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderConfigRow, source: StatementSource, token: string): Promise<StatementFile[] | null> {
   const now = () => deps.clock()
   const tries = s.tries + 1
   let fetched
@@ -187,26 +188,26 @@ async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderCon
     const reason = `the provider refused the statement: ${(e as Error).message}`
     await repo.updateStatement(deps.db, s.id, token, { state: 'failed', reason, tries, nextTryAt: nextStatementTry(now(), tries), updatedAt: now() })
     deps.log.warn({ err: e, statementId: s.id, configId: cfg.id, day: s.day }, 'reconciliation: statement not fetched; will ask again')
-    return false
+    return null
   }
   if (!fetched.ready) {
     // Not published yet, or a download that failed its hash: nothing of it is kept.
     await repo.updateStatement(deps.db, s.id, token, { state: 'waiting', reason: fetched.reason, tries, nextTryAt: nextStatementTry(now(), tries, fetched.retryAfterS), updatedAt: now() })
-    return false
+    return null
   }
   const files = fetched.files.map((f) => ({ ...f, sha256: createHash('sha256').update(f.body).digest('hex') }))
   await deps.db.transaction(async (tx) => {
     await repo.storeFiles(tx, s.id, files, now())
     await repo.updateStatement(tx, s.id, token, { state: 'fetched', reason: null, tries: 0, nextTryAt: null, fetchedAt: now(), updatedAt: now() })
   })
-  return true
+  return fetched.files
 }
 
 /** Matches the kept files of a day and records the result; the merchant's event when the run found new mismatches. */
-async function reconcileFetched(deps: Deps, s: repo.StatementRow, source: StatementSource, token: string): Promise<MatchOutcome | null> {
+async function reconcileFetched(deps: Deps, s: repo.StatementRow, source: StatementSource, token: string, files: StatementFile[] | null): Promise<MatchOutcome | null> {
   try {
     return await deps.db.transaction(async (tx) => {
-      const m = await match(tx, deps, s, source)
+      const m = await match(tx, deps, s, source, files)
       const now = deps.clock()
       const updated = await repo.updateStatement(tx, s.id, token, {
         state: 'reconciled', reason: null, tries: 0, nextTryAt: null, reconciledAt: now, counts: m.counts, totals: m.totals, updatedAt: now,
@@ -257,8 +258,11 @@ export async function runDay(deps: Deps, cfg: ProviderConfigRow, day: string, o:
   if (!s) return null
   let outcome: MatchOutcome | null = null
   try {
-    const kept = s.state === 'fetched' || s.state === 'reconciled' || s.fetchedAt !== null
-    if (kept || await fetchStatement(deps, s, cfg, source, token)) outcome = await reconcileFetched(deps, s, source, token)
+    if (s.fetchedAt !== null) outcome = await reconcileFetched(deps, s, source, token, null)
+    else {
+      const files = await fetchStatement(deps, s, cfg, source, token)
+      if (files) outcome = await reconcileFetched(deps, s, source, token, files)
+    }
   } finally {
     await repo.releaseStatement(deps.db, s.id, token)
   }

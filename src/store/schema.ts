@@ -411,7 +411,6 @@ export const reconciliationItems = pgTable('reconciliation_items', {
   /** What differs: each field with Till's value and the statement's. */
   differences: jsonb('differences').$type<Difference[]>().notNull().default([]),
   fingerprint: text('fingerprint').notNull(),
-  runId: text('run_id').notNull(),
   /** An `expected` item turns into a mismatch after this, unless its counterpart arrived. */
   expectedUntil: ts('expected_until'),
   acknowledgedAt: ts('acknowledged_at'),

@@ -348,3 +348,23 @@ test('admin API: bad input is refused in the error shape and changes nothing; re
   assert.equal(busy.status, 409)
   assert.equal(busy.body.code, 'conflict')
 })
+
+test('a payment Till learns of after a run: its line, expected while the attempt was open, pairs with the record on the next run', async (t) => {
+  const r = await reconTill(t)
+  // The customer paid; the notification is lost and the attempt is still open when the day is run.
+  const open = await r.payment({ paidAt: at('10:00'), record: false })
+  r.stub.set(DAY, { lines: [lineOf(open)] })
+  r.ta.clock.set(NEXT_MORNING)
+  const [first] = (await run(r)).body.data
+  const [before] = await itemsOf(r.ta, first.id)
+  assert.deepEqual([before.category, before.key, before.till], ['expected', `line:tradebill:${before.line.line}`, null])
+
+  // Till's own reconciliation then records the payment: the next run pairs it, and the orphan line's item goes.
+  const recordId = 'rec_' + open.attemptId.slice(4)
+  await r.q(`insert into records (id, session_id, attempt_id, merchant_id, mode, provider, provider_config_id, provider_ref, amount, currency, status, paid_at, created_at)
+             values ($1, $2, $3, $4, 'live', 'wechat', $5, 'wx1', 9900, 'CNY', 'paid', $6, $6)`, [recordId, open.sessionId, open.attemptId, r.ta.merchant.id, r.configId, open.paidAt])
+  const [second] = (await run(r)).body.data
+  const after = await itemsOf(r.ta, first.id)
+  assert.deepEqual(after.map((i) => [i.key, i.category]), [[recordId, 'matched']])
+  assert.deepEqual([second.counts.matched, second.counts.expected], [1, 0])
+})

@@ -10,7 +10,6 @@ CREATE TABLE "reconciliation_items" (
 	"line" jsonb,
 	"differences" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"fingerprint" text NOT NULL,
-	"run_id" text NOT NULL,
 	"expected_until" timestamp (3) with time zone,
 	"acknowledged_at" timestamp (3) with time zone,
 	"acknowledged_by" text,

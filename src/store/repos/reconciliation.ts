@@ -3,10 +3,11 @@
  * files and parsed lines, and the items of its last run. The day's pairs are made in SQL and read
  * through a cursor, so a day of 100,000 lines never sits in memory whole.
  */
-import { and, asc, desc, eq, gt, inArray, isNull, lte, ne, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm'
 import type { Difference, ItemCategory } from '../../domain/reconciliation.js'
 import type { StatementFile, StatementLine } from '../../providers/statements.js'
 import type { Executor, Tx } from '../db.js'
+import { binaryQuery } from '../prepared.js'
 import { reconciliationItems as items, statementFiles, statementLines, statements } from '../schema.js'
 import type { Scope } from './scope.js'
 
@@ -87,9 +88,14 @@ export async function storeFiles(tx: Tx, statementId: string, files: (StatementF
 }
 
 export async function loadFiles(ex: Executor, statementId: string): Promise<StatementFile[]> {
-  const rows = await ex.select({ name: statementFiles.name, type: statementFiles.type, body: statementFiles.body })
-    .from(statementFiles).where(eq(statementFiles.statementId, statementId)).orderBy(asc(statementFiles.name))
-  return rows
+  const files = await ex.select({ name: statementFiles.name, type: statementFiles.type }).from(statementFiles)
+    .where(eq(statementFiles.statementId, statementId)).orderBy(asc(statementFiles.name))
+  const out: StatementFile[] = []
+  for (const f of files) {
+    const { rows } = await binaryQuery<{ body: Buffer }>(ex, 'select body from statement_files where statement_id = $1 and name = $2', [statementId, f.name])
+    out.push({ ...f, body: rows[0].body })
+  }
+  return out
 }
 
 export async function fileNames(ex: Executor, statementId: string) {
@@ -269,11 +275,17 @@ export interface ItemInput {
   expected_until: string | null
 }
 
+/** The keys of the items this run made, in a table of the transaction's own (so the items it did not make again can go). */
+export async function startRun(tx: Tx) {
+  await tx.execute(sql`create temp table till_reconciliation_run (key text primary key) on commit drop`)
+}
+
 /**
  * Writes one batch of the run's items. An item seen before keeps its id, and its acknowledgement
- * while its fingerprint is the same. Answers how many of the batch are mismatches that are new or changed.
+ * while its fingerprint is the same; one unchanged is not written at all (a re-run of a day writes
+ * only what changed). Answers how many of the batch are mismatches that are new or changed.
  */
-export async function upsertItems(tx: Tx, s: { statementId: string; merchantId: string; mode: string; runId: string; now: Date }, batch: ItemInput[]): Promise<number> {
+export async function upsertItems(tx: Tx, s: { statementId: string; merchantId: string; mode: string; now: Date }, batch: ItemInput[]): Promise<number> {
   if (!batch.length) return 0
   const kept = (col: string) => sql.raw(`case when reconciliation_items.fingerprint = excluded.fingerprint then reconciliation_items.${col} end`)
   const { rows } = await tx.execute(sql`
@@ -284,16 +296,22 @@ export async function upsertItems(tx: Tx, s: { statementId: string; merchantId: 
     old as (
       select i.key, i.fingerprint from reconciliation_items i where i.statement_id = ${s.statementId} and i.key in (select key from input)
     ),
+    seen as (
+      insert into till_reconciliation_run (key) select key from input
+    ),
     up as (
-      insert into reconciliation_items (id, statement_id, merchant_id, mode, key, kind, category, till, line, differences, fingerprint, run_id, expected_until, created_at, updated_at)
-      select x.id, ${s.statementId}, ${s.merchantId}, ${s.mode}, x.key, x.kind, x.category, x.till, x.line, x.differences, x.fingerprint, ${s.runId}, x.expected_until, ${s.now}, ${s.now}
+      insert into reconciliation_items (id, statement_id, merchant_id, mode, key, kind, category, till, line, differences, fingerprint, expected_until, created_at, updated_at)
+      select x.id, ${s.statementId}, ${s.merchantId}, ${s.mode}, x.key, x.kind, x.category, x.till, x.line, x.differences, x.fingerprint, x.expected_until, ${s.now}, ${s.now}
       from input x
       on conflict (statement_id, key) do update set
         kind = excluded.kind, category = excluded.category, till = excluded.till, line = excluded.line, differences = excluded.differences,
-        run_id = excluded.run_id, expected_until = excluded.expected_until,
+        expected_until = excluded.expected_until,
         acknowledged_at = ${kept('acknowledged_at')}, acknowledged_by = ${kept('acknowledged_by')}, acknowledgement_note = ${kept('acknowledgement_note')},
-        updated_at = case when reconciliation_items.fingerprint = excluded.fingerprint then reconciliation_items.updated_at else excluded.updated_at end,
+        updated_at = excluded.updated_at,
         fingerprint = excluded.fingerprint
+      where (reconciliation_items.kind, reconciliation_items.category, reconciliation_items.till, reconciliation_items.line,
+             reconciliation_items.differences, reconciliation_items.expected_until, reconciliation_items.fingerprint)
+        is distinct from (excluded.kind, excluded.category, excluded.till, excluded.line, excluded.differences, excluded.expected_until, excluded.fingerprint)
       returning key, category, fingerprint
     )
     select count(*)::int as n from up left join old using (key)
@@ -302,8 +320,11 @@ export async function upsertItems(tx: Tx, s: { statementId: string; merchantId: 
 }
 
 /** Items of an earlier run that this run did not make again (their counterpart changed, or they went away). */
-export async function deleteStaleItems(tx: Tx, statementId: string, runId: string) {
-  await tx.delete(items).where(and(eq(items.statementId, statementId), ne(items.runId, runId)))
+export async function deleteStaleItems(tx: Tx, statementId: string) {
+  await tx.execute(sql`analyze till_reconciliation_run`)
+  await tx.execute(sql`
+    delete from reconciliation_items i where i.statement_id = ${statementId}
+      and not exists (select 1 from till_reconciliation_run r where r.key = i.key)`)
 }
 
 /** Items per category of a statement. */
