@@ -107,8 +107,8 @@ async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: Statement
   const now = deps.clock()
   const totals = new Map<string, CurrencyTotals>()
   await repo.deleteLines(tx, s.id)
-  // Just fetched: the files in hand are the ones kept; otherwise read them back.
-  const files = fetched ?? await repo.loadFiles(tx, s.id)
+  // Just fetched: the files in hand are the ones kept; otherwise read them back, as they were kept.
+  const files = fetched ?? await keptFiles(tx, s.id)
   let batch: StatementLine[] = []
   const parsed = source.parse(files)[Symbol.asyncIterator]()
   for (;;) {
@@ -177,6 +177,16 @@ async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: Statement
   return { counts, newMismatches, openMismatches, totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)), otherDays }
 }
 
+async function keptFiles(tx: Tx, statementId: string): Promise<StatementFile[]> {
+  const files = await repo.loadFiles(tx, statementId)
+  for (const f of files) {
+    if (sha256(f.body) !== f.sha256) throw new StatementFormatError(`the kept file ${f.name} does not match its SHA-256 any more`)
+  }
+  return files
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+
 /** Fetches the day's statement and keeps its files; null when there is none to keep yet (the day then waits or failed). */
 async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderConfigRow, source: StatementSource, token: string): Promise<StatementFile[] | null> {
   const now = () => deps.clock()
@@ -195,7 +205,7 @@ async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderCon
     await repo.updateStatement(deps.db, s.id, token, { state: 'waiting', reason: fetched.reason, tries, nextTryAt: nextStatementTry(now(), tries, fetched.retryAfterS), updatedAt: now() })
     return null
   }
-  const files = fetched.files.map((f) => ({ ...f, sha256: createHash('sha256').update(f.body).digest('hex') }))
+  const files = fetched.files.map((f) => ({ ...f, sha256: sha256(f.body) }))
   await deps.db.transaction(async (tx) => {
     await repo.storeFiles(tx, s.id, files, now())
     await repo.updateStatement(tx, s.id, token, { state: 'fetched', reason: null, tries: 0, nextTryAt: null, fetchedAt: now(), updatedAt: now() })

@@ -368,3 +368,26 @@ test('a payment Till learns of after a run: its line, expected while the attempt
   assert.deepEqual(after.map((i) => [i.key, i.category]), [[recordId, 'matched']])
   assert.deepEqual([second.counts.matched, second.counts.expected], [1, 0])
 })
+
+test('a day of more lines than a batch: parsed while lines are written, and run again from its kept file to the same result', async (t) => {
+  const r = await reconTill(t)
+  const n = 5000
+  await r.q(`insert into sessions (id, merchant_id, mode, status, amount, currency, chosen_provider, provider_config_id, expires_at, created_at, updated_at)
+             select 'sess_b' || lpad(g::text, 23, '0'), $1, 'live', 'paid', 1000 + g, 'CNY', 'wechat', $2, $3, $3, $3 from generate_series(1, $4::int) g`,
+  [r.ta.merchant.id, r.configId, at('12:00'), n])
+  await r.q(`insert into attempts (id, session_id, merchant_id, mode, provider, provider_config_id, status, created_at, updated_at)
+             select 'att_b' || lpad(g::text, 23, '0'), 'sess_b' || lpad(g::text, 23, '0'), $1, 'live', 'wechat', $2, 'succeeded', $3, $3 from generate_series(1, $4::int) g`,
+  [r.ta.merchant.id, r.configId, at('12:00'), n])
+  await r.q(`insert into records (id, session_id, attempt_id, merchant_id, mode, provider, provider_config_id, provider_ref, amount, currency, status, paid_at, created_at)
+             select 'rec_b' || lpad(g::text, 23, '0'), 'sess_b' || lpad(g::text, 23, '0'), 'att_b' || lpad(g::text, 23, '0'), $1, 'live', 'wechat', $2, 'wx' || g, 1000 + g, 'CNY', 'paid', $3, $3
+             from generate_series(1, $4::int) g`, [r.ta.merchant.id, r.configId, at('12:00'), n])
+  const paid = Array.from({ length: n }, (_, i) => ({ sessionId: '', attemptId: `att_b${String(i + 1).padStart(23, '0')}`, recordId: '', amount: 1001 + i, currency: 'CNY', paidAt: at('12:00') }))
+  r.stub.set(DAY, { lines: paid.map((p, i) => lineOf(p, i === 0 ? { amount: 1 } : {})) })
+  r.ta.clock.set(NEXT_MORNING)
+  const [first] = (await run(r)).body.data
+  assert.deepEqual([first.state, first.reason, first.counts.matched, first.counts.amount_differs], ['reconciled', null, n - 1, 1])
+  assert.equal((await kept(r, first.id)).lines, n)
+  const [again] = (await run(r)).body.data
+  assert.deepEqual([again.state, again.reason, again.counts], ['reconciled', null, first.counts])
+  assert.equal(r.stub.fetches.length, 1)
+})

@@ -154,3 +154,20 @@ test('CSV export: every item of the day with both sides, amounts in minor units,
   assert.equal((await new ConsoleBrowser(r.ta).get(`/console/live/reconciliation/${report.id}/export.csv`)).status, 303, 'signed in only')
   void csrfOf
 })
+
+test('Send test event of reconciliation.mismatches_found sends a report\'s sample data, naming no session', async (t) => {
+  const r = await reconTill(t)
+  const browser = await console(r)
+  const { startReceiver } = await import('../helpers/receiver.js')
+  const { deliverDue } = await import('../../src/jobs/outbox.js')
+  const rx = await startReceiver(t)
+  const created = await browser.submit('/console/test/webhooks', '/console/test/webhooks', { url: rx.url })
+  const id = /\/console\/test\/webhooks\/(we_\w+)\/test/.exec(created.html)![1]
+  const sent = await browser.submit(`/console/test/webhooks/${id}`, `/console/test/webhooks/${id}/test`, { type: 'reconciliation.mismatches_found' })
+  assert.equal(sent.status, 303)
+  await deliverDue(r.ta.deps)
+  const [got] = rx.requests
+  assert.equal(got.json.type, 'reconciliation.mismatches_found')
+  assert.match(got.json.data.reportId, /^stm_/)
+  assert.deepEqual(Object.keys(got.json.data).sort(), ['counts', 'date', 'newMismatches', 'openMismatches', 'provider', 'providerConfigId', 'reportId', 'totalsDiffer'])
+})

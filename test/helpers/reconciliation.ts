@@ -33,8 +33,8 @@ export interface StubDay {
 
 /**
  * A provider's statements as a test sets them, day by day. A day not set is not published yet; a
- * day set `refuse` answers like a download whose hash did not match. The files hold the lines as
- * JSON, so a re-run parses the kept files again and never needs the stub.
+ * day set `notReady` answers like a download whose hash did not match. The files hold a line of
+ * JSON per statement line, so a re-run parses the kept files again and never needs the stub.
  */
 export function stubStatements(zone = 'Asia/Shanghai') {
   const days = new Map<string, StubDay | { notReady: string; retryAfterS?: number } | { throws: Error } | { badFile: true }>()
@@ -48,15 +48,19 @@ export function stubStatements(zone = 'Asia/Shanghai') {
       if ('notReady' in d) return { ready: false, reason: d.notReady, retryAfterS: d.retryAfterS }
       if ('throws' in d) throw d.throws
       if ('badFile' in d) return { ready: true, files: [{ name: 'tradebill', type: 'application/json', body: Buffer.from('not a statement') }] }
-      const totals = d.totals ?? sumsOf(d.lines)
-      const body = Buffer.from(JSON.stringify({ lines: d.lines, totals }))
-      return { ready: true, files: [{ name: 'tradebill', type: 'application/json', body }] }
+      const items: StatementItem[] = [...d.lines, ...(d.totals ?? sumsOf(d.lines))]
+      const body = Buffer.from(items.map((i) => JSON.stringify(i)).join('\n'))
+      return { ready: true, files: [{ name: 'tradebill', type: 'application/x-ndjson', body }] }
     },
+    // Read a line at a time while the core writes lines, as a real parser streams a large file.
     async *parse(files): AsyncIterable<StatementItem> {
       for (const f of files) {
-        const doc = JSON.parse(f.body.toString('utf8')) as { lines: (StatementLine & { at: string })[]; totals: StatementTotal[] }
-        for (const l of doc.lines) yield { ...l, at: new Date(l.at) }
-        for (const t of doc.totals) yield t
+        for (let start = 0; start < f.body.length;) {
+          const end = f.body.indexOf(10, start) < 0 ? f.body.length : f.body.indexOf(10, start)
+          const item = JSON.parse(f.body.toString('utf8', start, end)) as StatementItem
+          start = end + 1
+          yield item.kind === 'total' ? item : { ...item, at: new Date(item.at) }
+        }
       }
     },
   }

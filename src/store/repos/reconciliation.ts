@@ -87,13 +87,15 @@ export async function storeFiles(tx: Tx, statementId: string, files: (StatementF
   }
 }
 
-export async function loadFiles(ex: Executor, statementId: string): Promise<StatementFile[]> {
-  const files = await ex.select({ name: statementFiles.name, type: statementFiles.type }).from(statementFiles)
+/** The kept files with the SHA-256 each had when it was kept. */
+export async function loadFiles(ex: Executor, statementId: string): Promise<(StatementFile & { sha256: string })[]> {
+  const files = await ex.select({ name: statementFiles.name, type: statementFiles.type, sha256: statementFiles.sha256 }).from(statementFiles)
     .where(eq(statementFiles.statementId, statementId)).orderBy(asc(statementFiles.name))
-  const out: StatementFile[] = []
+  const out: (StatementFile & { sha256: string })[] = []
   for (const f of files) {
     const { rows } = await binaryQuery<{ body: Buffer }>(ex, 'select body from statement_files where statement_id = $1 and name = $2', [statementId, f.name])
-    out.push({ ...f, body: rows[0].body })
+    // A binary value is a view into the connection's receive buffer, which the next answer overwrites: copied.
+    out.push({ ...f, body: Buffer.from(rows[0].body) })
   }
   return out
 }
