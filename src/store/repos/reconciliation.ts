@@ -100,11 +100,6 @@ export async function loadFiles(ex: Executor, statementId: string): Promise<(Sta
   return out
 }
 
-export async function fileNames(ex: Executor, statementId: string) {
-  return ex.select({ name: statementFiles.name, type: statementFiles.type, sha256: statementFiles.sha256, size: statementFiles.size })
-    .from(statementFiles).where(eq(statementFiles.statementId, statementId)).orderBy(asc(statementFiles.name))
-}
-
 export async function deleteLines(tx: Tx, statementId: string) {
   await tx.delete(statementLines).where(eq(statementLines.statementId, statementId))
 }
@@ -327,12 +322,6 @@ export async function deleteStaleItems(tx: Tx, statementId: string) {
   await tx.execute(sql`
     delete from reconciliation_items i where i.statement_id = ${statementId}
       and not exists (select 1 from till_reconciliation_run r where r.key = i.key)`)
-}
-
-/** Items per category of a statement. */
-export async function countItems(ex: Executor, statementId: string): Promise<Partial<Record<ItemCategory, number>>> {
-  const rows = await ex.select({ category: items.category, n: sql<number>`count(*)::int` }).from(items).where(eq(items.statementId, statementId)).groupBy(items.category)
-  return Object.fromEntries(rows.map((r) => [r.category, Number(r.n)]))
 }
 
 /** Open (unacknowledged) mismatches per statement. */
