@@ -391,3 +391,36 @@ test('a day of more lines than a batch: parsed while lines are written, and run 
   assert.deepEqual([again.state, again.reason, again.counts], ['reconciled', null, first.counts])
   assert.equal(r.stub.fetches.length, 1)
 })
+
+test('two runs of a day at once: one runs it, the other is refused or finds it done; one set of items, one event', async (t) => {
+  const r = await reconTill(t)
+  await dayWithEveryKind(r)
+  r.ta.clock.set(NEXT_MORNING)
+  const answers = await Promise.all([run(r), run(r), reconcileDueDays(r.ta.deps)])
+  const statuses = answers.slice(0, 2).map((a) => (a as Awaited<ReturnType<typeof run>>).status)
+  assert.ok(statuses.every((s) => s === 200 || s === 409), JSON.stringify(statuses))
+  const s = (await statementRow(r))!
+  assert.equal(s.state, 'reconciled')
+  assert.equal(r.stub.fetches.length, 1, 'fetched once')
+  const items = await itemsOf(r.ta, s.id)
+  assert.equal(items.length, 6)
+  assert.equal(new Set(items.map((i) => i.key)).size, 6)
+  assert.equal((await r.q(`select count(*)::int as n from events where type = 'reconciliation.mismatches_found'`, [])).rows[0].n, 1)
+})
+
+test('a run that died holding the day: the job leaves it until its lease lapses, then runs it', async (t) => {
+  const r = await reconTill(t)
+  const a = await r.payment({ paidAt: at('10:00') })
+  r.stub.set(DAY, { lines: [lineOf(a)] })
+  r.ta.clock.set(NEXT_MORNING)
+  // As a process killed in the middle of a run leaves it.
+  await r.q(`insert into statements (id, merchant_id, mode, provider, provider_config_id, day, zone, state, leased_until, lease_token)
+             values ('stm_dead00000000000000000000', $1, 'live', 'wechat', $2, $3, 'Asia/Shanghai', 'waiting', $4, 'dead')`,
+  [r.ta.merchant.id, r.configId, DAY, new Date(NEXT_MORNING.getTime() + 10 * 60_000)])
+  assert.equal(await reconcileDueDays(r.ta.deps), 0)
+  assert.deepEqual(r.stub.fetches, [])
+  r.ta.clock.advance(10 * 60_000)
+  assert.equal(await reconcileDueDays(r.ta.deps), 1)
+  const s = (await statementRow(r))!
+  assert.deepEqual([s.id, s.state, s.leased_until, s.counts.matched], ['stm_dead00000000000000000000', 'reconciled', null, 1])
+})
