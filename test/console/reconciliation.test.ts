@@ -51,7 +51,7 @@ test('the days list and a day: counts per category, each mismatch with both side
   assert.equal(itemIds(day.html).length, 2, 'the mismatches, not the matched payment')
   assert.match(day.html, /data-count="matched"[^]*?<\/a> 1</)
   assert.match(day.html, /data-category="amount_differs"/)
-  assert.match(day.html, /amount: 9900 at Till, 9800 on the statement/)
+  assert.match(day.html, /Amount: ¥99\.00\sCNY at Till, ¥98\.00\sCNY on the statement/)
   assert.match(day.html, new RegExp(cheaper.recordId), 'Till\'s side')
   assert.match(day.html, new RegExp(stranger.tillRef!), 'the statement\'s side')
   // The provider's own fields are shown as text, never as markup.

@@ -94,6 +94,15 @@ function TotalsTable({ c, totals }: { c: ConsoleContext; totals: Totals[] }) {
 
 type Side = Record<string, unknown>
 
+/** A side's status in the page's language (succeeded, pending, failed: a refund's words). */
+const statusText = (c: ConsoleContext, status: unknown) => (['succeeded', 'pending', 'failed'].includes(String(status)) ? c.t(`refund.${status}` as ConsoleKey) : String(status))
+
+/** What differs, in the page's language, amounts in their currency. */
+function differenceText(c: ConsoleContext, item: ItemView, d: ItemView['differences'][number]) {
+  const side = (v: string | number, s: unknown) => d.field === 'amount' ? money(Number(v), String((s as Side | null)?.currency), c.locale) : d.field === 'status' ? statusText(c, v) : String(v)
+  return c.t('recon.difference', { field: c.t(`recon.field.${d.field}`), till: side(d.till, item.till), statement: side(d.statement, item.line) })
+}
+
 /** Till's side of an item: the record or refund as Till holds it. */
 function TillSide({ c, till }: { c: ConsoleContext; till: Side | null }) {
   if (!till) return <p class="muted">{c.t('recon.tillNone')}</p>
@@ -103,7 +112,7 @@ function TillSide({ c, till }: { c: ConsoleContext; till: Side | null }) {
       <dt>{c.t(till.kind === 'refund' ? 'recon.refund' : 'recon.record')}</dt><dd class="mono">{id}</dd>
       {typeof till.ref === 'string' && till.kind === 'payment' && <><dt>{c.t('recon.attempt')}</dt><dd class="mono">{till.ref}</dd></>}
       <dt>{c.t('recon.amount')}</dt><dd>{money(Number(till.amount), String(till.currency), c.locale)}</dd>
-      <dt>{c.t('recon.status')}</dt><dd>{String(till.status)}</dd>
+      <dt>{c.t('recon.status')}</dt><dd>{statusText(c, till.status)}</dd>
       <dt>{c.t('recon.at')}</dt><dd>{when(String(till.at), c.locale)}</dd>
     </dl>
   )
@@ -120,7 +129,7 @@ function LineSide({ c, line }: { c: ConsoleContext; line: Side | null }) {
         {line.tillRef !== null && <><dt>{c.t('recon.tillRef')}</dt><dd class="mono">{String(line.tillRef)}</dd></>}
         {line.providerRef !== null && <><dt>{c.t('recon.providerRef')}</dt><dd class="mono">{String(line.providerRef)}</dd></>}
         <dt>{c.t('recon.amount')}</dt><dd>{money(Number(line.amount), String(line.currency), c.locale)}</dd>
-        <dt>{c.t('recon.status')}</dt><dd>{String(line.status)}</dd>
+        <dt>{c.t('recon.status')}</dt><dd>{statusText(c, line.status)}</dd>
         {line.fee !== null && <><dt>{c.t('recon.fee')}</dt><dd>{money(Number(line.fee), String(line.currency), c.locale)}</dd></>}
         <dt>{c.t('recon.at')}</dt><dd>{when(String(line.at), c.locale)}</dd>
       </dl>
@@ -140,7 +149,7 @@ function Item({ c, report, item }: { c: ConsoleContext; report: ReportView; item
     <section class="panel" id={item.id} data-item={item.id} data-category={item.category}>
       <h2><Category c={c} category={item.category} /> <span class="muted">{t(item.kind === 'refund' ? 'recon.refund' : 'recon.payment')}</span></h2>
       {item.differences.length > 0 && (
-        <p>{item.differences.map((d) => t('recon.difference', { field: d.field, till: String(d.till), statement: String(d.statement) })).join(' · ')}</p>
+        <p>{item.differences.map((d) => differenceText(c, item, d)).join(' · ')}</p>
       )}
       {item.expectedUntil && <p class="help">{t('recon.expectedUntil', { time: when(item.expectedUntil, c.locale)! })}</p>}
       <div class="grid-2">
