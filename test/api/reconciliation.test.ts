@@ -10,6 +10,7 @@ import { reconcileDueDays } from '../../src/jobs/statements.js'
 import { deliverDue } from '../../src/jobs/outbox.js'
 import { ProviderError } from '../../src/providers/types.js'
 import { acknowledgeItem } from '../../src/services/reconciliation-reports.js'
+import { wechatCredentials } from '../helpers/credentials.js'
 import { createEndpoint, startReceiver, TRUST_TEST_CA, verifySignature } from '../helpers/receiver.js'
 import { itemsOf, lineOf, reconTill, unknownLine, type ReconTill } from '../helpers/reconciliation.js'
 
@@ -117,10 +118,10 @@ test('each injected mismatch is found once, named by its category, with both sid
 test('strict scoping: a line naming another configuration\'s or another merchant\'s payment is missing in Till here', async (t) => {
   const r = await reconTill(t)
   const mine = await r.payment({ paidAt: at('10:00') })
-  const second = await r.ta.admin('POST', `/merchants/${r.ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'second', credentials: (await import('../helpers/credentials.js')).wechatCredentials() })
+  const second = await r.ta.admin('POST', `/merchants/${r.ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'second', credentials: wechatCredentials() })
   const viaSecond = await r.payment({ paidAt: at('11:00'), configId: second.body.id })
   const other = await r.ta.newMerchant('Other')
-  const otherConfig = await r.ta.admin('POST', `/merchants/${other.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: (await import('../helpers/credentials.js')).wechatCredentials() })
+  const otherConfig = await r.ta.admin('POST', `/merchants/${other.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: wechatCredentials() })
   const othersPayment = await r.payment({ paidAt: at('12:00'), merchantId: other.id, configId: otherConfig.body.id })
   r.stub.set(DAY, { lines: [lineOf(mine), lineOf(viaSecond), lineOf(othersPayment)] })
   r.ta.clock.set(NEXT_MORNING)
@@ -163,7 +164,7 @@ test('a statement not published yet is asked for again by the job with backoff, 
 
 test('a download refused (its hash did not match) keeps nothing; a provider\'s refusal and a file not in the format say why', async (t) => {
   const r = await reconTill(t)
-  const a = await r.payment({ paidAt: at('10:00') })
+  await r.payment({ paidAt: at('10:00') })
   r.stub.notReady(DAY, 'the download does not match the SHA1 the API gave', 600)
   r.ta.clock.set(NEXT_MORNING)
   const [report] = (await run(r)).body.data
@@ -183,7 +184,6 @@ test('a download refused (its hash did not match) keeps nothing; a provider\'s r
   assert.match(bad.reason, /^the statement is not in the expected format: /)
   assert.deepEqual(await kept(r, report.id), { files: 1, lines: 0, items: 0 })
   assert.equal((await r.q('select count(*)::int as n from statement_files where statement_id = $1 and sha256 ~ $2', [report.id, '^[0-9a-f]{64}$'])).rows[0].n, 1)
-  void a
 })
 
 test('a re-run is idempotent: the same items, no new fetch, acknowledgements kept while the item is unchanged', async (t) => {

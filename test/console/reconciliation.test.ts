@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
+import { cell } from '../../src/console/reconciliation/csv.js'
+import { deliverDue } from '../../src/jobs/outbox.js'
+import { ConsoleBrowser, signedIn } from '../helpers/console.js'
+import { startReceiver } from '../helpers/receiver.js'
 import { lineOf, reconTill, unknownLine, type ReconTill } from '../helpers/reconciliation.js'
 
 const DAY = '2026-05-20'
@@ -146,20 +149,16 @@ test('CSV export: every item of the day with both sides, amounts in minor units,
   assert.deepEqual([byTill.get(cheaper.recordId)!.till_amount, byTill.get(cheaper.recordId)!.statement_amount, byTill.get(cheaper.recordId)!.category], ['9900', '9800', 'amount_differs'])
   assert.equal(byTill.get('')!.category, 'missing_in_till')
 
-  const { cell } = await import('../../src/console/reconciliation/csv.js')
   assert.equal(cell('=HYPERLINK("x")'), '"\'=HYPERLINK(""x"")"')
   assert.equal(cell('-1+1'), '\'-1+1')
   assert.equal(cell(-5), '-5', 'a number is a number')
   assert.equal(cell('a,b'), '"a,b"')
   assert.equal((await new ConsoleBrowser(r.ta).get(`/console/live/reconciliation/${report.id}/export.csv`)).status, 303, 'signed in only')
-  void csrfOf
 })
 
 test('Send test event of reconciliation.mismatches_found sends a report\'s sample data, naming no session', async (t) => {
   const r = await reconTill(t)
   const browser = await console(r)
-  const { startReceiver } = await import('../helpers/receiver.js')
-  const { deliverDue } = await import('../../src/jobs/outbox.js')
   const rx = await startReceiver(t)
   const created = await browser.submit('/console/test/webhooks', '/console/test/webhooks', { url: rx.url })
   const id = /\/console\/test\/webhooks\/(we_\w+)\/test/.exec(created.html)![1]

@@ -168,7 +168,7 @@ export function lineOf(x: SeededPayment | SeededRefund, over: Partial<StatementL
     kind: payment ? 'payment' : 'refund',
     tillRef: payment ? x.attemptId : x.refundId,
     providerRef: payment ? `42000${line}` : x.providerRef,
-    paymentTillRef: payment ? null : null,
+    paymentTillRef: null,
     amount: x.amount,
     currency: x.currency,
     status: payment ? 'succeeded' : x.status === 'failed' ? 'failed' : 'succeeded',
