@@ -10,6 +10,7 @@ import { benchConsolePage } from './console-page.js'
 import { benchFailover } from './failover.js'
 import { benchLatency } from './latency.js'
 import { benchMemory } from './memory.js'
+import { benchReconciliation } from './reconciliation.js'
 import { benchRelay } from './relay.js'
 import { writeSection } from './report.js'
 import { names as benchNames } from './run-options.js'
@@ -25,6 +26,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   failover: benchFailover,
   latency: benchLatency,
   memory: benchMemory,
+  reconciliation: benchReconciliation,
   relay: benchRelay,
   scale: benchScale,
   statements: benchStatements,

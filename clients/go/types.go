@@ -91,6 +91,9 @@ const (
 	EventRefundPending    EventType = "refund.pending"
 	EventRefundSucceeded  EventType = "refund.succeeded"
 	EventRefundFailed     EventType = "refund.failed"
+	// EventReconciliationMismatchesFound: a provider's day reconciled against its statement with
+	// mismatches; its data names the report (reportId, provider, providerConfigId, date, counts), not a session.
+	EventReconciliationMismatchesFound EventType = "reconciliation.mismatches_found"
 )
 
 // DeliveryStatus is where one event's delivery to one endpoint stands.

@@ -7,10 +7,12 @@ import { money, print, printJson, table, time } from './output.js'
 type Data = Record<string, unknown>
 
 export const TYPES_HELP = `event types: ${EVENT_TYPES.slice(0, 4).join(', ')},
-             ${EVENT_TYPES.slice(4).join(', ')}`
+             ${EVENT_TYPES.slice(4, 7).join(', ')},
+             ${EVENT_TYPES.slice(7).join(', ')}`
 
-/** What an event is about, in one cell: the session or refund and its amount. */
+/** What an event is about, in one cell: the session or refund and its amount, or the reconciled day. */
 function subject(data: Data): string {
+  if (typeof data.reportId === 'string') return `${data.reportId}  ${data.date}`
   const object = (data.refundId ?? data.sessionId ?? '-') as string
   return typeof data.amount === 'number' ? `${object}  ${money(data.amount, String(data.currency))}` : object
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { CliError, parseCommand, usageError, wantsHelp, type Group } from './args.js'
 import { runFake } from './fake.js'
-import { GROUPS } from './groups.js'
+import { COMMANDS, GROUPS } from './groups.js'
 import { PROVIDERS } from '../providers/index.js'
 
 const START_HELP = `usage: till start
@@ -22,11 +22,12 @@ const HELP = `usage: till <command> [<subcommand>] [options]
 
   start        run Till in the foreground
 ${GROUPS.map((g) => `  ${g.name.padEnd(11)}  ${g.summary}\n  ${''.padEnd(11)}  ${Object.keys(g.commands).join(', ')}`).join('\n')}
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)}  ${c.summary}`).join('\n')}
   fake         local provider fakes for offline tests: till fake ${PROVIDERS.map((p) => p.id).join('|')} --help
 
 Every command talks to a running Till over HTTP, so it works with any database:
   TILL_URL      Till's address (default http://localhost:8080), or --till-url
-  ADMIN_TOKEN   for merchants, keys and providers (the admin API), or --admin-token
+  ADMIN_TOKEN   for merchants, keys, providers and reconcile (the admin API), or --admin-token
   TILL_API_KEY  a merchant's secret key for sessions, refunds, events, webhooks and trigger, or --api-key
 
 Run \`till <command> --help\` for a command's options and examples.
@@ -66,6 +67,13 @@ export async function run(argv: string[]): Promise<number> {
       where = `till ${name}`
       if (wantsHelp(argv.slice(1))) return out(START_HELP), 0
       throw usageError(`takes no arguments, got ${JSON.stringify(argv[1])}`)
+    }
+    const single = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+    if (single) {
+      where = `till ${name}`
+      if (wantsHelp(argv.slice(1))) return out(single.help), 0
+      await single.run(parseCommand(single, argv.slice(1)))
+      return 0
     }
     const group = GROUPS.find((g) => g.name === name)
     if (!group) throw usageError(`unknown command ${JSON.stringify(name)}`)

@@ -26,6 +26,7 @@ import { passwordRoutes } from './password/route.js'
 import { refundRoutes } from './payments/refund.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
+import { reconciliationRoutes } from './reconciliation/route.js'
 import { settingsRoutes } from './settings/route.js'
 import { MessagePage } from './views/message.js'
 import { webhookRoutes } from './webhooks/route.js'
@@ -121,6 +122,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(webhookRoutes(deps))
     await authed.register(paymentRoutes(deps))
     await authed.register(refundRoutes(deps))
+    await authed.register(reconciliationRoutes(deps))
     await authed.register(settingsRoutes(deps))
     await authed.register(activityRoutes(deps))
     await authed.register(passwordRoutes(deps))

@@ -7,8 +7,13 @@ export const EVENT_TYPES = [
   'refund.pending',
   'refund.succeeded',
   'refund.failed',
+  'reconciliation.mismatches_found',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
+
+/** Events about one session (its payment or refunds): every type but the merchant-wide ones, which name no session. */
+export const SESSION_EVENT_TYPES = EVENT_TYPES.filter((t) => !t.startsWith('reconciliation.')) as Exclude<EventType, `reconciliation.${string}`>[]
+export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number]
 
 export interface SessionFacts {
   id: string
@@ -63,3 +68,31 @@ export function refundEventData(refund: RefundFacts, record: RecordFacts, sessio
 
 export const refundEventType = (status: string): EventType =>
   status === 'succeeded' ? 'refund.succeeded' : status === 'failed' ? 'refund.failed' : 'refund.pending'
+
+export interface ReconciliationFacts {
+  id: string
+  provider: string
+  providerConfigId: string
+  day: string
+  counts: Record<string, number>
+  /** Mismatches not acknowledged, after this run. */
+  openMismatches: number
+  /** Mismatches this run found that were not there, or were different, before. */
+  newMismatches: number
+  /** Currencies whose statement summary disagrees with the sum of the statement's lines. */
+  totalsDiffer: string[]
+}
+
+/** reconciliation.mismatches_found: a day of a provider configuration reconciled with mismatches (docs/reconciliation.md). */
+export function reconciliationEventData(r: ReconciliationFacts) {
+  return {
+    reportId: r.id,
+    provider: r.provider,
+    providerConfigId: r.providerConfigId,
+    date: r.day,
+    counts: r.counts,
+    openMismatches: r.openMismatches,
+    newMismatches: r.newMismatches,
+    totalsDiffer: r.totalsDiffer,
+  }
+}

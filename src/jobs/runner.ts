@@ -1,5 +1,5 @@
 /**
- * Background jobs: periodic idempotent sweeps (expiry, reconciliation, idempotency-key and rate-limit
+ * Background jobs: periodic idempotent sweeps (expiry, reconciliation, statements, idempotency-key and rate-limit
  * purges) and the webhook worker. Each is safe to run on every instance; a job with `wakeOn` also runs
  * as soon as a committed transaction NOTIFYs its channel, which keeps event-to-delivery latency low.
  */
@@ -15,6 +15,7 @@ import { purgeFailures } from '../store/repos/console.js'
 import { THROTTLE_WINDOW_MS } from '../services/console-auth.js'
 import { createOutbox } from './outbox.js'
 import { drainDue, reconcileAttempts, reconcileRefunds } from './reconcile.js'
+import { reconcileDueDays } from './statements.js'
 
 export interface Job {
   name: string
@@ -31,6 +32,8 @@ export const JOBS: Job[] = [
   sweep('expiry', 1000, (d) => expireDue(d)),
   sweep('reconcile-attempts', 5000, (d) => drainDue((n) => reconcileAttempts(d, n))),
   sweep('reconcile-refunds', 5000, (d) => drainDue((n) => reconcileRefunds(d, n))),
+  // Each provider's statement of each past day, once published (docs/reconciliation.md); a minute is soon enough.
+  sweep('reconcile-statements', 60_000, (d) => reconcileDueDays(d)),
   sweep('idempotency-purge', 3_600_000, (d) => purgeKeys(d.db, new Date(d.clock().getTime() - 24 * 3600_000))),
   // Rate-limit windows last a second; a minute's worth is kept, the rest goes.
   sweep('rate-limit-purge', 60_000, (d) => purgeWindows(d.db, d.clock().getTime() - 60_000)),

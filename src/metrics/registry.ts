@@ -8,7 +8,7 @@ import { DISCREPANCY_KINDS } from '../domain/discrepancies.js'
 import { SESSION_STATUSES } from '../domain/session-machine.js'
 import { PROVIDERS } from '../providers/index.js'
 import type { Db } from '../store/db.js'
-import { countSessionsByStatus, oldestDueDelivery } from '../store/repos/metrics.js'
+import { countSessionsByStatus, oldestDueDelivery, openMismatchCounts } from '../store/repos/metrics.js'
 
 /** The grouped count scans every session: at most once per this long per process. */
 export const SESSIONS_CACHE_MS = 30_000
@@ -121,6 +121,23 @@ export function createMetrics(deps: MetricsSources): Metrics {
         sessionsReadAt = now
       } catch (err) {
         deps.log.warn({ err }, 'metrics: sessions not counted')
+      }
+    },
+  })
+
+  new Gauge({
+    name: 'reconciliation_open_mismatches',
+    help: 'Reconciliation mismatches (a provider\'s statement and Till disagree) not acknowledged yet, by provider and mode (docs/reconciliation.md)',
+    labelNames: ['provider', 'mode'] as const,
+    registers,
+    async collect() {
+      try {
+        const counts = await openMismatchCounts(deps.db)
+        // Every series is there, zero when nothing is open, so an alert sees it go up from zero.
+        for (const provider of PROVIDERS.map((p) => p.id)) for (const mode of ['test', 'live']) this.set({ provider, mode }, 0)
+        for (const c of counts) this.set({ provider: c.provider, mode: c.mode }, c.n)
+      } catch (err) {
+        deps.log.warn({ err }, 'metrics: open reconciliation mismatches not counted')
       }
     },
   })

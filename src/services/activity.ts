@@ -12,6 +12,7 @@ export type ActivityAction =
   | 'provider_config_created' | 'provider_config_updated'
   | 'endpoint_created' | 'endpoint_updated' | 'endpoint_deleted' | 'endpoint_secret_rotated' | 'endpoint_previous_secrets_expired' | 'endpoint_test_sent' | 'event_resent'
   | 'refund_created' | 'settings_updated'
+  | 'reconciliation_rechecked' | 'mismatch_acknowledged'
 
 export interface ActivityEntry {
   merchantId: string

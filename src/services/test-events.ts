@@ -1,10 +1,10 @@
 /**
  * "Send test event" (console Webhooks): a real event of the chosen type with sample data, sent to
  * one endpoint only, signed and retried like any other, so the merchant sees it arrive (or not) and
- * its attempts. Its data names made-up ids and the metadata `{"till_test_event": "true"}`.
+ * its attempts. Its data names made-up ids and, for a session's or refund's, the metadata `{"till_test_event": "true"}`.
  */
 import { BadRequest, NotFound } from '../domain/errors.js'
-import { refundEventData, sessionEventData, type EventType } from '../domain/events.js'
+import { reconciliationEventData, refundEventData, sessionEventData, type EventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
 import { schedule } from '../store/repos/deliveries.js'
 import { appendEvent } from '../store/repos/events.js'
@@ -22,6 +22,11 @@ function sampleData(type: EventType, now: Date): Record<string, unknown> {
     case 'payment.failed': return sessionEventData({ ...session, status: 'pending' })
     case 'session.canceled': return sessionEventData({ ...session, status: 'canceled' })
     case 'session.expired': return sessionEventData({ ...session, status: 'expired' })
+    // A merchant-wide event: it names a made-up report instead of a session, so no metadata marks it.
+    case 'reconciliation.mismatches_found': return reconciliationEventData({
+      id: newId('stm'), provider: 'wechat', providerConfigId: newId('pc'), day: now.toISOString().slice(0, 10),
+      counts: { matched: 41, missing_in_till: 1 }, openMismatches: 1, newMismatches: 1, totalsDiffer: [],
+    })
     default: {
       const status = type === 'refund.succeeded' ? 'succeeded' : type === 'refund.failed' ? 'failed' : 'pending'
       const refunded = status === 'succeeded' ? 1000 : 0

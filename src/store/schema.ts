@@ -1,9 +1,10 @@
 /** The one SQL schema. drizzle-kit generates store/migrations/ from this file (`npm run db:generate`). */
 import { sql } from 'drizzle-orm'
 import {
-  bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
+  bigint, bigserial, boolean, customType, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
 } from 'drizzle-orm/pg-core'
 import type { Currency } from '../domain/money.js'
+import type { CurrencyTotals, Difference, ItemCategory, StatementState } from '../domain/reconciliation.js'
 import type { RecordStatus } from '../domain/refund-math.js'
 import type { SessionStatus } from '../domain/session-machine.js'
 
@@ -170,6 +171,9 @@ export const records = pgTable('records', {
 }, (t) => [
   index('records_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
   index('records_scope_status_idx').on(t.merchantId, t.mode, t.status, t.createdAt, t.id),
+  // Reconciliation: a statement line names the attempt; a day's records of a configuration.
+  index('records_attempt_idx').on(t.attemptId),
+  index('records_config_paid_idx').on(t.providerConfigId, t.paidAt),
 ])
 
 export const refunds = pgTable('refunds', {
@@ -196,6 +200,8 @@ export const refunds = pgTable('refunds', {
   index('refunds_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
   index('refunds_check_idx').on(t.nextCheckAt).where(sql`${t.status} = 'pending'`),
   uniqueIndex('refunds_idempotency_uq').on(t.merchantId, t.mode, t.idempotencyKey),
+  // Reconciliation: a refund started outside Till is named on the statement by the provider's id only.
+  index('refunds_provider_ref_idx').on(t.providerRef).where(sql`${t.initiatedBy} = 'provider'`),
 ])
 
 /** The outbox: one row per state change, committed with it. */
@@ -317,3 +323,109 @@ export const discrepancies = pgTable('discrepancies', {
   expected: jsonb('expected').$type<Record<string, unknown>>().notNull(),
   createdAt: createdAt(),
 }, (t) => [index('discrepancies_created_idx').on(t.createdAt, t.id)])
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
+
+/**
+ * A provider's statement of one day for one configuration, and the reconciliation of it
+ * (docs/reconciliation.md): `waiting` (not published yet, or a download refused: nothing kept, asked
+ * again at next_try_at), `failed` (the provider refused, or the files are not in the expected
+ * format: reason says why; asked again later too), `fetched` (files kept, not matched yet),
+ * `reconciled` (matched: counts and totals are the last run's).
+ */
+export const statements = pgTable('statements', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  provider: text('provider').notNull(),
+  providerConfigId: text('provider_config_id').notNull().references(() => providerConfigs.id),
+  /** The provider's day (YYYY-MM-DD) in `zone`. */
+  day: date('day', { mode: 'string' }).notNull(),
+  zone: text('zone').notNull(),
+  state: text('state').$type<StatementState>().notNull(),
+  reason: text('reason'),
+  /** Fetches that did not give a statement since the last one that did: the backoff's step. */
+  tries: integer('tries').notNull().default(0),
+  nextTryAt: ts('next_try_at'),
+  /** Held by the run working on the day now (the job, the admin API, the console), so two never match it at once. */
+  leasedUntil: ts('leased_until'),
+  leaseToken: text('lease_token'),
+  fetchedAt: ts('fetched_at'),
+  reconciledAt: ts('reconciled_at'),
+  /** Items per category after the last run. */
+  counts: jsonb('counts').$type<Partial<Record<ItemCategory, number>>>().notNull().default({}),
+  /** Per currency: the statement's own summary, the sum of its lines, and Till's side. */
+  totals: jsonb('totals').$type<CurrencyTotals[]>().notNull().default([]),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('statements_config_day_uq').on(t.providerConfigId, t.day),
+  index('statements_scope_idx').on(t.merchantId, t.mode, t.day),
+])
+
+/** The files of a statement as the provider sent them (decompressed), kept so a re-run parses them again without fetching. */
+export const statementFiles = pgTable('statement_files', {
+  statementId: text('statement_id').notNull().references(() => statements.id),
+  name: text('name').notNull(),
+  type: text('type').notNull(),
+  sha256: text('sha256').notNull(),
+  size: integer('size').notNull(),
+  body: bytea('body').notNull(),
+  createdAt: createdAt(),
+}, (t) => [primaryKey({ columns: [t.statementId, t.name] })])
+
+/** The parsed lines of a statement, with their source (file, line, fields by column name); written again by each run. */
+export const statementLines = pgTable('statement_lines', {
+  statementId: text('statement_id').notNull().references(() => statements.id),
+  file: text('file').notNull(),
+  lineNo: integer('line_no').notNull(),
+  providerConfigId: text('provider_config_id').notNull(),
+  kind: text('kind').$type<'payment' | 'refund'>().notNull(),
+  tillRef: text('till_ref'),
+  providerRef: text('provider_ref'),
+  paymentTillRef: text('payment_till_ref'),
+  amount: bigint('amount', { mode: 'number' }).notNull(),
+  currency: text('currency').notNull(),
+  status: text('status').$type<'succeeded' | 'pending' | 'failed'>().notNull(),
+  fee: bigint('fee', { mode: 'number' }),
+  at: ts('at').notNull(),
+  fields: jsonb('fields').$type<Record<string, string>>().notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.statementId, t.file, t.lineNo] }),
+  // A Till payment or refund of one day whose line came on another day's statement.
+  index('statement_lines_ref_idx').on(t.providerConfigId, t.kind, t.tillRef),
+])
+
+/**
+ * One per pair (a statement line and Till's payment or refund) or orphan of a day: its category,
+ * both sides as they were, and an operator's acknowledgement, kept across runs while the item is
+ * unchanged (same fingerprint).
+ */
+export const reconciliationItems = pgTable('reconciliation_items', {
+  id: text('id').primaryKey(),
+  statementId: text('statement_id').notNull().references(() => statements.id),
+  merchantId: text('merchant_id').notNull(),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  /** What the item is about, stable across runs: `payment:<attempt id>`, `refund:<refund id>`, `line:<file>:<line>`. */
+  key: text('key').notNull(),
+  kind: text('kind').$type<'payment' | 'refund'>().notNull(),
+  category: text('category').$type<ItemCategory>().notNull(),
+  till: jsonb('till').$type<Record<string, unknown>>(),
+  line: jsonb('line').$type<Record<string, unknown>>(),
+  /** What differs: each field with Till's value and the statement's. */
+  differences: jsonb('differences').$type<Difference[]>().notNull().default([]),
+  fingerprint: text('fingerprint').notNull(),
+  /** An `expected` item turns into a mismatch after this, unless its counterpart arrived. */
+  expectedUntil: ts('expected_until'),
+  acknowledgedAt: ts('acknowledged_at'),
+  acknowledgedBy: text('acknowledged_by'),
+  acknowledgementNote: text('acknowledgement_note'),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('reconciliation_items_key_uq').on(t.statementId, t.key),
+  index('reconciliation_items_list_idx').on(t.statementId, t.category, t.id),
+  // The open mismatches: the gauge, the console's and the API's lists.
+  index('reconciliation_items_open_idx').on(t.merchantId, t.mode).where(sql`${t.acknowledgedAt} is null and ${t.category} not in ('matched', 'expected')`),
+  index('reconciliation_items_expected_idx').on(t.expectedUntil).where(sql`${t.category} = 'expected'`),
+])

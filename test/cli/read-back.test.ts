@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { deliverDue } from '../../src/jobs/outbox.js'
-import { EVENT_TYPES } from '../../src/domain/events.js'
+import { EVENT_TYPES, SESSION_EVENT_TYPES } from '../../src/domain/events.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { envFor, startCli, till } from '../helpers/cli.js'
 import { startReceiver } from '../helpers/receiver.js'
@@ -107,7 +107,10 @@ test('trigger makes a test-mode session emit each event type, and refuses a live
     'refund.pending': ['payment.succeeded', 'refund.pending'],
     'refund.failed': ['payment.succeeded', 'refund.failed'],
   }
-  assert.deepEqual(Object.keys(expected).sort(), [...EVENT_TYPES].sort())
+  // Every event type about a session; reconciliation.mismatches_found comes only from a live day's reconciliation.
+  assert.deepEqual(Object.keys(expected).sort(), [...SESSION_EVENT_TYPES].sort())
+  assert.deepEqual(EVENT_TYPES.filter((e) => !(SESSION_EVENT_TYPES as string[]).includes(e)), ['reconciliation.mismatches_found'])
+  assert.equal((await till(['trigger', 'reconciliation.mismatches_found'], { env })).code, 2)
   for (const [type, types] of Object.entries(expected)) {
     const res = await till(['trigger', type, '--json'], { env })
     assert.equal(res.code, 0, `${type}: ${res.stderr}`)

@@ -78,12 +78,12 @@ test('usage errors exit 2, name the problem and point to the help', async () => 
     [['merchants', 'create'], 'till merchants create: --name is required (the merchant\'s name)\nRun `till merchants create --help` for usage.\n'],
     [['providers', 'update', '--merchant', 'mer_x', 'pc_1'], 'till providers update: nothing to change: give --credentials-file, --settings or --label\nRun `till providers update --help` for usage.\n'],
     [['events', 'list', '--limit', '0'], 'till events list: --limit must be a whole number from 1 to 100, not "0"\nRun `till events list --help` for usage.\n'],
-    [['events', 'list', '--type', 'payment.done'], 'till events list: --type must be one of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed, not "payment.done"\nRun `till events list --help` for usage.\n'],
+    [['events', 'list', '--type', 'payment.done'], 'till events list: --type must be one of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed, reconciliation.mismatches_found, not "payment.done"\nRun `till events list --help` for usage.\n'],
     [['events', 'resend', 'we_1'], 'till events resend: EVENT_ID must be an id starting with evt_, not "we_1"\nRun `till events resend --help` for usage.\n'],
     [['webhooks', 'listen'], 'till webhooks listen: --forward-to is required (your local receiver, e.g. http://localhost:3000/hook)\nRun `till webhooks listen --help` for usage.\n'],
     // Without a scheme a URL means http (localhost:3000/hook); another scheme is refused.
     [['webhooks', 'listen', '--forward-to', 'ftp://localhost:3000'], 'till webhooks listen: --forward-to must be an absolute http(s) URL, not "ftp://localhost:3000"\nRun `till webhooks listen --help` for usage.\n'],
-    [['webhooks', 'listen', '--forward-to', 'http://localhost:3000/hook', '--events', 'payment.succeeded,paid'], 'till webhooks listen: --events takes a comma-separated list of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed; not "paid"\nRun `till webhooks listen --help` for usage.\n'],
+    [['webhooks', 'listen', '--forward-to', 'http://localhost:3000/hook', '--events', 'payment.succeeded,paid'], 'till webhooks listen: --events takes a comma-separated list of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed, reconciliation.mismatches_found; not "paid"\nRun `till webhooks listen --help` for usage.\n'],
     [['start', '--port', '1'], 'till start: takes no arguments, got "--port"\nRun `till start --help` for usage.\n'],
   ]
   const results = await Promise.all(cases.map(([args]) => till(args, { env: { ADMIN_TOKEN: 'x', TILL_API_KEY: 'sk_test_x' } })))

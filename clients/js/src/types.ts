@@ -84,6 +84,7 @@ export type WebhookEventType = EventEnvelope['type']
 // document describes `data` only as an object; once its schema types `data`, take them from there.
 export type SessionEventType = Extract<WebhookEventType, `payment.${string}` | `session.${string}`>
 export type RefundEventType = Extract<WebhookEventType, `refund.${string}`>
+export type ReconciliationEventType = Extract<WebhookEventType, `reconciliation.${string}`>
 
 interface SessionEventBase {
   sessionId: string
@@ -122,6 +123,25 @@ export interface RefundEventData<S extends Refund['status'] = Refund['status']> 
   metadata: Record<string, string>
 }
 
+/**
+ * reconciliation.mismatches_found: a provider's day (`date`, in the provider's zone) reconciled
+ * against its statement with mismatches. It names a report, not a session.
+ */
+export interface ReconciliationEventData {
+  reportId: string
+  provider: string
+  providerConfigId: string
+  date: string
+  /** Items per category: matched, expected, missing_in_till, missing_at_provider, amount_differs, currency_differs, status_differs. */
+  counts: Record<string, number>
+  /** Mismatches not acknowledged yet. */
+  openMismatches: number
+  /** Mismatches this run found that were not there (or were different) before. */
+  newMismatches: number
+  /** Currencies whose statement summary disagrees with the sum of its lines. */
+  totalsDiffer: string[]
+}
+
 /** The `data` of each event type. */
 export interface EventDataByType {
   'payment.succeeded': PaymentSucceededData
@@ -131,6 +151,7 @@ export interface EventDataByType {
   'refund.pending': RefundEventData<'pending'>
   'refund.succeeded': RefundEventData<'succeeded'>
   'refund.failed': RefundEventData<'failed'>
+  'reconciliation.mismatches_found': ReconciliationEventData
 }
 
 /** The data of any session or payment event (narrow on the event's `type` for the exact one). */

@@ -137,7 +137,7 @@ ENUM_NAMES: Dict[Tuple[str, ...], str] = {
     ("paid", "partially_refunded", "refunded", "refunding"): "RecordStatus",
     ("succeeded", "pending", "failed"): "RefundStatus",
     ("payment.succeeded", "payment.failed", "session.canceled", "session.expired",
-     "refund.pending", "refund.succeeded", "refund.failed"): "EventType",
+     "refund.pending", "refund.succeeded", "refund.failed", "reconciliation.mismatches_found"): "EventType",
     ("succeed", "pending", "fail"): "RefundBehavior",
     ("pending", "delivered", "failed", "canceled"): "DeliveryStatus",
 }
@@ -166,6 +166,16 @@ EVENT_DATA: Dict[str, Tuple[Schema, str]] = {
             "status": {"$enum": "RefundStatus"}, "reason": {"anyOf": [_STR, {"type": "null"}]}, "metadata": _META,
         },
     }, "`data` of refund.* events: `amount` is this refund's, `refunded_amount` the record's total."),
+    "ReconciliationEventData": ({
+        "type": "object",
+        "required": ["reportId", "provider", "providerConfigId", "date", "counts", "openMismatches", "newMismatches", "totalsDiffer"],
+        "properties": {
+            "reportId": _STR, "provider": _STR, "providerConfigId": _STR, "date": _STR,
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "openMismatches": {"type": "integer"}, "newMismatches": {"type": "integer"},
+            "totalsDiffer": {"type": "array", "items": _STR},
+        },
+    }, "`data` of reconciliation.mismatches_found: a provider's day reconciled with mismatches (`date` is the provider's day)."),
 }
 
 
@@ -440,12 +450,16 @@ class Generator:
         lines.append("")
         for model in self.models.values():
             lines += self.render_model(model)
-        lines.append('EventData = Union["SessionEventData", "RefundEventData"]')
-        lines.append('"""An event\'s `data`: RefundEventData for refund.* events, SessionEventData for the others."""')
+        lines.append('EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData"]')
+        lines.append('"""An event\'s `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, SessionEventData for the others."""')
         lines.append("")
         lines.append("")
         lines.append("def event_data(event_type: str, data: Dict[str, Any]) -> EventData:")
-        lines.append('    return RefundEventData(data) if event_type.startswith("refund.") else SessionEventData(data)')
+        lines.append('    if event_type.startswith("refund."):')
+        lines.append('        return RefundEventData(data)')
+        lines.append('    if event_type.startswith("reconciliation."):')
+        lines.append('        return ReconciliationEventData(data)')
+        lines.append('    return SessionEventData(data)')
         lines.append("")
         lines.append("")
         for is_async in (False, True):

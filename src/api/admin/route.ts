@@ -10,7 +10,12 @@ import { getMerchant } from '../../store/repos/merchants.js'
 import { registerAdminAuth } from '../plugins/auth.js'
 import type { NotFoundHandler } from '../plugins/methods.js'
 import { listDiscrepancies } from '../../services/discrepancies.js'
-import { S, type AdminEndpointBodyT, type ApiKeyBodyT, type DiscrepancyQueryT, type MerchantBodyT, type PasswordBodyT, type ProviderConfigBodyT, type ProviderConfigPatchT } from './schema.js'
+import { runByHand } from '../../services/reconciliation.js'
+import { getReport, listItems, listReports } from '../../services/reconciliation-reports.js'
+import {
+  S, type AdminEndpointBodyT, type ApiKeyBodyT, type DiscrepancyQueryT, type MerchantBodyT, type MismatchQueryT, type PasswordBodyT,
+  type ProviderConfigBodyT, type ProviderConfigPatchT, type ReconciliationRunBodyT, type ReportQueryT,
+} from './schema.js'
 
 type M = { Params: { id: string } }
 
@@ -54,4 +59,20 @@ export const adminRoutes = (deps: Deps, token: string, notFound: NotFoundHandler
   // Provider reports that changed no money state because they did not match what Till asked for.
   app.get<{ Querystring: DiscrepancyQueryT }>('/discrepancies', { schema: S.discrepancies }, (req) =>
     listDiscrepancies(deps, { limit: req.query.limit ?? 20, startingAfter: req.query.starting_after, merchantId: req.query.merchant_id }))
+
+  // Reconciliation against the providers' statements (docs/reconciliation.md): run a day now, read reports and mismatches.
+  app.post<{ Body: ReconciliationRunBodyT }>('/reconciliation/runs', { schema: S.reconciliationRun }, async (req) => {
+    const runs = await runByHand(deps, req.body)
+    const reports = await Promise.all(runs.map((s) => getReport(deps, null, s.id)))
+    return { data: reports }
+  })
+
+  app.get<{ Querystring: ReportQueryT }>('/reconciliation/reports', { schema: S.reports }, (req) =>
+    listReports(deps, { merchantId: req.query.merchant_id, providerConfigId: req.query.provider_config_id, day: req.query.date }, { limit: req.query.limit ?? 20, startingAfter: req.query.starting_after }))
+
+  app.get<M>('/reconciliation/reports/:id', { schema: S.report }, (req) => getReport(deps, null, req.params.id))
+
+  app.get<{ Querystring: MismatchQueryT }>('/reconciliation/mismatches', { schema: S.mismatches }, (req) =>
+    listItems(deps, { reportId: req.query.report_id, merchantId: req.query.merchant_id, providerConfigId: req.query.provider_config_id, category: req.query.category, open: req.query.open },
+      { limit: req.query.limit ?? 20, startingAfter: req.query.starting_after }))
 }

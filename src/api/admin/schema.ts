@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { ITEM_CATEGORIES } from '../../domain/reconciliation.js'
 import { Mode, errors } from '../../domain/resources.js'
 import { EventFilter, Url } from '../webhook-endpoints/schema.js'
 
@@ -45,12 +46,37 @@ export type ProviderConfigBodyT = Static<typeof ProviderConfigBody>
 export type ProviderConfigPatchT = Static<typeof ProviderConfigPatch>
 export type AdminEndpointBodyT = Static<typeof AdminEndpointBody>
 
-export const DiscrepancyQuery = Type.Object({
+/** A page of an admin list, of one merchant or of all. */
+const AdminPage = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   starting_after: Type.Optional(Type.String({ maxLength: 64 })),
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
-}, { additionalProperties: false })
+}
+
+export const DiscrepancyQuery = Type.Object(AdminPage, { additionalProperties: false })
 export type DiscrepancyQueryT = Static<typeof DiscrepancyQuery>
+
+export const ReconciliationRunBody = Type.Object({
+  date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the provider\'s day, YYYY-MM-DD in its time zone' }),
+  providerConfigId: Type.Optional(Type.String({ maxLength: 64, description: 'one configuration; default: every enabled one whose provider has statements' })),
+}, { additionalProperties: false })
+export type ReconciliationRunBodyT = Static<typeof ReconciliationRunBody>
+
+export const ReportQuery = Type.Object({
+  ...AdminPage,
+  provider_config_id: Type.Optional(Type.String({ maxLength: 64 })),
+  date: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
+}, { additionalProperties: false })
+export type ReportQueryT = Static<typeof ReportQuery>
+
+export const MismatchQuery = Type.Object({
+  ...AdminPage,
+  provider_config_id: Type.Optional(Type.String({ maxLength: 64 })),
+  report_id: Type.Optional(Type.String({ maxLength: 64 })),
+  category: Type.Optional(Type.Enum(ITEM_CATEGORIES)),
+  open: Type.Optional(Type.Boolean({ description: 'only mismatches not acknowledged yet' })),
+}, { additionalProperties: false })
+export type MismatchQueryT = Static<typeof MismatchQuery>
 
 const hide = { hide: true, response: errors(400, 401, 404) }
 export const S = {
@@ -63,4 +89,8 @@ export const S = {
   createEndpoint: { ...hide, params: MerchantParams, body: AdminEndpointBody },
   discrepancies: { ...hide, querystring: DiscrepancyQuery },
   patchConfig: { ...hide, params: Type.Object({ id: Type.String(), configId: Type.String() }), body: ProviderConfigPatch },
+  reconciliationRun: { hide: true, body: ReconciliationRunBody, response: errors(400, 401, 409) },
+  reports: { ...hide, querystring: ReportQuery },
+  report: { ...hide, params: Type.Object({ id: Type.String({ maxLength: 64 }) }) },
+  mismatches: { ...hide, querystring: MismatchQuery },
 }

@@ -15,6 +15,9 @@ function details(c: ConsoleContext, r: ActivityRow): string {
   if (d.isDefault === true) parts.push(c.t('providers.default'))
   if (typeof d.amount === 'number' && typeof d.currency === 'string') parts.push(money(d.amount, d.currency, c.locale))
   if (typeof d.recordId === 'string') parts.push(d.recordId)
+  if (typeof d.date === 'string') parts.push(d.date)
+  if (typeof d.category === 'string') parts.push(c.t(`recon.category.${d.category}` as ConsoleKey))
+  if (typeof d.note === 'string') parts.push(d.note)
   return parts.join(' · ')
 }
 

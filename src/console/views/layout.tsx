@@ -17,8 +17,8 @@ export interface ConsoleContext {
   email: string
 }
 
-export type Section = 'payments' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password'
-const SECTIONS: Section[] = ['payments', 'keys', 'webhooks', 'providers', 'settings', 'activity']
+export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password'
+const SECTIONS: Section[] = ['payments', 'reconciliation', 'keys', 'webhooks', 'providers', 'settings', 'activity']
 
 export const base = (mode: Mode) => `/console/${mode}`
 

@@ -28,3 +28,12 @@ export async function oldestDueDelivery(db: Db, now: Date): Promise<Date | null>
   const row = rows[0] as { due_ms: number } | undefined
   return row ? new Date(Number(row.due_ms)) : null
 }
+
+/** Open (unacknowledged) mismatches per provider and mode, for the gauge. */
+export async function openMismatchCounts(ex: Db): Promise<{ provider: string; mode: string; n: number }[]> {
+  const { rows } = await ex.execute(sql`
+    select s.provider, i.mode, count(*)::int as n from reconciliation_items i join statements s on s.id = i.statement_id
+    where i.acknowledged_at is null and i.category not in ('matched', 'expected')
+    group by s.provider, i.mode`)
+  return (rows as { provider: string; mode: string; n: number }[]).map((r) => ({ ...r, n: Number(r.n) }))
+}

@@ -1,4 +1,4 @@
-import { and, eq, ne } from 'drizzle-orm'
+import { and, eq, inArray, ne } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { providerConfigs } from '../schema.js'
 
@@ -31,6 +31,12 @@ export async function findByLabel(tx: Executor, merchantId: string, provider: st
 
 export async function listProviderConfigs(tx: Executor, merchantId: string) {
   return tx.select().from(providerConfigs).where(eq(providerConfigs.merchantId, merchantId)).orderBy(providerConfigs.createdAt)
+}
+
+/** Every merchant's enabled configurations of these providers: the daily reconciliation's. */
+export async function listEnabledUnscoped(tx: Executor, providers: string[]) {
+  if (!providers.length) return []
+  return tx.select().from(providerConfigs).where(and(eq(providerConfigs.enabled, true), inArray(providerConfigs.provider, providers))).orderBy(providerConfigs.createdAt)
 }
 
 /** Enabled default configurations: what an unhinted live session may be paid with. */

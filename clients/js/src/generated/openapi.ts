@@ -4328,7 +4328,7 @@ export interface paths {
                     "application/json": {
                         /** @description absolute http(s) URL; https in live mode */
                         url: string;
-                        events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed")[] | null;
+                        events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found")[] | null;
                         /** @description default true; a disabled endpoint receives nothing until enabled again */
                         enabled?: boolean;
                     };
@@ -5076,7 +5076,7 @@ export interface paths {
                     "application/json": {
                         /** @description absolute http(s) URL; https in live mode */
                         url?: string;
-                        events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed")[] | null;
+                        events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found")[] | null;
                         enabled?: boolean;
                     };
                 };
@@ -5995,7 +5995,7 @@ export interface paths {
                     limit?: number;
                     /** @description the id of the last object of the previous page */
                     starting_after?: string;
-                    type?: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed";
+                    type?: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found";
                 };
                 header?: never;
                 path?: never;
@@ -6013,7 +6013,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 /** @enum {unknown} */
-                                type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed";
+                                type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -6227,7 +6227,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             /** @enum {unknown} */
-                            type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed";
+                            type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds

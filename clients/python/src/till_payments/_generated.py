@@ -30,6 +30,7 @@ __all__ = [
     "Mode",
     "PaymentRecord",
     "PaymentRecordList",
+    "ReconciliationEventData",
     "RecordRefund",
     "RecordStatus",
     "RecordWithRefund",
@@ -53,7 +54,7 @@ __all__ = [
 Currency = Literal["CNY", "USD", "EUR", "HKD", "JPY"]
 DeliveryStatus = Literal["pending", "delivered", "failed", "canceled"]
 ErrorCode = Literal["invalid_field", "unknown_field", "invalid_json", "body_too_deep", "amount_exceeds_refundable", "already_refunded", "partial_refund_unsupported", "session_terminal", "refund_not_pending", "provider_unavailable", "idempotency_mismatch", "already_exists", "limit_reached", "webhook_endpoint_unavailable", "invalid_request", "missing_api_key", "invalid_api_key", "test_mode_only", "not_found", "method_not_allowed", "idempotency_in_flight", "email_in_use", "conflict", "body_too_large", "headers_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
-EventType = Literal["payment.succeeded", "payment.failed", "session.canceled", "session.expired", "refund.pending", "refund.succeeded", "refund.failed"]
+EventType = Literal["payment.succeeded", "payment.failed", "session.canceled", "session.expired", "refund.pending", "refund.succeeded", "refund.failed", "reconciliation.mismatches_found"]
 Mode = Literal["test", "live"]
 RecordStatus = Literal["paid", "partially_refunded", "refunded", "refunding"]
 RefundBehavior = Literal["succeed", "pending", "fail"]
@@ -147,6 +148,44 @@ class RefundEventData(TillObject):
     @property
     def metadata(self) -> Dict[str, str]:
         return cast("Dict[str, str]", copied(self._data["metadata"]))
+
+
+class ReconciliationEventData(TillObject):
+    """`data` of reconciliation.mismatches_found: a provider's day reconciled with mismatches (`date` is the provider's day)."""
+
+    __slots__ = ()
+
+    @property
+    def report_id(self) -> str:
+        return cast("str", self._data["reportId"])
+
+    @property
+    def provider(self) -> str:
+        return cast("str", self._data["provider"])
+
+    @property
+    def provider_config_id(self) -> str:
+        return cast("str", self._data["providerConfigId"])
+
+    @property
+    def date(self) -> str:
+        return cast("str", self._data["date"])
+
+    @property
+    def counts(self) -> Dict[str, int]:
+        return cast("Dict[str, int]", copied(self._data["counts"]))
+
+    @property
+    def open_mismatches(self) -> int:
+        return cast("int", self._data["openMismatches"])
+
+    @property
+    def new_mismatches(self) -> int:
+        return cast("int", self._data["newMismatches"])
+
+    @property
+    def totals_differ(self) -> List[str]:
+        return cast("List[str]", copied(self._data["totalsDiffer"]))
 
 
 class CreatedSession(TillObject):
@@ -802,12 +841,16 @@ class ScheduledDelivery(TillObject):
         return parse_datetime(self._data["nextAttemptAt"])
 
 
-EventData = Union["SessionEventData", "RefundEventData"]
-"""An event's `data`: RefundEventData for refund.* events, SessionEventData for the others."""
+EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData"]
+"""An event's `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, SessionEventData for the others."""
 
 
 def event_data(event_type: str, data: Dict[str, Any]) -> EventData:
-    return RefundEventData(data) if event_type.startswith("refund.") else SessionEventData(data)
+    if event_type.startswith("refund."):
+        return RefundEventData(data)
+    if event_type.startswith("reconciliation."):
+        return ReconciliationEventData(data)
+    return SessionEventData(data)
 
 
 class TestHelpersRefundsResource:

@@ -1,0 +1,188 @@
+/**
+ * Reconciliation against the providers' own statements (docs/reconciliation.md): runs of one day of
+ * one configuration. The day is leased; its statement is fetched outside any transaction and its
+ * files kept (nothing of a statement not ready); then, in one transaction, it is matched
+ * (reconciliation-match.ts) and the result recorded with, when the run found new mismatches, the
+ * merchant's event. A failed run leaves the day as it was: nothing partial.
+ */
+import { randomBytes } from 'node:crypto'
+import { Conflict, InvalidField, NotFound } from '../domain/errors.js'
+import { reconciliationEventData } from '../domain/events.js'
+import { newId } from '../domain/ids.js'
+import { dayIn, isDay, isMismatch, nextStatementTry, ITEM_CATEGORIES } from '../domain/reconciliation.js'
+import { PROVIDERS } from '../providers/index.js'
+import type { StatementFile, StatementSource } from '../providers/statements.js'
+import { appendEvent } from '../store/repos/events.js'
+import { getProviderConfig, getProviderConfigUnscoped, listEnabledUnscoped, type ProviderConfigRow } from '../store/repos/provider-configs.js'
+import * as repo from '../store/repos/reconciliation.js'
+import type { Scope } from '../store/repos/scope.js'
+import type { Deps } from './deps.js'
+import { openConfig } from './provider-configs.js'
+import { match, sha256, StatementFormatError, type MatchOutcome } from './reconciliation-match.js'
+
+/** How long a run may hold a day before another may take it over (a crashed process). */
+export const LEASE_MS = 10 * 60_000
+/** Provider configurations serve live mode only; test mode's mock provider keeps no statement. */
+const MODE = 'live' as const
+
+/** The statement source of a provider, when its adapter has one. */
+export function sourceOf(deps: Deps, provider: string): StatementSource | null {
+  return deps.providers.get(provider)?.statements ?? null
+}
+
+/** The live providers whose adapters fetch statements. */
+export const providersWithStatements = (deps: Deps) => PROVIDERS.map((p) => p.id).filter((id) => sourceOf(deps, id))
+
+/** The run outlived its lease and another took the day over: its result stands, not this one's. */
+class LeaseLost extends Error {}
+
+/** Fetches the day's statement and keeps its files; null when there is none to keep yet (the day then waits or failed). */
+async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderConfigRow, source: StatementSource, token: string): Promise<StatementFile[] | null> {
+  const now = () => deps.clock()
+  const tries = s.tries + 1
+  let fetched
+  try {
+    fetched = await source.fetch(openConfig(deps, cfg), s.day)
+  } catch (e) {
+    const reason = `the provider refused the statement: ${(e as Error).message}`
+    await repo.updateStatement(deps.db, s.id, token, { state: 'failed', reason, tries, nextTryAt: nextStatementTry(now(), tries), updatedAt: now() })
+    deps.log.warn({ err: e, statementId: s.id, configId: cfg.id, day: s.day }, 'reconciliation: statement not fetched; will ask again')
+    return null
+  }
+  if (!fetched.ready) {
+    // Not published yet, or a download that failed its hash: nothing of it is kept.
+    await repo.updateStatement(deps.db, s.id, token, { state: 'waiting', reason: fetched.reason, tries, nextTryAt: nextStatementTry(now(), tries, fetched.retryAfterS), updatedAt: now() })
+    return null
+  }
+  const files = fetched.files.map((f) => ({ ...f, sha256: sha256(f.body) }))
+  await deps.db.transaction(async (tx) => {
+    await repo.storeFiles(tx, s.id, files, now())
+    await repo.updateStatement(tx, s.id, token, { state: 'fetched', reason: null, tries: 0, nextTryAt: null, fetchedAt: now(), updatedAt: now() })
+  })
+  return fetched.files
+}
+
+/** Matches the kept files of a day and records the result; the merchant's event when the run found new mismatches. */
+async function reconcileFetched(deps: Deps, s: repo.StatementRow, source: StatementSource, token: string, files: StatementFile[] | null): Promise<MatchOutcome | null> {
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const m = await match(tx, deps, s, source, files)
+      const now = deps.clock()
+      const updated = await repo.updateStatement(tx, s.id, token, {
+        state: 'reconciled', reason: null, tries: 0, nextTryAt: null, reconciledAt: now, counts: m.counts, totals: m.totals, updatedAt: now,
+      })
+      if (!updated) throw new LeaseLost()
+      const totalsDiffer = m.totals.filter((t) => t.agrees === false).map((t) => t.currency)
+      if (m.newMismatches > 0 || (totalsDiffer.length > 0 && s.state !== 'reconciled')) {
+        await appendEvent(tx, { merchantId: s.merchantId, mode: s.mode }, 'reconciliation.mismatches_found', reconciliationEventData({
+          id: s.id, provider: s.provider, providerConfigId: s.providerConfigId, day: s.day, counts: m.counts,
+          openMismatches: m.openMismatches, newMismatches: m.newMismatches, totalsDiffer,
+        }), now)
+      }
+      return m
+    })
+  } catch (e) {
+    if (e instanceof LeaseLost) return null
+    // Nothing of the run was kept; the day says why and is tried again later, like a statement not given.
+    const reason = e instanceof StatementFormatError ? e.message : `reconciliation failed: ${(e as Error).message}`
+    const now = deps.clock()
+    const tries = s.tries + 1
+    if (e instanceof StatementFormatError) deps.log.warn({ statementId: s.id, configId: s.providerConfigId, day: s.day, reason }, 'reconciliation: statement not parsed; will try again')
+    else deps.log.error({ err: e, statementId: s.id, configId: s.providerConfigId, day: s.day }, 'reconciliation failed; will try again')
+    await repo.updateStatement(deps.db, s.id, token, { state: 'failed', reason, tries, nextTryAt: nextStatementTry(now, tries), updatedAt: now })
+      .catch((err) => deps.log.warn({ err, statementId: s.id }, 'reconciliation: failure not recorded'))
+    return null
+  }
+}
+
+export interface RunOptions {
+  /** Take the day even when it is not due (reconciled already, or waiting for its next try): a re-run. */
+  force: boolean
+  /** Also run again the reconciled days whose pairs this day's lines changed (a line that came a day late). */
+  cascade?: boolean
+}
+
+/**
+ * Runs one day of one configuration: fetches its statement when none is kept, then matches it.
+ * Answers the statement as it stands after the run, or null when another run holds the day.
+ */
+export async function runDay(deps: Deps, cfg: ProviderConfigRow, day: string, o: RunOptions): Promise<repo.StatementRow | null> {
+  const source = sourceOf(deps, cfg.provider)
+  if (!source) throw new InvalidField('providerConfigId', `${cfg.provider} has no statements to reconcile with`)
+  const now = deps.clock()
+  const token = randomBytes(12).toString('base64url')
+  const s = await repo.claimStatement(deps.db, newId('stm'), {
+    merchantId: cfg.merchantId, mode: MODE, provider: cfg.provider, providerConfigId: cfg.id, day, zone: source.zone,
+  }, { now, until: new Date(now.getTime() + LEASE_MS), token, force: o.force })
+  if (!s) return null
+  let outcome: MatchOutcome | null = null
+  try {
+    if (s.fetchedAt !== null) outcome = await reconcileFetched(deps, s, source, token, null)
+    else {
+      const files = await fetchStatement(deps, s, cfg, source, token)
+      if (files) outcome = await reconcileFetched(deps, s, source, token, files)
+    }
+  } finally {
+    await repo.releaseStatement(deps.db, s.id, token)
+  }
+  const after = (await repo.getStatementUnscoped(deps.db, s.id))!
+  if (outcome) {
+    const mismatches = ITEM_CATEGORIES.filter(isMismatch).reduce((n, c) => n + outcome!.counts[c], 0)
+    const totalsDiffer = outcome.totals.filter((t) => t.agrees === false).map((t) => t.currency)
+    if (mismatches > 0 || totalsDiffer.length > 0) {
+      deps.log.warn({ statementId: s.id, configId: cfg.id, provider: cfg.provider, day, counts: outcome.counts, openMismatches: outcome.openMismatches, totalsDiffer },
+        'reconciliation: the provider\'s statement and Till disagree; see the console\'s Reconciliation page')
+    }
+    if (o.cascade) await rerunDays(deps, cfg, [...outcome.otherDays])
+  }
+  return after
+}
+
+/** Runs again the reconciled days among `days` (their items may pair with lines that arrived since). */
+async function rerunDays(deps: Deps, cfg: ProviderConfigRow, days: string[]) {
+  for (const other of await repo.reconciledDays(deps.db, cfg.id, days)) {
+    await runDay(deps, cfg, other.day, { force: true })
+  }
+}
+
+/** A run asked for by a person (admin API, till reconcile, the console's re-check): the day now, whatever its state. */
+export async function runDayNow(deps: Deps, cfg: ProviderConfigRow, day: string) {
+  const s = await runDay(deps, cfg, day, { force: true, cascade: true })
+  if (!s) throw new Conflict('a reconciliation of this day is running; try again in a minute')
+  return s
+}
+
+/**
+ * A run by the operator (admin API, till reconcile): the day of the configuration named (any
+ * merchant's), or of every enabled configuration with statements; a past day in each provider's zone.
+ */
+export async function runByHand(deps: Deps, input: { date: string; providerConfigId?: string }) {
+  if (!isDay(input.date)) throw new InvalidField('date', 'must be a day written YYYY-MM-DD')
+  const cfgs = await configsToRun(deps, input.providerConfigId)
+  for (const cfg of cfgs) {
+    const zone = sourceOf(deps, cfg.provider)!.zone
+    if (input.date >= dayIn(deps.clock(), zone)) throw new InvalidField('date', `must be a day before today in the provider's time zone (${zone})`)
+  }
+  const runs: repo.StatementRow[] = []
+  for (const cfg of cfgs) runs.push(await runDayNow(deps, cfg, input.date))
+  return runs
+}
+
+async function configsToRun(deps: Deps, configId: string | undefined): Promise<ProviderConfigRow[]> {
+  if (configId !== undefined) {
+    const cfg = await getProviderConfigUnscoped(deps.db, configId)
+    if (!cfg) throw new InvalidField('providerConfigId', 'no such provider configuration')
+    if (!sourceOf(deps, cfg.provider)) throw new InvalidField('providerConfigId', `${cfg.provider} has no statements to reconcile with`)
+    return [cfg]
+  }
+  return listEnabledUnscoped(deps.db, providersWithStatements(deps))
+}
+
+/** The configuration of a merchant's statement, for a re-check from the console. */
+export async function configOfStatement(deps: Deps, scope: Scope, statementId: string) {
+  const s = await repo.getStatement(deps.db, scope, statementId)
+  if (!s) throw new NotFound()
+  const cfg = await getProviderConfig(deps.db, scope.merchantId, s.providerConfigId)
+  if (!cfg) throw new NotFound()
+  return { statement: s, config: cfg }
+}
