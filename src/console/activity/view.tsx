@@ -15,6 +15,8 @@ function details(c: ConsoleContext, r: ActivityRow): string {
   if (d.isDefault === true) parts.push(c.t('providers.default'))
   if (typeof d.amount === 'number' && typeof d.currency === 'string') parts.push(money(d.amount, d.currency, c.locale))
   if (typeof d.recordId === 'string') parts.push(d.recordId)
+  if (typeof d.failures === 'number' && typeof d.failingSince === 'string') parts.push(c.t('activity.failures', { n: String(d.failures), time: when(d.failingSince, c.locale)! }))
+  if (typeof d.reason === 'string') parts.push(d.reason)
   return parts.join(' · ')
 }
 

@@ -4169,6 +4169,7 @@ export interface paths {
                                 /** @enum {unknown} */
                                 mode: "test" | "live";
                                 events: string[] | null;
+                                /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                                 enabled: boolean;
                                 previousSecretExpiresAt: string | null;
                                 /**
@@ -4181,6 +4182,19 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 updatedAt: string;
+                                /** @description how deliveries to this endpoint have gone */
+                                health: {
+                                    /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                    recentAttempts: number;
+                                    recentSuccessRate: number | null;
+                                    lastSuccessAt: string | null;
+                                    lastFailureAt: string | null;
+                                    lastFailureReason: string | null;
+                                    failingSince: string | null;
+                                    /** @description failed attempts since the last success */
+                                    failuresSinceSuccess: number;
+                                    disabledForFailingAt: string | null;
+                                };
                             }[];
                         };
                     };
@@ -4345,6 +4359,7 @@ export interface paths {
                             /** @enum {unknown} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -4357,6 +4372,19 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                             /** @description shown only in this answer */
                             secret: string;
                         };
@@ -4633,6 +4661,7 @@ export interface paths {
                             /** @enum {unknown} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -4645,6 +4674,19 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                         };
                     };
                 };
@@ -5059,7 +5101,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a webhook endpoint's URL or event filter, or enable or disable it */
+        /**
+         * Change a webhook endpoint's URL or event filter, or enable or disable it
+         * @description Fields not sent are left as they are. `enabled`: false pauses the endpoint: events meanwhile are not queued for it, deliveries already scheduled wait. true enables it again, also after Till disabled it for failing (its failing run then starts afresh): the deliveries still scheduled resume at once; deliveries that failed for good meanwhile, and events from while it was disabled, are not sent again by themselves: redeliver them with POST /api/v1/events/{id}/redeliver.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -5075,6 +5120,7 @@ export interface paths {
                         /** @description absolute http(s) URL; https in live mode */
                         url?: string;
                         events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed")[] | null;
+                        /** @description false pauses the endpoint: events meanwhile are not queued for it, deliveries already scheduled wait. true enables it again, also after Till disabled it for failing (its failing run then starts afresh): the deliveries still scheduled resume at once; deliveries that failed for good meanwhile, and events from while it was disabled, are not sent again by themselves: redeliver them with POST /api/v1/events/{id}/redeliver. */
                         enabled?: boolean;
                     };
                 };
@@ -5092,6 +5138,7 @@ export interface paths {
                             /** @enum {unknown} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -5104,6 +5151,19 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                         };
                     };
                 };
@@ -5381,6 +5441,7 @@ export interface paths {
                             /** @enum {unknown} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -5393,6 +5454,19 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                             /** @description shown only in this answer */
                             secret: string;
                         };
@@ -5698,6 +5772,7 @@ export interface paths {
                             /** @enum {unknown} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -5710,6 +5785,19 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                         };
                     };
                 };
