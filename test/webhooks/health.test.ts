@@ -7,8 +7,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { buildApp } from '../../src/app.js'
 import { deliverDue } from '../../src/jobs/outbox.js'
-import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
+import type { Deps } from '../../src/services/deps.js'
+import { paidSession, startTestApp, testClock, type TestApp } from '../helpers/app.js'
+import { openTestPool } from '../helpers/db.js'
 import { ConsoleBrowser, merchantWithLogin } from '../helpers/console.js'
 import { createEndpoint, deliveryRows, startReceiver } from '../helpers/receiver.js'
 
@@ -198,4 +201,33 @@ test('the period and the attempt count are configurable; a success in between st
   const still = (await api(never, 'GET', `/${ep2.id}`)).body
   assert.equal(still.enabled, true)
   assert.equal(still.health.failuresSinceSuccess, 10)
+})
+
+test('two instances recording failures for one endpoint at the same time lose no count', async (t) => {
+  const ta = await startTestApp(t)
+  const pool = openTestPool(ta.databaseUrl, 10)
+  const second: Deps = { ...ta.deps, db: pool.db, clock: testClock(ta.clock()) }
+  const app2 = await buildApp(second)
+  t.after(async () => {
+    await app2.close()
+    await pool.close()
+  })
+  // Answers are held until 24 requests are in: both instances then record their failures together.
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const rx = await startReceiver(t, async (_r, n) => {
+    if (n + 1 >= 24) release()
+    await gate
+    return { status: 503 }
+  })
+  const ep = await createEndpoint(ta, rx.url)
+  const events = 24
+  for (let i = 0; i < events; i++) await paidSession(ta, { amount: 100 + i, currency: 'CNY' })
+  const [a, b] = await Promise.all([deliverDue(ta.deps, { limit: 12, perEndpoint: 64 }), deliverDue(second, { limit: 12, perEndpoint: 64 })])
+  assert.equal(a.length + b.length, events)
+  assert.ok(a.length > 0 && b.length > 0, `both instances attempted (${a.length}, ${b.length})`)
+  const health = (await api(ta, 'GET', `/${ep.id}`)).body.health
+  assert.equal(health.failuresSinceSuccess, events)
+  assert.equal(health.recentAttempts, events)
+  assert.equal(health.recentSuccessRate, 0)
 })
