@@ -23,10 +23,32 @@ const errorShape = (codes: ErrorCode[], options: object = {}) => Type.Object({
 /** Every error body: the full table of codes (docs/errors.md says what each means and what to do). */
 export const ErrorBody = errorShape(ALL_CODES, { $id: 'Error', description: `An error. Codes:\n- ${codeList(ALL_CODES)}` })
 
-/** An error response of one status, with the codes that status can carry. */
-export const errorFor = (status: number, description?: string) => {
-  const codes = codesOf(status)
-  return errorShape(codes.length ? codes : ALL_CODES, { description: `${description ? `${description}\n` : ''}- ${codeList(codes)}` })
+/** What each error status is called where a response is named (the reference at /docs). */
+const STATUS_NAMES: Record<number, string> = {
+  400: 'Invalid request', 401: 'Not authenticated', 404: 'Not found', 405: 'Method not allowed', 409: 'Conflict',
+  413: 'Body too large', 415: 'Not JSON', 429: 'Rate limited', 431: 'Headers too large', 500: 'Internal error', 503: 'Database unavailable',
+}
+
+/** An error response of one status carrying these codes (all of that status), named, with what each code means. */
+export const errorFor = (status: number, codes: ErrorCode[] = codesOf(status), note?: string) =>
+  errorShape(codes, { description: `${STATUS_NAMES[status] ?? 'Error'}${note ? `: ${note}` : ''}. Codes:\n- ${codeList(codes)}` })
+
+/**
+ * An operation's error responses, from the codes it can answer, grouped by their status. Routes
+ * declare the codes of their own rules; api/openapi.ts adds those that follow from the route's shape
+ * (authentication, a body, a query, an id, a POST's Idempotency-Key), and a test provokes every one
+ * of them on every operation (test/api/operation-errors.test.ts).
+ */
+export function errors(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const c of ALL_CODES.filter((c) => codes.includes(c))) byStatus.set(ERROR_CODES[c].status, [...(byStatus.get(ERROR_CODES[c].status) ?? []), c])
+  return Object.fromEntries([...byStatus].map(([status, cs]) => [status, errorFor(status, cs)]))
+}
+
+/** A 2xx answer named for the reference (`The session`; @fastify/swagger's response description), otherwise the schema as it is. */
+export function answer<T extends object>(name: string, schema: T): T {
+  const named = Object.defineProperties({}, Object.getOwnPropertyDescriptors(schema)) as T
+  return Object.assign(named, { 'x-response-description': name })
 }
 
 /** Additive and optional: present only when the provider charged the customer in another currency. */
@@ -117,6 +139,5 @@ export const ListOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) => T
 
 export const IdParam = Type.Object({ id: Type.String({ maxLength: 64 }) })
 
-export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, errorFor(s)]))
 
 export type SessionT = Static<typeof Session>

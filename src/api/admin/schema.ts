@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Mode, errors } from '../../domain/resources.js'
+import { Mode, errorFor } from '../../domain/resources.js'
 import { EventFilter, Url } from '../webhook-endpoints/schema.js'
 
 const Creds = Type.Record(Type.String(), Type.Unknown())
@@ -52,12 +52,14 @@ export const DiscrepancyQuery = Type.Object({
 }, { additionalProperties: false })
 export type DiscrepancyQueryT = Static<typeof DiscrepancyQuery>
 
-const hide = { hide: true, response: errors(400, 401, 404) }
+/** Hidden from the document: every code of each status, for serialising the answer. */
+const statusErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, errorFor(s)]))
+const hide = { hide: true, response: statusErrors(400, 401, 404) }
 export const S = {
-  createMerchant: { hide: true, body: MerchantBody, response: errors(400, 401, 409) },
+  createMerchant: { hide: true, body: MerchantBody, response: statusErrors(400, 401, 409) },
   merchant: { ...hide, params: MerchantParams },
   createKey: { ...hide, params: MerchantParams, body: ApiKeyBody },
-  setPassword: { hide: true, params: MerchantParams, body: PasswordBody, response: errors(400, 401, 404, 409) },
+  setPassword: { hide: true, params: MerchantParams, body: PasswordBody, response: statusErrors(400, 401, 404, 409) },
   key: { ...hide, params: Type.Object({ id: Type.String(), keyId: Type.String() }) },
   createConfig: { ...hide, params: MerchantParams, body: ProviderConfigBody },
   createEndpoint: { ...hide, params: MerchantParams, body: AdminEndpointBody },

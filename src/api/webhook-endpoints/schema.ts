@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { EVENT_TYPES } from '../../domain/events.js'
-import { IdParam, Mode, Nullable, Timestamp, errors } from '../../domain/resources.js'
+import { IdParam, Mode, Nullable, Timestamp, answer, errors } from '../../domain/resources.js'
 
 const tags = ['webhook endpoints']
 
@@ -66,35 +66,35 @@ export const S = {
     summary: 'Register a webhook endpoint; the answer carries its signing secret, shown only here',
     tags,
     body: EndpointBody,
-    response: { 201: WebhookEndpointWithSecret, ...errors(400, 401, 409, 429) },
+    response: { 201: answer('The endpoint, with its signing secret (shown only here)', WebhookEndpointWithSecret), ...errors('limit_reached') },
   },
-  list: { summary: 'List the webhook endpoints of this mode', tags, response: { 200: Type.Object({ data: Type.Array(WebhookEndpoint) }), ...errors(401, 429) } },
-  get: { summary: 'Read a webhook endpoint', tags, params: IdParam, response: { 200: WebhookEndpoint, ...errors(401, 404, 429) } },
+  list: { summary: 'List the webhook endpoints of this mode', tags, response: { 200: answer('Every endpoint of this mode, oldest first', Type.Object({ data: Type.Array(WebhookEndpoint) })) } },
+  get: { summary: 'Read a webhook endpoint', tags, params: IdParam, response: { 200: answer('The endpoint', WebhookEndpoint) } },
   update: {
     summary: 'Change a webhook endpoint\'s URL or event filter, or enable or disable it',
     description: `Fields not sent are left as they are. \`enabled\`: ${ENABLING}`,
     tags,
     params: IdParam,
     body: EndpointPatchBody,
-    response: { 200: WebhookEndpoint, ...errors(400, 401, 404, 429) },
+    response: { 200: answer('The endpoint as changed', WebhookEndpoint) },
   },
   remove: {
     summary: 'Delete a webhook endpoint; its scheduled deliveries are canceled',
     tags,
     params: IdParam,
-    response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...errors(401, 404, 429) },
+    response: { 200: answer('The endpoint is deleted', Type.Object({ id: Type.String(), deleted: Type.Literal(true) })) },
   },
   rotate: {
     summary: 'Rotate the signing secret: the old one keeps signing beside the new one for 24 h',
     description: 'Secrets replaced earlier and still inside their own 24 h keep signing too, up to 4 besides the current one; past that the rotation is refused (limit_reached) until they are expired.',
     tags,
     params: IdParam,
-    response: { 200: WebhookEndpointWithSecret, ...errors(400, 401, 404, 409, 429) },
+    response: { 200: answer('The endpoint, with its new signing secret (shown only here)', WebhookEndpointWithSecret), ...errors('limit_reached') },
   },
   expirePrevious: {
     summary: 'Stop signing with the secrets replaced by rotations, now: only the current secret signs from the next delivery on',
     tags,
     params: IdParam,
-    response: { 200: WebhookEndpoint, ...errors(401, 404, 409, 429) },
+    response: { 200: answer('The endpoint, signed by its current secret alone from now on', WebhookEndpoint) },
   },
 }

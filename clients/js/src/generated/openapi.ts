@@ -26,7 +26,7 @@ export interface paths {
                     "application/json": {
                         /** @description minor units: 9900 CNY is 99.00 yuan; 1500 JPY is 1,500 yen (JPY has no minor unit) */
                         amount: number;
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                         description?: string;
                         /** @description at most 50 keys; keys ≤ 40 characters, values ≤ 500 */
@@ -45,7 +45,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The session: send the customer to its url */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -53,12 +53,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -70,7 +70,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -81,21 +81,13 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -107,9 +99,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "provider_unavailable" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -118,7 +110,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -131,7 +124,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -142,9 +135,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -156,9 +148,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -167,7 +159,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -180,7 +172,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -191,7 +183,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -204,7 +196,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -215,7 +207,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -230,7 +222,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -241,7 +233,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -254,7 +246,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -265,7 +257,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -278,7 +270,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -289,7 +281,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -302,7 +294,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -355,7 +347,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of sessions, newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -364,12 +356,12 @@ export interface paths {
                         "application/json": {
                             data: {
                                 id: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                                 /** Format: uri */
                                 url: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                                 /**
                                  * Format: date-time
@@ -381,7 +373,7 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 createdAt: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 mode: "test" | "live";
                                 description: string | null;
                                 /** @description as given at creation; {} when none was */
@@ -418,21 +410,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
-                 *     - `invalid_json`: The body is not well-formed JSON.
-                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -444,9 +424,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -455,7 +435,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -468,7 +449,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -479,7 +460,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -494,7 +475,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -505,7 +486,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -518,7 +499,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -529,7 +510,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -542,7 +523,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -553,7 +534,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -566,7 +547,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -605,7 +586,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The session, with its record once paid */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -613,12 +594,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -630,7 +611,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -665,7 +646,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -678,7 +660,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -689,7 +671,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -702,9 +684,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -713,7 +695,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -728,7 +710,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -739,7 +721,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -752,7 +734,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -763,7 +745,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -776,7 +758,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -787,7 +769,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -800,7 +782,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -848,7 +830,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of refunds, newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -858,7 +840,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -874,21 +856,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
-                 *     - `invalid_json`: The body is not well-formed JSON.
-                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -900,9 +870,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -911,7 +881,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -924,7 +895,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -935,7 +906,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -950,7 +921,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -961,7 +932,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -974,7 +945,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -985,7 +956,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -998,7 +969,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1009,7 +980,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -1022,7 +993,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1057,7 +1028,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The record after the refund, with the refund made (succeeded, pending, or failed when the provider refused it) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1070,11 +1041,11 @@ export interface paths {
                             providerRef: string;
                             amount: number;
                             refundedAmount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /**
                              * Format: date-time
@@ -1098,7 +1069,7 @@ export interface paths {
                             refund: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -1112,21 +1083,15 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -1138,9 +1103,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1149,7 +1114,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -1162,7 +1128,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1173,7 +1139,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -1186,9 +1152,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1197,9 +1163,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -1211,9 +1176,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1222,7 +1187,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -1235,7 +1200,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1246,7 +1211,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -1259,7 +1224,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1270,7 +1235,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -1285,7 +1250,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1296,7 +1261,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -1309,7 +1274,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1320,7 +1285,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -1333,7 +1298,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1344,7 +1309,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -1357,7 +1322,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1394,7 +1359,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The refund */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1403,7 +1368,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "succeeded" | "pending" | "failed";
                             providerRef: string | null;
                             reason: string | null;
@@ -1417,7 +1382,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -1430,7 +1396,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1441,7 +1407,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -1454,9 +1420,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1465,7 +1431,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -1480,7 +1446,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1491,7 +1457,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -1504,7 +1470,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1515,7 +1481,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -1528,7 +1494,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1539,7 +1505,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -1552,7 +1518,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1601,7 +1567,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of payment records, newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1615,11 +1581,11 @@ export interface paths {
                                 providerRef: string;
                                 amount: number;
                                 refundedAmount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 mode: "test" | "live";
                                 /**
                                  * Format: date-time
@@ -1644,7 +1610,7 @@ export interface paths {
                                 refunds: {
                                     id: string;
                                     amount: number;
-                                    /** @enum {unknown} */
+                                    /** @enum {string} */
                                     status: "succeeded" | "pending" | "failed";
                                     providerRef: string | null;
                                     reason: string | null;
@@ -1661,21 +1627,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
-                 *     - `invalid_json`: The body is not well-formed JSON.
-                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -1687,9 +1641,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1698,7 +1652,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -1711,7 +1666,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1722,7 +1677,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -1737,7 +1692,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1748,7 +1703,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -1761,7 +1716,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1772,7 +1727,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -1785,7 +1740,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1796,7 +1751,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -1809,7 +1764,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1848,7 +1803,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The payment record, with its refunds */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1861,11 +1816,11 @@ export interface paths {
                             providerRef: string;
                             amount: number;
                             refundedAmount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /**
                              * Format: date-time
@@ -1890,7 +1845,7 @@ export interface paths {
                             refunds: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -1905,7 +1860,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -1918,7 +1874,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1929,7 +1885,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -1942,9 +1898,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1953,7 +1909,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -1968,7 +1924,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1979,7 +1935,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -1992,7 +1948,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2003,7 +1959,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -2016,7 +1972,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2027,7 +1983,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -2040,7 +1996,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2085,13 +2041,13 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         refundBehavior?: "succeed" | "pending" | "fail";
                     };
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The session, paid */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2099,12 +2055,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -2116,7 +2072,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -2151,21 +2107,13 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
                  *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -2177,9 +2125,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2188,7 +2136,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -2201,7 +2150,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2212,7 +2161,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -2225,7 +2175,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2236,9 +2186,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -2250,9 +2199,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2261,7 +2210,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -2274,7 +2223,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2285,7 +2234,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -2298,7 +2247,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2309,7 +2258,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -2324,7 +2273,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2335,7 +2284,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -2348,7 +2297,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2359,7 +2308,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -2372,7 +2321,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2383,7 +2332,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -2396,7 +2345,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2438,7 +2387,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The session, failed */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2446,12 +2395,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -2463,7 +2412,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -2498,21 +2447,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
                  *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -2524,9 +2464,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2535,7 +2475,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -2548,7 +2489,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2559,7 +2500,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -2572,7 +2514,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2583,9 +2525,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -2597,9 +2538,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2608,7 +2549,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -2621,7 +2562,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2632,7 +2573,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -2645,7 +2586,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2656,7 +2597,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -2671,7 +2612,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2682,7 +2623,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -2695,7 +2636,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2706,7 +2647,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -2719,7 +2660,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2730,7 +2671,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -2743,7 +2684,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2785,7 +2726,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The session, canceled */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2793,12 +2734,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -2810,7 +2751,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -2845,21 +2786,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
                  *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -2871,9 +2803,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2882,7 +2814,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -2895,7 +2828,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2906,7 +2839,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -2919,7 +2853,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2930,9 +2864,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -2944,9 +2877,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2955,7 +2888,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -2968,7 +2901,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2979,7 +2912,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -2992,7 +2925,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3003,7 +2936,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -3018,7 +2951,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3029,7 +2962,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -3042,7 +2975,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3053,7 +2986,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -3066,7 +2999,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3077,7 +3010,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -3090,7 +3023,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3132,7 +3065,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The session, expired */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3140,12 +3073,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -3157,7 +3090,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -3192,21 +3125,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
                  *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -3218,9 +3142,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3229,7 +3153,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -3242,7 +3167,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3253,7 +3178,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -3266,7 +3192,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3277,9 +3203,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -3291,9 +3216,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3302,7 +3227,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -3315,7 +3240,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3326,7 +3251,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -3339,7 +3264,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3350,7 +3275,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -3365,7 +3290,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3376,7 +3301,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -3389,7 +3314,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3400,7 +3325,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -3413,7 +3338,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3424,7 +3349,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -3437,7 +3362,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3479,7 +3404,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The record, with the refund settled */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3492,11 +3417,11 @@ export interface paths {
                             providerRef: string;
                             amount: number;
                             refundedAmount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /**
                              * Format: date-time
@@ -3520,7 +3445,7 @@ export interface paths {
                             refund: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -3534,21 +3459,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -3560,9 +3476,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "refund_not_pending" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3571,7 +3487,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -3584,7 +3501,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3595,7 +3512,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -3608,7 +3526,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3619,9 +3537,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -3633,9 +3550,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3644,7 +3561,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -3657,7 +3574,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3668,7 +3585,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -3681,7 +3598,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3692,7 +3609,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -3707,7 +3624,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3718,7 +3635,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -3731,7 +3648,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3742,7 +3659,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -3755,7 +3672,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3766,7 +3683,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -3779,7 +3696,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3821,7 +3738,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The record, with the refund settled */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3834,11 +3751,11 @@ export interface paths {
                             providerRef: string;
                             amount: number;
                             refundedAmount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /**
                              * Format: date-time
@@ -3862,7 +3779,7 @@ export interface paths {
                             refund: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -3876,21 +3793,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -3902,9 +3810,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "refund_not_pending" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3913,7 +3821,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -3926,7 +3835,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3937,7 +3846,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -3950,7 +3860,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3961,9 +3871,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -3975,9 +3884,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3986,7 +3895,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -3999,7 +3908,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4010,7 +3919,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -4023,7 +3932,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4034,7 +3943,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4049,7 +3958,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4060,7 +3969,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4073,7 +3982,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4084,7 +3993,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -4097,7 +4006,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4108,7 +4017,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -4121,7 +4030,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4156,7 +4065,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Every endpoint of this mode, oldest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4166,7 +4075,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 url: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 mode: "test" | "live";
                                 events: string[] | null;
                                 /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
@@ -4200,7 +4109,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -4213,7 +4123,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4224,7 +4134,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4239,7 +4149,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4250,7 +4160,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4263,7 +4173,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4274,7 +4184,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -4287,7 +4197,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4298,7 +4208,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -4311,7 +4221,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4347,7 +4257,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint, with its signing secret (shown only here) */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -4356,7 +4266,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
                             /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
@@ -4391,21 +4301,13 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
                  *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -4417,9 +4319,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch" | "limit_reached";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4428,7 +4330,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -4441,7 +4344,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4452,9 +4355,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -4466,9 +4368,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4477,7 +4379,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -4490,7 +4392,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4501,7 +4403,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -4514,7 +4416,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4525,7 +4427,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4540,7 +4442,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4551,7 +4453,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4564,7 +4466,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4575,7 +4477,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -4588,7 +4490,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4599,7 +4501,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -4612,7 +4514,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4649,7 +4551,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4658,7 +4560,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
                             /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
@@ -4691,7 +4593,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -4704,7 +4607,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4715,7 +4618,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -4728,9 +4631,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4739,7 +4642,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4754,7 +4657,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4765,7 +4668,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4778,7 +4681,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4789,7 +4692,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -4802,7 +4705,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4813,7 +4716,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -4826,7 +4729,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4852,7 +4755,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint is deleted */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4866,22 +4769,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
-                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -4893,9 +4783,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_json" | "body_too_deep";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4904,7 +4794,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -4917,7 +4808,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4928,7 +4819,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -4941,9 +4832,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4952,7 +4843,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -4965,7 +4856,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4976,7 +4867,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -4989,7 +4880,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5000,7 +4891,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -5015,7 +4906,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5026,7 +4917,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -5039,7 +4930,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5050,7 +4941,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -5063,7 +4954,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5074,7 +4965,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -5087,7 +4978,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5126,7 +5017,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint as changed */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5135,7 +5026,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
                             /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
@@ -5168,21 +5059,11 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -5194,9 +5075,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5205,7 +5086,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -5218,7 +5100,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5229,7 +5111,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -5242,9 +5124,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5253,7 +5135,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -5266,7 +5148,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5277,7 +5159,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -5290,7 +5172,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5301,7 +5183,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -5316,7 +5198,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5327,7 +5209,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -5340,7 +5222,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5351,7 +5233,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -5364,7 +5246,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5375,7 +5257,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -5388,7 +5270,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5429,7 +5311,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint, with its new signing secret (shown only here) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5438,7 +5320,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
                             /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
@@ -5473,21 +5355,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
                  *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -5499,9 +5372,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch" | "limit_reached";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5510,7 +5383,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -5523,7 +5397,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5534,7 +5408,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -5547,9 +5421,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5558,9 +5432,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -5572,9 +5445,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5583,7 +5456,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -5596,7 +5469,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5607,7 +5480,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -5620,7 +5493,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5631,7 +5504,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -5646,7 +5519,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5657,7 +5530,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -5670,7 +5543,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5681,7 +5554,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -5694,7 +5567,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5705,7 +5578,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -5718,7 +5591,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5760,7 +5633,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint, signed by its current secret alone from now on */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5769,7 +5642,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
                             /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
@@ -5802,22 +5675,11 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
+                 * @description Invalid request. Codes:
                  *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -5829,9 +5691,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5840,7 +5702,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -5853,7 +5716,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5864,7 +5727,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -5877,9 +5740,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5888,9 +5751,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -5902,9 +5764,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5913,7 +5775,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -5926,7 +5788,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5937,7 +5799,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -5950,7 +5812,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5961,7 +5823,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -5976,7 +5838,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5987,7 +5849,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -6000,7 +5862,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6011,7 +5873,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -6024,7 +5886,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6035,7 +5897,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -6048,7 +5910,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6089,7 +5951,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of events, newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6098,14 +5960,14 @@ export interface paths {
                         "application/json": {
                             data: {
                                 id: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 createdAt: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 mode: "test" | "live";
                                 /** @description what happened, by event type; every amount in minor units; the session's metadata as given */
                                 data: {
@@ -6117,21 +5979,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
-                 *     - `invalid_json`: The body is not well-formed JSON.
-                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -6143,9 +5993,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6154,7 +6004,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -6167,7 +6018,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6178,7 +6029,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -6193,7 +6044,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6204,7 +6055,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -6217,7 +6068,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6228,7 +6079,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -6241,7 +6092,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6252,7 +6103,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -6265,7 +6116,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6304,7 +6155,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The event, with its deliveries and every attempt */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6312,14 +6163,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /** @description what happened, by event type; every amount in minor units; the session's metadata as given */
                             data: {
@@ -6328,7 +6179,7 @@ export interface paths {
                             deliveries: {
                                 endpointId: string;
                                 url: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "pending" | "delivered" | "failed" | "canceled";
                                 nextAttemptAt: string | null;
                                 deliveredAt: string | null;
@@ -6348,7 +6199,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -6361,7 +6213,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6372,7 +6224,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -6385,9 +6237,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6396,7 +6248,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -6411,7 +6263,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6422,7 +6274,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -6435,7 +6287,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6446,7 +6298,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -6459,7 +6311,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6470,7 +6322,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -6483,7 +6335,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6534,7 +6386,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The deliveries scheduled */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -6555,21 +6407,13 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -6581,9 +6425,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch" | "webhook_endpoint_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6592,7 +6436,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -6605,7 +6450,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6616,7 +6461,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -6629,9 +6474,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6640,9 +6485,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -6654,9 +6498,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6665,7 +6509,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -6678,7 +6522,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6689,7 +6533,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -6702,7 +6546,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6713,7 +6557,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -6728,7 +6572,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6739,7 +6583,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -6752,7 +6596,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6763,7 +6607,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -6776,7 +6620,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6787,7 +6631,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -6800,7 +6644,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6859,7 +6703,7 @@ export interface components {
             error: string;
             /**
              * @description stable: branch on this, not on `error`
-             * @enum {unknown}
+             * @enum {string}
              */
             code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "email_in_use" | "conflict" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
