@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify'
 import { Type } from 'typebox'
 import { ERROR_CODES, type ErrorCode } from '../domain/errors.js'
 import { ErrorBody, errorFor } from '../domain/resources.js'
+import { webhookOperations } from './reference/webhooks.js'
 
 const IDEMPOTENCY_KEY = Type.Object({
   'Idempotency-Key': Type.Optional(Type.String({
@@ -127,7 +128,8 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
     },
     // Shared schemas are named by their $id (components.schemas.Error), not def-<n>.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transformObject: (documentObject) => typedEnums(deepObjects((documentObject as { openapiObject: object }).openapiObject)),
+    // OpenAPI 3.1's top-level webhooks: the events Till POSTs to merchants (api/reference/webhooks.ts).
+    transformObject: (documentObject) => typedEnums({ ...deepObjects((documentObject as { openapiObject: object }).openapiObject), webhooks: webhookOperations() }) as never,
     transform: ({ schema, url, route }) => {
       const method = Array.isArray(route.method) ? route.method[0] : route.method
       return { schema: documentOperation(schema as Schema, url, method) as never, url }

@@ -122,6 +122,37 @@ export const RecordWithRefunds = Type.Object({
   refunds: Type.Array(RefundObject, { description: 'every refund of the record, newest first' }),
 })
 
+/** What a session event's `data` carries (payment.failed, session.canceled, session.expired; payment.succeeded adds the record). */
+export const SessionEventData = Type.Object({
+  sessionId: Type.String({ pattern: '^sess_' }),
+  status: Type.Enum(SESSION_STATUSES, { description: 'the session\'s status when the event happened' }),
+  amount: Type.Integer({ description: 'minor units' }),
+  currency: CurrencyCode,
+  metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'as given at creation' }),
+})
+
+export const PaymentSucceededData = Type.Object({
+  ...SessionEventData.properties,
+  recordId: Type.String({ pattern: '^rec_' }),
+  provider: Type.String(),
+  providerRef: Type.String({ description: 'the provider\'s reference for the payment' }),
+  paidAt: Timestamp,
+})
+
+/** What a refund event's `data` carries. */
+export const RefundEventData = Type.Object({
+  refundId: Type.String({ pattern: '^ref_' }),
+  recordId: Type.String({ pattern: '^rec_' }),
+  sessionId: Type.String({ pattern: '^sess_' }),
+  amount: Type.Integer({ description: 'this refund, minor units' }),
+  refundedAmount: Type.Integer({ description: 'the record\'s succeeded refunds so far, minor units' }),
+  recordStatus: PaymentRecord.properties.status,
+  currency: CurrencyCode,
+  status: Refund.properties.status,
+  reason: Nullable(Type.String()),
+  metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'the session\'s, as given at creation' }),
+})
+
 /** `limit` and `starting_after` of every list; pages are newest first. */
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'default 10' })),

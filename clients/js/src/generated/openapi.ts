@@ -6663,7 +6663,162 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session was paid
+         * @description The provider confirmed the payment: the session is `paid` and its payment record exists (`recordId`). Also sent when the confirmation comes after the session expired, failed or was canceled: the money arrived all the same.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `payment.succeeded`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.payment.succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session's payment failed
+         * @description The provider reported a definitive failure: the session is `failed`. Create a new session to collect again.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `payment.failed`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.payment.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer canceled
+         * @description The customer chose "Cancel and return" on the checkout page: the session is `canceled`.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `session.canceled`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.session.canceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session expired unpaid
+         * @description `expiresAt` passed with no payment: the session is `expired`.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `session.expired`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.session.expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund waits on the provider
+         * @description The provider accepted the refund and settles it later: a `refund.succeeded` or `refund.failed` follows. The record reads `refunding` meanwhile.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `refund.pending`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.refund.pending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund succeeded
+         * @description The money went back: `refundedAmount` and `recordStatus` count this refund; on a full refund the session becomes `refunded`.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `refund.succeeded`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.refund.succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund failed
+         * @description The provider refused the refund: the record is as before it.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `refund.failed`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.refund.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -6719,4 +6874,661 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    "webhook.payment.succeeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "payment.succeeded",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "status": "paid",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "provider": "wechat",
+                 *         "providerRef": "4200001234202611260123456789",
+                 *         "paidAt": "2026-11-26T09:30:12.345Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "payment.succeeded";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        sessionId: string;
+                        /**
+                         * @description the session's status when the event happened
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        recordId: string;
+                        provider: string;
+                        /** @description the provider's reference for the payment */
+                        providerRef: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        paidAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.payment.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "payment.failed",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "status": "failed",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "payment.failed";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        sessionId: string;
+                        /**
+                         * @description the session's status when the event happened
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.session.canceled": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "session.canceled",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "status": "canceled",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "session.canceled";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        sessionId: string;
+                        /**
+                         * @description the session's status when the event happened
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.session.expired": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "session.expired",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "status": "expired",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "session.expired";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        sessionId: string;
+                        /**
+                         * @description the session's status when the event happened
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.refund.pending": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "refund.pending",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "refundId": "ref_5Hn8LqR2tW6xY0aC4eG7iK9m",
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "amount": 2500,
+                 *         "refundedAmount": 0,
+                 *         "recordStatus": "refunding",
+                 *         "currency": "CNY",
+                 *         "status": "pending",
+                 *         "reason": "damaged in transit",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "refund.pending";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        refundId: string;
+                        recordId: string;
+                        sessionId: string;
+                        /** @description this refund, minor units */
+                        amount: number;
+                        /** @description the record's succeeded refunds so far, minor units */
+                        refundedAmount: number;
+                        /** @enum {string} */
+                        recordStatus: "paid" | "partially_refunded" | "refunded" | "refunding";
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @enum {string} */
+                        status: "succeeded" | "pending" | "failed";
+                        reason: string | null;
+                        /** @description the session's, as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.refund.succeeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "refund.succeeded",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "refundId": "ref_5Hn8LqR2tW6xY0aC4eG7iK9m",
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "amount": 2500,
+                 *         "refundedAmount": 2500,
+                 *         "recordStatus": "partially_refunded",
+                 *         "currency": "CNY",
+                 *         "status": "succeeded",
+                 *         "reason": "damaged in transit",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "refund.succeeded";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        refundId: string;
+                        recordId: string;
+                        sessionId: string;
+                        /** @description this refund, minor units */
+                        amount: number;
+                        /** @description the record's succeeded refunds so far, minor units */
+                        refundedAmount: number;
+                        /** @enum {string} */
+                        recordStatus: "paid" | "partially_refunded" | "refunded" | "refunding";
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @enum {string} */
+                        status: "succeeded" | "pending" | "failed";
+                        reason: string | null;
+                        /** @description the session's, as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.refund.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "refund.failed",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "refundId": "ref_5Hn8LqR2tW6xY0aC4eG7iK9m",
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "amount": 2500,
+                 *         "refundedAmount": 0,
+                 *         "recordStatus": "paid",
+                 *         "currency": "CNY",
+                 *         "status": "failed",
+                 *         "reason": "damaged in transit",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "refund.failed";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        refundId: string;
+                        recordId: string;
+                        sessionId: string;
+                        /** @description this refund, minor units */
+                        amount: number;
+                        /** @description the record's succeeded refunds so far, minor units */
+                        refundedAmount: number;
+                        /** @enum {string} */
+                        recordStatus: "paid" | "partially_refunded" | "refunded" | "refunding";
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @enum {string} */
+                        status: "succeeded" | "pending" | "failed";
+                        reason: string | null;
+                        /** @description the session's, as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
