@@ -114,8 +114,21 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
       info: {
         title: 'Till API',
         version: '1.0.0',
-        description: 'Hosted-checkout payments. Every amount is an integer in the currency\'s minor unit. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`, or with HTTP Basic, the key as user name (`curl -u sk_test_…:`). Every POST accepts an `Idempotency-Key` header.',
+        description: 'Hosted-checkout payments. Every amount is an integer in the currency\'s minor unit. Authenticate with `Authorization: Bearer sk_test_…` or `sk_live_…`, or with HTTP Basic, the key as user name (`curl -u sk_test_…:`). Every POST accepts an `Idempotency-Key` header.\n\n'
+          + 'Each operation lists the error codes it can answer ([what each means and what to do](/docs/guides/errors)) and has samples in curl, Node, Python and Go; '
+          + 'the webhook events Till sends are described at the end. Guides: [Integrating with Till](/docs/guides/integrate) · [Errors](/docs/guides/errors) · '
+          + '[The console](/docs/guides/console) · [Operating Till](/docs/guides/operate) · [all guides](/docs/guides).',
       },
+      // Each group of operations links the guide's section about it.
+      tags: [
+        { name: 'sessions', description: 'A session is one payment to collect: create it, send the customer to its `url`, read the result. [Create a session](/docs/guides/integrate#create-a-session) · [Coming back](/docs/guides/integrate#coming-back-successurl-the-relay-and-paid_confirmed) · [States](/docs/guides/integrate#session-and-record-states)' },
+        { name: 'refunds', description: 'Refund a payment record, fully or partly. [Refunds](/docs/guides/integrate#refunds)' },
+        { name: 'records', description: 'One payment record per paid session, with its refunds. [Read sessions, records and refunds](/docs/guides/integrate#read-sessions-records-and-refunds)' },
+        { name: 'webhook endpoints', description: 'Where Till POSTs signed events, and how deliveries to each have gone. [Webhooks](/docs/guides/integrate#webhooks) · [Endpoint health](/docs/guides/integrate#endpoint-health)' },
+        { name: 'events', description: 'What happened, with every delivery attempt; send one again. [History and redelivery](/docs/guides/integrate#history-and-redelivery)' },
+        { name: 'test helpers', description: 'Test keys only: act as the customer and the provider. [Test mode](/docs/guides/integrate#test-mode)' },
+        { name: 'webhook events', description: 'The events Till POSTs to your endpoints. [Verifying a delivery](/docs/guides/integrate#verifying-a-delivery) · [Delivery, retries and order](/docs/guides/integrate#delivery-retries-and-order)' },
+      ],
       servers: [{ url: baseUrl }],
       components: {
         securitySchemes: {
