@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify'
 import { Type } from 'typebox'
 import { ERROR_CODES, type ErrorCode } from '../domain/errors.js'
 import { ErrorBody, errorFor } from '../domain/resources.js'
+import { codeSamples } from './reference/samples.js'
 import { webhookOperations } from './reference/webhooks.js'
 
 const IDEMPOTENCY_KEY = Type.Object({
@@ -61,14 +62,16 @@ const RETRY_AFTER = { headers: { 'Retry-After': Type.Integer({ minimum: 1, descr
  * scripts/fuzz.sh holds the service to it), and a POST's Idempotency-Key header. Applied to the
  * document only: the routes' own schemas keep validating and serialising as they are.
  */
-export function documentOperation(schema: Schema | undefined, url: string, method: string): Schema {
+export function documentOperation(schema: Schema | undefined, url: string, method: string, baseUrl: string): Schema {
   if (!url.startsWith('/api/v1/')) return { ...schema, hide: true }
   const success = Object.fromEntries(Object.entries(schema?.response ?? {}).filter(([status]) => Number(status) < 400))
   const failures = Object.fromEntries([...documentedCodes(schema, method)].map(([status, codes]) =>
     [status, { ...errorFor(status, codes, NOTES[status]), ...(status === 429 ? RETRY_AFTER : {}) }]))
   const s: Schema = { ...schema, response: { ...success, ...failures } }
   if (method === 'POST' && !s.headers) s.headers = IDEMPOTENCY_KEY
-  return s
+  // Copied into the operation as it is (an x- key): Redoc shows the samples in tabs.
+  const samples = codeSamples(method, url.replace(/:(\w+)/g, '{$1}'), baseUrl)
+  return samples ? { ...s, 'x-codeSamples': samples } as Schema : s
 }
 
 type Parameter = { in?: string; schema?: { type?: string }; style?: string; explode?: boolean }
@@ -145,7 +148,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
     transformObject: (documentObject) => typedEnums({ ...deepObjects((documentObject as { openapiObject: object }).openapiObject), webhooks: webhookOperations() }) as never,
     transform: ({ schema, url, route }) => {
       const method = Array.isArray(route.method) ? route.method[0] : route.method
-      return { schema: documentOperation(schema as Schema, url, method) as never, url }
+      return { schema: documentOperation(schema as Schema, url, method, baseUrl) as never, url }
     },
   })
 }

@@ -6,6 +6,7 @@
 import { Type, type TSchema } from 'typebox'
 import { EVENT_TYPES, refundEventData, sessionEventData, type EventType } from '../../domain/events.js'
 import { Mode, PaymentSucceededData, RefundEventData, SessionEventData, Timestamp } from '../../domain/resources.js'
+import { EXAMPLE_IDS } from './samples.js'
 import {
   DELIVERY_TIMEOUT_MS, EVENT_ID_HEADER, EVENT_TYPE_HEADER, RETRY_DELAYS_MS, SIGNATURE_HEADER, USER_AGENT,
 } from '../../domain/webhooks.js'
@@ -50,12 +51,12 @@ const WHAT: Record<EventType, { summary: string; description: string; data: TSch
 }
 
 // Sample facts for the examples, passed through the functions real events are built with.
-const SESSION = { id: 'sess_3kTqW8zN1vRb5yLm2HxJ0aPd', status: 'paid', amount: 9900, currency: 'CNY', metadata: { order_id: 'A-1042' } }
+const SESSION = { id: EXAMPLE_IDS.sess, status: 'paid', amount: 9900, currency: 'CNY', metadata: { order_id: 'A-1042' } }
 const RECORD = {
-  id: 'rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf', provider: 'wechat', providerRef: '4200001234202611260123456789',
+  id: EXAMPLE_IDS.rec, provider: 'wechat', providerRef: '4200001234202611260123456789',
   paidAt: new Date('2026-11-26T09:30:12.345Z'), amount: 9900, refundedAmount: 0, status: 'paid',
 }
-const REFUND = { id: 'ref_5Hn8LqR2tW6xY0aC4eG7iK9m', amount: 2500, status: 'succeeded', reason: 'damaged in transit' }
+const REFUND = { id: EXAMPLE_IDS.ref, amount: 2500, status: 'succeeded', reason: 'damaged in transit' }
 
 function exampleData(type: EventType) {
   switch (type) {
@@ -81,7 +82,7 @@ const HEADERS = [
       + 'Verify the bytes as received, before parsing (the client libraries\' `constructEvent` does).',
     example: '5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
   },
-  { name: EVENT_ID_HEADER, required: true, description: 'the event\'s `id`: dedupe on it, delivery is at least once', example: 'evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp' },
+  { name: EVENT_ID_HEADER, required: true, description: 'the event\'s `id`: dedupe on it, delivery is at least once', example: EXAMPLE_IDS.evt },
   { name: EVENT_TYPE_HEADER, required: true, description: 'the event\'s `type`', example: 'payment.succeeded' },
   { name: 'User-Agent', required: true, description: 'always this value', example: USER_AGENT },
 ].map(({ name, required, description, example }) => ({ name, in: 'header', required, description, schema: { type: 'string' }, example }))
@@ -105,7 +106,7 @@ function operation(type: EventType) {
       parameters: HEADERS,
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: body, example: { id: 'evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp', type, createdAt: '2026-11-26T09:30:13.001Z', mode: 'live', data: exampleData(type) } } },
+        content: { 'application/json': { schema: body, example: { id: EXAMPLE_IDS.evt, type, createdAt: '2026-11-26T09:30:13.001Z', mode: 'live', data: exampleData(type) } } },
       },
       responses: {
         '2XX': {
