@@ -170,5 +170,4 @@ export const ListOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) => T
 
 export const IdParam = Type.Object({ id: Type.String({ maxLength: 64 }) })
 
-
 export type SessionT = Static<typeof Session>

@@ -103,6 +103,8 @@ function operation(type: EventType) {
       description: `${description}\n\nPOSTed as JSON to every enabled endpoint whose \`events\` take \`${type}\`, signed as the \`${SIGNATURE_HEADER}\` header says. `
         + 'See the integration guide\'s [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.',
       tags: ['webhook events'],
+      // Till calls the merchant: no API key is involved (the signature is the proof).
+      security: [],
       parameters: HEADERS,
       requestBody: {
         required: true,
