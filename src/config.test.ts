@@ -29,6 +29,15 @@ test('TILL_DELIVERY_LEASE_MS and TILL_RELAY_WAIT_MS: defaults, values, and the r
   assert.throws(() => loadConfig({ TILL_DELIVERY_LEASE_MS: '10' }), /TILL_DELIVERY_LEASE_MS/)
 })
 
+test('TILL_WEBHOOK_DISABLE_AFTER_HOURS and TILL_WEBHOOK_DISABLE_MIN_FAILURES: 3 days and 10 attempts unless said; 0 hours never disables', () => {
+  assert.deepEqual([loadConfig({}).webhookDisableAfterMs, loadConfig({}).webhookDisableMinFailures], [72 * 3600_000, 10])
+  const set = loadConfig({ TILL_WEBHOOK_DISABLE_AFTER_HOURS: '24', TILL_WEBHOOK_DISABLE_MIN_FAILURES: '3' })
+  assert.deepEqual([set.webhookDisableAfterMs, set.webhookDisableMinFailures], [24 * 3600_000, 3])
+  assert.equal(loadConfig({ TILL_WEBHOOK_DISABLE_AFTER_HOURS: '0' }).webhookDisableAfterMs, 0)
+  assert.throws(() => loadConfig({ TILL_WEBHOOK_DISABLE_AFTER_HOURS: '1.5' }), /TILL_WEBHOOK_DISABLE_AFTER_HOURS must be a whole number of hours from 0 to 8760/)
+  assert.throws(() => loadConfig({ TILL_WEBHOOK_DISABLE_MIN_FAILURES: '0' }), /TILL_WEBHOOK_DISABLE_MIN_FAILURES must be a whole number of attempts from 1 to 1000/)
+})
+
 test('DATABASE_DIRECT_URL: behind a pooler statements go unnamed unless DATABASE_PREPARED_STATEMENTS says named', () => {
   const pooler = 'postgres://till@pgbouncer:6432/till'
   const direct = 'postgres://till@db:5432/till'

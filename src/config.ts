@@ -41,6 +41,13 @@ export interface Config {
   deliveryLeaseMs: number
   /** TILL_RELAY_WAIT_MS: how long the relay page waits for a payment in flight to be confirmed (default and most 5 s). */
   relayWaitMs: number
+  /**
+   * TILL_WEBHOOK_DISABLE_AFTER_HOURS (default 72; 0: never): a webhook endpoint whose every attempt
+   * failed for this long, and at least TILL_WEBHOOK_DISABLE_MIN_FAILURES (default 10) attempts, is
+   * disabled (docs/integrate.md#endpoint-health).
+   */
+  webhookDisableAfterMs: number
+  webhookDisableMinFailures: number
 }
 
 /**
@@ -59,12 +66,12 @@ export function parseTrustProxy(value: string | undefined): boolean | number | s
 /** The relay waits at most 5 seconds (docs/integrate.md): shorter is allowed, longer is not. */
 export const MAX_RELAY_WAIT_MS = 5000
 
-/** A whole number of milliseconds within [min, max], or the default when unset. */
-function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+/** A whole number of `unit` within [min, max], or the default when unset. */
+function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, unit = 'milliseconds'): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number of milliseconds from ${min} to ${max}, got ${raw}`)
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number of ${unit} from ${min} to ${max}, got ${raw}`)
   return n
 }
 
@@ -114,7 +121,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerAllowPrivate: env.PROVIDER_ALLOW_PRIVATE === '1',
     metricsToken: env.METRICS_TOKEN || null,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    deliveryLeaseMs: millis(env, 'TILL_DELIVERY_LEASE_MS', 60_000, 1000, 3_600_000),
-    relayWaitMs: millis(env, 'TILL_RELAY_WAIT_MS', MAX_RELAY_WAIT_MS, 0, MAX_RELAY_WAIT_MS),
+    deliveryLeaseMs: whole(env, 'TILL_DELIVERY_LEASE_MS', 60_000, 1000, 3_600_000),
+    relayWaitMs: whole(env, 'TILL_RELAY_WAIT_MS', MAX_RELAY_WAIT_MS, 0, MAX_RELAY_WAIT_MS),
+    webhookDisableAfterMs: whole(env, 'TILL_WEBHOOK_DISABLE_AFTER_HOURS', 72, 0, 8760, 'hours') * 3600_000,
+    webhookDisableMinFailures: whole(env, 'TILL_WEBHOOK_DISABLE_MIN_FAILURES', 10, 1, 1000, 'attempts'),
   }
 }

@@ -196,6 +196,26 @@ type WebhookEndpoint struct {
 	UpdatedAt               time.Time  `json:"updatedAt"`
 	// Secret (whsec_…) is in the answers of Create and RotateSecret only: store it then.
 	Secret string `json:"secret,omitempty"`
+	// Health is how deliveries to it have gone, kept by Till with every attempt.
+	Health EndpointHealth `json:"health"`
+}
+
+// EndpointHealth is an endpoint's recent deliveries: the share of the last 24 hours' attempts that
+// were delivered, the last success and failure, and whether Till disabled it for failing.
+type EndpointHealth struct {
+	RecentAttempts int `json:"recentAttempts"`
+	// RecentSuccessRate is from 0 to 1, to 4 decimals; nil without attempts in the last 24 hours.
+	RecentSuccessRate *float64   `json:"recentSuccessRate"`
+	LastSuccessAt     *time.Time `json:"lastSuccessAt"`
+	LastFailureAt     *time.Time `json:"lastFailureAt"`
+	// LastFailureReason is "HTTP <status>", or what went wrong when no answer came.
+	LastFailureReason *string `json:"lastFailureReason"`
+	// FailingSince is the first failed attempt after the last success; nil while the last one succeeded.
+	FailingSince         *time.Time `json:"failingSince"`
+	FailuresSinceSuccess int        `json:"failuresSinceSuccess"`
+	// DisabledForFailingAt is when Till disabled the endpoint because every attempt failed for 3 days
+	// (and at least 10 attempts); nil once it is enabled again.
+	DisabledForFailingAt *time.Time `json:"disabledForFailingAt"`
 }
 
 // DeletedWebhookEndpoint answers WebhookEndpoints.Delete.

@@ -316,6 +316,10 @@ func compare(t *testing.T, where string, s schema, typ reflect.Type, request boo
 		if k := typ.Kind(); k != reflect.Int && k != reflect.Int64 {
 			fail("integer as %v", typ)
 		}
+	case "number":
+		if typ.Kind() != reflect.Float64 {
+			fail("number as %v", typ)
+		}
 	case "boolean":
 		if typ.Kind() != reflect.Bool {
 			fail("boolean as %v", typ)

@@ -1,8 +1,9 @@
 /** `till webhooks endpoints list|create|delete`: where Till sends the key's merchant and mode's webhooks. */
 import { EVENT_TYPES } from '../domain/events.js'
 import { connectionHelp, API_OPTIONS, JSON_OPTION, id, optionalString, usageError, type Command } from './args.js'
+import type { Till } from '@till-payments/node'
 import { merchantApi } from './http.js'
-import { print, printJson, table, time, yesNo } from './output.js'
+import { print, printJson, table, time } from './output.js'
 
 type EventType = (typeof EVENT_TYPES)[number]
 
@@ -15,6 +16,17 @@ export function eventFilter(text: string | undefined): EventType[] | undefined {
   return [...new Set(types)] as EventType[]
 }
 
+type Endpoint = Awaited<ReturnType<Till['webhookEndpoints']['retrieve']>>
+
+/** `no: failing` when Till disabled it (docs/integrate.md#endpoint-health). */
+const enabledText = (e: Endpoint) => (e.enabled ? 'yes' : e.health.disabledForFailingAt ? 'no: failing' : 'no')
+
+/** `66.7% of 3`: the share of the last 24 hours' attempts that were delivered. */
+const delivered = (h: Endpoint['health']) =>
+  h.recentSuccessRate === null ? '-' : `${Number((h.recentSuccessRate * 100).toFixed(1))}% of ${h.recentAttempts}`
+
+const lastFailure = (h: Endpoint['health']) => (h.lastFailureAt ? `${time(h.lastFailureAt)} ${h.lastFailureReason ?? ''}`.trimEnd() : '-')
+
 export const webhookEndpoints: Command = {
   summary: 'list, create or delete webhook endpoints (endpoints list|create URL|delete ID)',
   help: `usage: till webhooks endpoints list [--json]
@@ -22,6 +34,9 @@ export const webhookEndpoints: Command = {
        till webhooks endpoints delete ENDPOINT_ID
 
 The webhook endpoints of the key's merchant and mode (a test key manages test-mode endpoints).
+list shows each one's health: the share of the last 24 hours' attempts delivered, and the last
+failure with its reason; ENABLED reads "no: failing" when Till disabled it because every delivery
+failed for 3 days (see the integration guide, "Endpoint health").
 create prints the endpoint's signing secret (whsec_…) once: store it to verify the webhooks.
 Live mode takes only https URLs.
 
@@ -47,8 +62,8 @@ examples:
       const { data } = await merchantApi(values).call((till) => till.webhookEndpoints.list())
       if (values.json) return printJson({ data })
       if (data.length === 0) return print('No webhook endpoints.')
-      return print(table(['ID', 'URL', 'EVENTS', 'ENABLED', 'CREATED'], data.map((e) => [
-        e.id, e.url, e.events ? e.events.join(',') : 'all', yesNo(e.enabled), time(e.createdAt),
+      return print(table(['ID', 'URL', 'EVENTS', 'ENABLED', 'DELIVERED (24 H)', 'LAST FAILURE', 'CREATED'], data.map((e) => [
+        e.id, e.url, e.events ? e.events.join(',') : 'all', enabledText(e), delivered(e.health), lastFailure(e.health), time(e.createdAt),
       ])))
     }
     if (action === 'create') {

@@ -5,5 +5,8 @@ import type { Locale } from '../web/locale.js'
 
 export const when = (d: Date | string | null | undefined, locale: Locale) => (d ? formatTime(typeof d === 'string' ? new Date(d) : d, locale) : null)
 
+/** A share as a percentage in the locale's way: 0.6667 is 66.7 %. */
+export const percent = (rate: number, locale: Locale) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(rate)
+
 /** With the ISO code, as on the hosted pages: "¥" alone is both yuan and yen. */
 export const money = (amount: number, currency: string, locale: Locale) => (isCurrency(currency) ? displayAmount(amount, currency, locale) : `${amount} ${currency}`)

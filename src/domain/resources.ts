@@ -23,10 +23,32 @@ const errorShape = (codes: ErrorCode[], options: object = {}) => Type.Object({
 /** Every error body: the full table of codes (docs/errors.md says what each means and what to do). */
 export const ErrorBody = errorShape(ALL_CODES, { $id: 'Error', description: `An error. Codes:\n- ${codeList(ALL_CODES)}` })
 
-/** An error response of one status, with the codes that status can carry. */
-export const errorFor = (status: number, description?: string) => {
-  const codes = codesOf(status)
-  return errorShape(codes.length ? codes : ALL_CODES, { description: `${description ? `${description}\n` : ''}- ${codeList(codes)}` })
+/** What each error status is called where a response is named (the reference at /docs). */
+const STATUS_NAMES: Record<number, string> = {
+  400: 'Invalid request', 401: 'Not authenticated', 404: 'Not found', 405: 'Method not allowed', 409: 'Conflict',
+  413: 'Body too large', 415: 'Not JSON', 429: 'Rate limited', 431: 'Headers too large', 500: 'Internal error', 503: 'Database unavailable',
+}
+
+/** An error response of one status carrying these codes (all of that status), named, with what each code means. */
+export const errorFor = (status: number, codes: ErrorCode[] = codesOf(status), note?: string) =>
+  errorShape(codes, { description: `${STATUS_NAMES[status] ?? 'Error'}${note ? `: ${note}` : ''}. Codes:\n- ${codeList(codes)}` })
+
+/**
+ * An operation's error responses, from the codes it can answer, grouped by their status. Routes
+ * declare the codes of their own rules; api/openapi.ts adds those that follow from the route's shape
+ * (authentication, a body, a query, an id, a POST's Idempotency-Key), and a test provokes every one
+ * of them on every operation (test/api/operation-errors.test.ts).
+ */
+export function errors(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const c of ALL_CODES.filter((c) => codes.includes(c))) byStatus.set(ERROR_CODES[c].status, [...(byStatus.get(ERROR_CODES[c].status) ?? []), c])
+  return Object.fromEntries([...byStatus].map(([status, cs]) => [status, errorFor(status, cs)]))
+}
+
+/** A 2xx answer named for the reference (`The session`; @fastify/swagger's response description), otherwise the schema as it is. */
+export function answer<T extends object>(name: string, schema: T): T {
+  const named = Object.defineProperties({}, Object.getOwnPropertyDescriptors(schema)) as T
+  return Object.assign(named, { 'x-response-description': name })
 }
 
 /** Additive and optional: present only when the provider charged the customer in another currency. */
@@ -100,6 +122,49 @@ export const RecordWithRefunds = Type.Object({
   refunds: Type.Array(RefundObject, { description: 'every refund of the record, newest first' }),
 })
 
+/** What a session event's `data` carries (payment.failed, session.canceled, session.expired; payment.succeeded adds the record). */
+export const SessionEventData = Type.Object({
+  sessionId: Type.String({ pattern: '^sess_' }),
+  status: Type.Enum(SESSION_STATUSES, { description: 'the session\'s status when the event happened' }),
+  amount: Type.Integer({ description: 'minor units' }),
+  currency: CurrencyCode,
+  metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'as given at creation' }),
+})
+
+export const PaymentSucceededData = Type.Object({
+  ...SessionEventData.properties,
+  recordId: Type.String({ pattern: '^rec_' }),
+  provider: Type.String(),
+  providerRef: Type.String({ description: 'the provider\'s reference for the payment' }),
+  paidAt: Timestamp,
+})
+
+/** What a refund event's `data` carries. */
+export const RefundEventData = Type.Object({
+  refundId: Type.String({ pattern: '^ref_' }),
+  recordId: Type.String({ pattern: '^rec_' }),
+  sessionId: Type.String({ pattern: '^sess_' }),
+  amount: Type.Integer({ description: 'this refund, minor units' }),
+  refundedAmount: Type.Integer({ description: 'the record\'s succeeded refunds so far, minor units' }),
+  recordStatus: PaymentRecord.properties.status,
+  currency: CurrencyCode,
+  status: Refund.properties.status,
+  reason: Nullable(Type.String()),
+  metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'the session\'s, as given at creation' }),
+})
+
+/** What a reconciliation event's `data` carries: a report, not a session (docs/reconciliation.md). */
+export const ReconciliationEventData = Type.Object({
+  reportId: Type.String(),
+  provider: Type.String(),
+  providerConfigId: Type.String(),
+  date: Type.String({ description: 'the provider\'s day, YYYY-MM-DD in its time zone' }),
+  counts: Type.Record(Type.String(), Type.Integer(), { description: 'items per category: matched, expected, missing_in_till, missing_at_provider, amount_differs, currency_differs, status_differs' }),
+  openMismatches: Type.Integer({ description: 'mismatches not acknowledged yet' }),
+  newMismatches: Type.Integer({ description: 'mismatches this run found that were not there (or were different) before' }),
+  totalsDiffer: Type.Array(Type.String(), { description: 'currencies whose statement summary disagrees with the sum of its lines' }),
+})
+
 /** `limit` and `starting_after` of every list; pages are newest first. */
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'default 10' })),
@@ -116,7 +181,5 @@ export const CreatedRange = {
 export const ListOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Object({ data: Type.Array(item), hasMore: Type.Boolean() })
 
 export const IdParam = Type.Object({ id: Type.String({ maxLength: 64 }) })
-
-export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, errorFor(s)]))
 
 export type SessionT = Static<typeof Session>

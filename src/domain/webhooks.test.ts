@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { eventPayload, isDelivered, MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter, sign, signatureHeader } from './webhooks.js'
+import { eventPayload, isDelivered, MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter, recentWindowStart, sign, signatureHeader, successRate } from './webhooks.js'
 
 const now = new Date('2026-11-21T09:30:00.000Z')
 const MIN = 60_000
@@ -60,4 +60,13 @@ test('a Retry-After longer than the step wins; a shorter one does not; it is cap
 test('2xx is delivered; anything else, or no answer, is not', () => {
   for (const code of [200, 201, 204, 299]) assert.equal(isDelivered(code), true, String(code))
   for (const code of [null, 100, 199, 301, 302, 304, 400, 410, 500, 503]) assert.equal(isDelivered(code), false, String(code))
+})
+
+test('the recent window starts 23 whole hours before the current hour; the rate has 4 decimals and is null without attempts', () => {
+  assert.equal(recentWindowStart(new Date('2030-05-02T10:59:59.999Z')).toISOString(), '2030-05-01T11:00:00.000Z')
+  assert.equal(recentWindowStart(new Date('2030-05-02T11:00:00.000Z')).toISOString(), '2030-05-01T12:00:00.000Z')
+  assert.equal(successRate(0, 0), null)
+  assert.equal(successRate(2, 1), 0.6667)
+  assert.equal(successRate(0, 5), 0)
+  assert.equal(successRate(7, 0), 1)
 })

@@ -79,3 +79,16 @@ export function nextAttemptAt(now: Date, attempt: number, retryAfterMs: number |
 }
 
 export const isDelivered = (statusCode: number | null) => statusCode !== null && statusCode >= 200 && statusCode < 300
+
+/** An endpoint's recent success rate covers the current hour and the 23 before it (hourly counts). */
+export const RECENT_HOURS = 24
+
+/** The first hour the recent window counts. */
+export function recentWindowStart(now: Date): Date {
+  const hour = Math.floor(now.getTime() / 3600_000) * 3600_000
+  return new Date(hour - (RECENT_HOURS - 1) * 3600_000)
+}
+
+/** Delivered over attempted, to 4 decimals; null without attempts. */
+export const successRate = (delivered: number, failed: number) =>
+  delivered + failed === 0 ? null : Math.round((delivered / (delivered + failed)) * 10_000) / 10_000

@@ -101,6 +101,7 @@ export function createOutbox(deps: Deps, options: OutboxOptions = {}) {
   const o = { ...DEFAULTS, ...options }
   const sender = createSender({ allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: o.timeoutMs, tls: o.tls, lookup: o.lookup })
   const signing = withSecretCache(deps)
+  const disable = { afterMs: deps.config.webhookDisableAfterMs, minFailures: deps.config.webhookDisableMinFailures }
   const inFlight = new Set<Promise<AttemptResult | null>>()
   /** Deliveries leased by this process and not yet recorded: what maxInFlight bounds. */
   let held = 0
@@ -129,7 +130,7 @@ export function createOutbox(deps: Deps, options: OutboxOptions = {}) {
     const now = deps.clock()
     let rows: Claimed[]
     try {
-      rows = await recordAndClaim(deps.db, batch.map((b) => b.item), now, claim ? lease(now, free) : undefined)
+      rows = await recordAndClaim(deps.db, batch.map((b) => b.item), now, claim ? lease(now, free) : undefined, disable)
     } catch (err) {
       // Not recorded (the database went away): the leases lapse and the deliveries are tried again.
       held -= batch.length

@@ -11,6 +11,8 @@ export type ActivityAction =
   | 'key_created' | 'key_revoked'
   | 'provider_config_created' | 'provider_config_updated'
   | 'endpoint_created' | 'endpoint_updated' | 'endpoint_deleted' | 'endpoint_secret_rotated' | 'endpoint_previous_secrets_expired' | 'endpoint_test_sent' | 'event_resent'
+  /** Recorded by the delivery worker (store/repos/deliveries.ts), actor `Till`. */
+  | 'endpoint_disabled_failing'
   | 'refund_created' | 'settings_updated'
   | 'reconciliation_rechecked' | 'mismatch_acknowledged'
 

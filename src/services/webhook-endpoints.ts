@@ -7,7 +7,7 @@ import type { Mode } from '../domain/checkout-rules.js'
 import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
 import type { EventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
-import { ROTATION_OVERLAP_MS } from '../domain/webhooks.js'
+import { recentWindowStart, ROTATION_OVERLAP_MS, successRate } from '../domain/webhooks.js'
 import { generateWebhookSecret } from '../security/api-keys.js'
 import type { Executor } from '../store/db.js'
 import { cancelPending, deliveriesTo } from '../store/repos/deliveries.js'
@@ -36,7 +36,15 @@ export interface EndpointPatch {
 /** Replaced secrets still inside their overlap at `now`. */
 const stillSigning = (previous: PreviousSecret[], now: Date) => previous.filter((p) => p.expiresAt > now.getTime())
 
-export function endpointView(e: EndpointRow, now: Date) {
+/** Attempts of the recent window (domain/webhooks.ts), delivered or not. */
+export interface RecentAttempts {
+  delivered: number
+  failed: number
+}
+const NONE: RecentAttempts = { delivered: 0, failed: 0 }
+const iso = (d: Date | null) => d?.toISOString() ?? null
+
+export function endpointView(e: EndpointRow, now: Date, recent: RecentAttempts = NONE) {
   const signing = stillSigning(e.previousSecrets, now)
   return {
     id: e.id,
@@ -48,8 +56,26 @@ export function endpointView(e: EndpointRow, now: Date) {
     previousSecretExpiresAt: signing.length ? new Date(Math.max(...signing.map((p) => p.expiresAt))).toISOString() : null,
     createdAt: e.createdAt.toISOString(),
     updatedAt: e.updatedAt.toISOString(),
+    health: {
+      recentAttempts: recent.delivered + recent.failed,
+      recentSuccessRate: successRate(recent.delivered, recent.failed),
+      lastSuccessAt: iso(e.lastSuccessAt),
+      lastFailureAt: iso(e.lastFailureAt),
+      lastFailureReason: e.lastFailureReason,
+      failingSince: iso(e.failingSince),
+      failuresSinceSuccess: e.failuresSinceSuccess,
+      disabledForFailingAt: iso(e.disabledForFailingAt),
+    },
   }
 }
+
+/** Endpoints as the API shows them, with their recent attempts (one read of the hourly counts for all of them). */
+async function views(deps: Deps, tx: Executor, rows: EndpointRow[]) {
+  const now = deps.clock()
+  const recent = await repo.attemptCounts(tx, rows.map((e) => e.id), recentWindowStart(now))
+  return rows.map((e) => endpointView(e, now, recent.get(e.id)))
+}
+const view = async (deps: Deps, tx: Executor, row: EndpointRow) => (await views(deps, tx, [row]))[0]
 
 /** Absolute http(s), https in live mode; no credentials in the URL (they would be logged and shown). */
 export function checkEndpointUrl(value: string, mode: Mode): string {
@@ -112,19 +138,23 @@ export async function createEndpointForMerchant(deps: Deps, merchantId: string, 
 }
 
 export async function listEndpoints(deps: Deps, scope: Scope) {
-  return (await repo.listEndpoints(deps.db, scope)).map((e) => endpointView(e, deps.clock()))
+  return views(deps, deps.db, await repo.listEndpoints(deps.db, scope))
 }
 
 export async function getEndpoint(deps: Deps, scope: Scope, id: string) {
   const e = await repo.getEndpoint(deps.db, scope, id)
   if (!e) throw new NotFound()
-  return endpointView(e, deps.clock())
+  return view(deps, deps.db, e)
 }
 
 /** The endpoint's latest deliveries, newest first, for its console page. */
 export const recentDeliveries = (deps: Deps, endpointId: string, limit: number) => deliveriesTo(deps.db, endpointId, limit)
 
-/** Disabling pauses an endpoint: no new deliveries, and scheduled ones wait until it is enabled again. */
+/**
+ * Disabling pauses an endpoint: no new deliveries, and scheduled ones wait until it is enabled again.
+ * Enabling a disabled one (also one Till disabled for failing) starts its failing run afresh, so its
+ * next failure does not disable it at once; what failed for good meanwhile stays failed (redeliver it).
+ */
 export async function updateEndpoint(deps: Deps, scope: Scope, id: string, patch: EndpointPatch) {
   if (patch.url !== undefined) checkEndpointUrl(patch.url, scope.mode)
   return deps.db.transaction(async (tx) => {
@@ -135,7 +165,8 @@ export async function updateEndpoint(deps: Deps, scope: Scope, id: string, patch
     if (patch.url !== undefined) next.url = patch.url
     if (patch.events !== undefined) next.events = patch.events
     if (patch.enabled !== undefined) next.enabled = patch.enabled
-    return endpointView(await repo.updateEndpoint(tx, e.id, next), now)
+    if (patch.enabled && !e.enabled) Object.assign(next, { failingSince: null, failuresSinceSuccess: 0, disabledForFailingAt: null })
+    return view(deps, tx, await repo.updateEndpoint(tx, e.id, next))
   })
 }
 
@@ -170,7 +201,7 @@ export async function rotateSecret(deps: Deps, scope: Scope, id: string) {
       previousSecrets: [{ secretEnc: e.secretEnc, expiresAt: now.getTime() + ROTATION_OVERLAP_MS }, ...previous],
       updatedAt: now,
     })
-    return { ...endpointView(row, now), secret }
+    return { ...(await view(deps, tx, row)), secret }
   })
 }
 
@@ -180,7 +211,7 @@ export async function expirePreviousSecrets(deps: Deps, scope: Scope, id: string
     const e = await repo.getEndpoint(tx, scope, id, true)
     if (!e) throw new NotFound()
     const now = deps.clock()
-    return endpointView(await repo.updateEndpoint(tx, e.id, { previousSecrets: [], updatedAt: now }), now)
+    return view(deps, tx, await repo.updateEndpoint(tx, e.id, { previousSecrets: [], updatedAt: now }))
   })
 }
 

@@ -242,7 +242,28 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),
+  /**
+   * Health, kept by the delivery worker in the statement that records each attempt
+   * (store/repos/deliveries.ts), so reading it costs one row, never a scan of the attempts.
+   */
+  lastSuccessAt: ts('last_success_at'),
+  lastFailureAt: ts('last_failure_at'),
+  /** `HTTP 503`, or what went wrong when no answer came (refused, timed out). */
+  lastFailureReason: text('last_failure_reason'),
+  /** The first failed attempt after the last success; null while the last attempt succeeded. */
+  failingSince: ts('failing_since'),
+  failuresSinceSuccess: integer('failures_since_success').notNull().default(0),
+  /** Set when Till disabled the endpoint for failing (docs/integrate.md#endpoint-health); cleared when it is enabled again. */
+  disabledForFailingAt: ts('disabled_for_failing_at'),
 }, (t) => [index('webhook_endpoints_scope_idx').on(t.merchantId, t.mode)])
+
+/** Attempts per endpoint and hour, delivered or not: an endpoint's recent success rate is a sum of at most 24 rows. */
+export const webhookEndpointHours = pgTable('webhook_endpoint_hours', {
+  endpointId: text('endpoint_id').notNull().references(() => webhookEndpoints.id),
+  hour: ts('hour').notNull(),
+  delivered: integer('delivered').notNull().default(0),
+  failed: integer('failed').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.endpointId, t.hour] })])
 
 /** One row per (event, endpoint), written in the transaction of the event: the durable outbox. */
 export const webhookDeliveries = pgTable('webhook_deliveries', {

@@ -233,6 +233,21 @@ test('bad list parameters are a field-level 400', async (t) => {
   }
 })
 
+test('fuzz finding: a creation bound whose offset takes it out of years 1 to 9999 is no bound, not a 500', async (t) => {
+  const ta = await startTestApp(t)
+  const paid = await paidSession(ta)
+  await ta.request('POST', '/api/v1/refunds', { key: ta.merchant.testKey, body: { recordId: paid.record.id, amount: 10 } })
+  for (const list of ['sessions', 'records', 'refunds']) {
+    // 0001-01-01T00:00:00+00:52 is 0000-12-31T23:08Z, a year PostgreSQL does not have (it was a 500).
+    const early = await get(ta, `/api/v1/${list}?created_gte=${encodeURIComponent('0001-01-01T00:00:00+00:52')}`)
+    assert.equal(early.status, 200, `${list}: ${JSON.stringify(early.body)}`)
+    assert.equal(early.body.data.length, 1, list)
+    const late = await get(ta, `/api/v1/${list}?created_lt=${encodeURIComponent('9999-12-31T23:59:59-23:59')}`)
+    assert.equal(late.status, 200, `${list}: ${JSON.stringify(late.body)}`)
+    assert.equal(late.body.data.length, 1, list)
+  }
+})
+
 test('lists need a key', async (t) => {
   const ta = await startTestApp(t)
   for (const path of ['/api/v1/sessions', '/api/v1/records', '/api/v1/refunds', '/api/v1/records/rec_x', '/api/v1/refunds/ref_x']) {

@@ -56,3 +56,30 @@ test('a body-less POST whose body is optional reads as an empty object', async (
   assert.equal(paid.status, 200)
   assert.equal(paid.body.status, 'paid')
 })
+
+test('every enum says the type of its values (Redoc showed currency as "any"), and every response is named', async (t) => {
+  const ta = await startTestApp(t)
+  const doc = (await ta.request('GET', '/api/v1/openapi.json')).body
+  const currency = doc.paths['/api/v1/checkout'].post.requestBody.content['application/json'].schema.properties.currency
+  assert.deepEqual(currency, { type: 'string', enum: ['CNY', 'USD', 'EUR', 'HKD', 'JPY'] })
+  const untyped: string[] = []
+  const walk = (node: unknown, at: string) => {
+    if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}[${i}]`))
+    else if (node && typeof node === 'object') {
+      const o = node as Record<string, unknown>
+      if (Array.isArray(o.enum) && o.type !== typeof o.enum[0]) untyped.push(at)
+      for (const [k, v] of Object.entries(o)) walk(v, `${at}.${k}`)
+    }
+  }
+  walk(doc, '$')
+  assert.deepEqual(untyped, [])
+  for (const [p, ops] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { description: string }> }>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      for (const [status, r] of Object.entries(op.responses)) {
+        assert.ok(r.description && r.description !== 'Default Response', `${method} ${p} ${status}: ${r.description}`)
+      }
+    }
+  }
+  assert.equal(doc.paths['/api/v1/sessions/{id}'].get.responses['200'].description, 'The session, with its record once paid')
+  assert.match(doc.paths['/api/v1/refunds'].post.responses['400'].description, /^Invalid request\. Codes:\n- `invalid_field`/)
+})

@@ -29,6 +29,12 @@ test('the API reference at /docs renders every operation from Till\'s own OpenAP
   assert.ok(summaries.length >= 18)
   const text = await page.locator('body').innerText()
   for (const summary of summaries) assert.ok(text.includes(summary), `rendered: ${summary}`)
+  // The webhook events and each operation's samples in their four languages (tabs beside it).
+  for (const summary of Object.values(spec.webhooks as Record<string, { post: { summary: string } }>).map((w) => w.post.summary)) {
+    assert.ok(text.includes(summary), `rendered: ${summary}`)
+  }
+  const checkout = page.locator('[data-section-id="operation/operation/post/api/v1/checkout"], [data-section-id*="checkout"]').first()
+  for (const label of ['curl', 'Node', 'Python', 'Go']) assert.ok(await checkout.getByRole('tab', { name: label, exact: true }).count() > 0, `a ${label} sample tab`)
   await screenshot(page, 'docs-reference-desktop')
   assert.deepEqual(elsewhere, [])
   // Redoc's sidebar credit always asks for its logo from Redocly's CDN: the CSP refuses it (the

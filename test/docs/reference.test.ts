@@ -54,3 +54,56 @@ test('a real Till serves /docs and the renderer from itself, and logs JSON lines
   for (const line of lines) assert.equal(typeof JSON.parse(line).level, 'number', line)
   assert.doesNotMatch(before + after, /sk_test_/)
 })
+
+test('Till serves the guides as HTML beside the reference: every link between them, and from the reference to them, lands on a heading', async (t) => {
+  const db = await freshDatabase({ migrated: false })
+  t.after(() => db.drop())
+  const till = await startTill(dataDir(t), tillDatabaseEnv(db))
+  t.after(() => stopTill(till))
+
+  const index = await fetch(`${till.base}/docs/guides`)
+  assert.equal(index.status, 200)
+  const csp = index.headers.get('content-security-policy') ?? ''
+  assert.match(csp, /default-src 'none'/)
+  assert.doesNotMatch(csp, /unsafe-inline|script-src/, 'the guides run no script and no inline style')
+  const list = await index.text()
+  const names = [...list.matchAll(/<li><a href="\/docs\/guides\/([a-z-]+)">/g)].map((m) => m[1])
+  assert.deepEqual(names.slice(0, 4), ['integrate', 'errors', 'console', 'operate'])
+  assert.ok(names.length >= 8, names.join())
+
+  const pages = new Map<string, string>()
+  for (const name of names) {
+    const page = await fetch(`${till.base}/docs/guides/${name}`)
+    assert.equal(page.status, 200, name)
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8')
+    const html = await page.text()
+    assert.doesNotMatch(html, /<script|<style| style=/, `${name}: no script, no inline style`)
+    assert.match(html, /<a href="\/docs">API reference<\/a>/)
+    pages.set(name, html)
+  }
+  const css = /<link rel="stylesheet" href="(\/docs\/guides\.[0-9a-f]{12}\.css)"\/?>/.exec(pages.get('integrate')!)
+  assert.ok(css)
+  const sheet = await fetch(till.base + css[1])
+  assert.equal(sheet.headers.get('content-type'), 'text/css; charset=utf-8')
+  assert.equal(sheet.headers.get('cache-control'), 'public, max-age=31536000, immutable')
+  assert.equal((await fetch(`${till.base}/docs/guides/nothing`)).status, 404)
+  // Raw HTML in the Markdown is shown, not run (architecture.md writes <time datetime="…"> in code).
+  assert.match(pages.get('architecture')!, /&lt;time datetime=/)
+
+  const ids = (html: string) => new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]))
+  const broken: string[] = []
+  const check = (from: string, href: string, current?: string) => {
+    const [target, hash] = href.startsWith('#') ? [current, href.slice(1)] : (/^\/docs\/guides\/([a-z-]+)(?:#(.*))?$/.exec(href) ?? []).slice(1)
+    const html = target ? pages.get(target) : undefined
+    if (!html) broken.push(`${from}: ${href} (no such guide)`)
+    else if (hash && !ids(html).has(hash)) broken.push(`${from}: ${href} (no such heading)`)
+  }
+  for (const [name, html] of pages) {
+    for (const [, href] of html.matchAll(/<a href="(\/docs\/guides\/[^"]+|#[^"]+)"/g)) check(name, href, name)
+  }
+  const spec = await (await fetch(`${till.base}/api/v1/openapi.json`)).json()
+  const fromReference = [...JSON.stringify(spec).matchAll(/\]\((\/docs\/guides[^)]*)\)/g)].map((m) => m[1])
+  assert.ok(fromReference.length >= 10, 'the reference links the guides')
+  for (const href of fromReference) if (href !== '/docs/guides') check('openapi.json', href)
+  assert.deepEqual(broken, [])
+})

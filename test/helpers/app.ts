@@ -14,6 +14,7 @@ import type { Deps } from '../../src/services/deps.js'
 import { createMerchant } from '../../src/services/merchants.js'
 import { openPool, type Database } from '../../src/store/db.js'
 import { freshDatabase, openTestPool } from './db.js'
+import { guardDocumentedErrors } from './documented-errors.js'
 
 export const ADMIN_TOKEN = 'test-admin-token'
 
@@ -82,6 +83,7 @@ export async function startTestApp(t: TestContext, overrides: Partial<Config> = 
   const logger = opts.log ? pino({ level: 'info' }, { write: opts.log }) : undefined
   const deps = createDeps(config, database.db, randomBytes(32), logger ?? silent, clock)
   const app = await buildApp(deps, logger ? { loggerInstance: logger } : {})
+  guardDocumentedErrors(t, app)
   const address = await app.listen({ port: 0, host: '127.0.0.1' })
   // Pages and notifications must point at this very server.
   config.baseUrl = overrides.baseUrl ?? address

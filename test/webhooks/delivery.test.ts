@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import Ajv from 'ajv'
+import { EVENT_TYPES } from '../../src/domain/events.js'
 import { deliverDue } from '../../src/jobs/outbox.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { createEndpoint, deliveryRows, startReceiver, verifySignature } from '../helpers/receiver.js'
@@ -94,7 +96,28 @@ test('every event type arrives signed over its raw bytes, with its data, metadat
   ta.clock.advance(48 * 3600_000)
   assert.deepEqual(await deliverDue(ta.deps), [])
   assert.equal(rx.requests.length, 9)
+
+  // The reference describes each of them exactly: its body (no field it does not list) and its headers.
+  const doc = (await ta.request('GET', '/api/v1/openapi.json')).body
+  assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES].sort())
+  for (const received of got) {
+    const type: string = received.json.type
+    const op = doc.webhooks[type].post
+    const validate = new Ajv.default({ strict: false }).addFormat('date-time', true).compile(closed(op.requestBody.content['application/json'].schema))
+    assert.ok(validate(received.json), `${type}: ${JSON.stringify(validate.errors)}`)
+    assert.ok(validate(op.requestBody.content['application/json'].example), `${type}'s example: ${JSON.stringify(validate.errors)}`)
+    for (const h of op.parameters) assert.ok(received.headers[h.name.toLowerCase()], `${type} carries ${h.name}`)
+  }
 })
+
+/** A schema that refuses any property it does not list, at every level. */
+function closed(schema: any): any {
+  if (Array.isArray(schema)) return schema.map(closed)
+  if (!schema || typeof schema !== 'object') return schema
+  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closed(v)]))
+  if (out.type === 'object' && out.properties && Object.keys(out.properties).length && out.additionalProperties === undefined) out.additionalProperties = false
+  return out
+}
 
 test('a receiver answering 500 then 200 gets the event twice, the second time one minute later, freshly signed', async (t) => {
   const ta = await startTestApp(t)

@@ -19,7 +19,7 @@ test('creating an endpoint answers 201 with its whsec_ secret, which no later an
   const ta = await startTestApp(t)
   const res = await api(ta, 'POST', '', { url: 'https://shop.example.com/till' })
   assert.equal(res.status, 201, JSON.stringify(res.body))
-  assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'enabled', 'events', 'id', 'mode', 'previousSecretExpiresAt', 'secret', 'updatedAt', 'url'])
+  assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'enabled', 'events', 'health', 'id', 'mode', 'previousSecretExpiresAt', 'secret', 'updatedAt', 'url'])
   assert.match(res.body.id, /^we_[0-9A-Za-z]{24}$/)
   assert.match(res.body.secret, /^whsec_[0-9A-Za-z]{32}$/)
   assert.equal(res.body.url, 'https://shop.example.com/till')

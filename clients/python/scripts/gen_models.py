@@ -120,6 +120,8 @@ NAMES: Dict[str, Tuple[str, str]] = {
     "POST /api/v1/webhook_endpoints": ("WebhookEndpointWithSecret", "An endpoint with its signing secret (whsec_...): only create and rotate_secret answer it."),
     "GET /api/v1/webhook_endpoints": ("WebhookEndpointList", "Every endpoint of the key's mode."),
     "GET /api/v1/webhook_endpoints .data[]": ("WebhookEndpoint", "Where Till sends signed webhooks."),
+    "POST /api/v1/webhook_endpoints .health": ("EndpointHealth", "How deliveries to an endpoint have gone: the last 24 hours' success rate, "
+                                               "the last success and failure, and whether Till disabled it for failing."),
     "DELETE /api/v1/webhook_endpoints/{id}": ("DeletedWebhookEndpoint", "The answer to a delete."),
     "GET /api/v1/events": ("EventList", "A page of events, newest first; `has_more` when older ones follow."),
     "GET /api/v1/events .data[]": ("Event", "An event: exactly the body a webhook delivery carries. Dedupe on `id` (delivery is at least once)."),

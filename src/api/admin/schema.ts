@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ITEM_CATEGORIES } from '../../domain/reconciliation.js'
-import { Mode, errors } from '../../domain/resources.js'
+import { Mode, errorFor } from '../../domain/resources.js'
 import { EventFilter, Url } from '../webhook-endpoints/schema.js'
 
 const Creds = Type.Record(Type.String(), Type.Unknown())
@@ -78,18 +78,20 @@ export const MismatchQuery = Type.Object({
 }, { additionalProperties: false })
 export type MismatchQueryT = Static<typeof MismatchQuery>
 
-const hide = { hide: true, response: errors(400, 401, 404) }
+/** Hidden from the document: every code of each status, for serialising the answer. */
+const statusErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, errorFor(s)]))
+const hide = { hide: true, response: statusErrors(400, 401, 404) }
 export const S = {
-  createMerchant: { hide: true, body: MerchantBody, response: errors(400, 401, 409) },
+  createMerchant: { hide: true, body: MerchantBody, response: statusErrors(400, 401, 409) },
   merchant: { ...hide, params: MerchantParams },
   createKey: { ...hide, params: MerchantParams, body: ApiKeyBody },
-  setPassword: { hide: true, params: MerchantParams, body: PasswordBody, response: errors(400, 401, 404, 409) },
+  setPassword: { hide: true, params: MerchantParams, body: PasswordBody, response: statusErrors(400, 401, 404, 409) },
   key: { ...hide, params: Type.Object({ id: Type.String(), keyId: Type.String() }) },
   createConfig: { ...hide, params: MerchantParams, body: ProviderConfigBody },
   createEndpoint: { ...hide, params: MerchantParams, body: AdminEndpointBody },
   discrepancies: { ...hide, querystring: DiscrepancyQuery },
   patchConfig: { ...hide, params: Type.Object({ id: Type.String(), configId: Type.String() }), body: ProviderConfigPatch },
-  reconciliationRun: { hide: true, body: ReconciliationRunBody, response: errors(400, 401, 409) },
+  reconciliationRun: { hide: true, body: ReconciliationRunBody, response: statusErrors(400, 401, 409) },
   reports: { ...hide, querystring: ReportQuery },
   report: { ...hide, params: Type.Object({ id: Type.String({ maxLength: 64 }) }) },
   mismatches: { ...hide, querystring: MismatchQuery },

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Amount, CurrencyCode, SessionCreated, errors } from '../../domain/resources.js'
+import { Amount, CurrencyCode, SessionCreated, answer, errors } from '../../domain/resources.js'
 
 export const CheckoutBody = Type.Object({
   amount: Amount,
@@ -18,5 +18,5 @@ export const CreateCheckout = {
   summary: 'Create a payment session',
   tags: ['sessions'],
   body: CheckoutBody,
-  response: { 200: SessionCreated, ...errors(400, 401, 409, 429) },
+  response: { 200: answer('The session: send the customer to its url', SessionCreated), ...errors('provider_unavailable') },
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { EVENT_TYPES } from '../../domain/events.js'
-import { IdParam, ListOf, Mode, Nullable, PageQuery, Timestamp, errors } from '../../domain/resources.js'
+import { IdParam, ListOf, Mode, Nullable, PageQuery, Timestamp, answer, errors } from '../../domain/resources.js'
 
 const tags = ['events']
 
@@ -47,13 +47,13 @@ export const S = {
     summary: 'List events, newest first',
     tags,
     querystring: ListQuery,
-    response: { 200: ListOf(Event), ...errors(400, 401, 429) },
+    response: { 200: answer('A page of events, newest first', ListOf(Event)) },
   },
   get: {
     summary: 'Read an event with its deliveries and every attempt',
     tags,
     params: IdParam,
-    response: { 200: Type.Object({ ...Event.properties, deliveries: Type.Array(Delivery) }), ...errors(401, 404, 429) },
+    response: { 200: answer('The event, with its deliveries and every attempt', Type.Object({ ...Event.properties, deliveries: Type.Array(Delivery) })) },
   },
   redeliver: {
     summary: 'Send an event again now',
@@ -61,11 +61,11 @@ export const S = {
     params: IdParam,
     body: RedeliverBody,
     response: {
-      202: Type.Object({
+      202: answer('The deliveries scheduled', Type.Object({
         id: Type.String(),
         scheduled: Type.Array(Type.Object({ endpointId: Type.String(), url: Type.String(), nextAttemptAt: Timestamp })),
-      }),
-      ...errors(400, 401, 404, 409, 429),
+      })),
+      ...errors('webhook_endpoint_unavailable'),
     },
   },
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { CreatedRange, IdParam, ListOf, PageQuery, PaymentRecord, RecordWithRefunds, errors } from '../../domain/resources.js'
+import { CreatedRange, IdParam, ListOf, PageQuery, PaymentRecord, RecordWithRefunds, answer } from '../../domain/resources.js'
 
 const tags = ['records']
 
@@ -16,12 +16,12 @@ export const S = {
     summary: 'Read a payment record with its refunds',
     tags,
     params: IdParam,
-    response: { 200: RecordWithRefunds, ...errors(401, 404, 429) },
+    response: { 200: answer('The payment record, with its refunds', RecordWithRefunds) },
   },
   list: {
     summary: 'List payment records, newest first',
     tags,
     querystring: RecordListQuery,
-    response: { 200: ListOf(RecordWithRefunds), ...errors(400, 401, 429) },
+    response: { 200: answer('A page of payment records, newest first', ListOf(RecordWithRefunds)) },
   },
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Amount, CreatedRange, IdParam, ListOf, PageQuery, RecordWithRefund, RefundObject, errors } from '../../domain/resources.js'
+import { Amount, CreatedRange, IdParam, ListOf, PageQuery, RecordWithRefund, RefundObject, answer, errors } from '../../domain/resources.js'
 
 const tags = ['refunds']
 
@@ -15,7 +15,10 @@ export const CreateRefund = {
   summary: 'Refund a payment record, fully or partially',
   tags,
   body: RefundBody,
-  response: { 200: RecordWithRefund, ...errors(400, 401, 404, 409, 429) },
+  response: {
+    200: answer('The record after the refund, with the refund made (succeeded, pending, or failed when the provider refused it)', RecordWithRefund),
+    ...errors('not_found', 'amount_exceeds_refundable', 'already_refunded', 'partial_refund_unsupported'),
+  },
 }
 
 export const RefundListQuery = Type.Object({
@@ -29,12 +32,12 @@ export const GetRefund = {
   summary: 'Read a refund',
   tags,
   params: IdParam,
-  response: { 200: RefundObject, ...errors(401, 404, 429) },
+  response: { 200: answer('The refund', RefundObject) },
 }
 
 export const ListRefunds = {
   summary: 'List refunds, newest first',
   tags,
   querystring: RefundListQuery,
-  response: { 200: ListOf(RefundObject), ...errors(400, 401, 429) },
+  response: { 200: answer('A page of refunds, newest first', ListOf(RefundObject)) },
 }

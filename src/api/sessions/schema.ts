@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
-import { CreatedRange, IdParam, ListOf, PageQuery, Session, errors } from '../../domain/resources.js'
+import { CreatedRange, IdParam, ListOf, PageQuery, Session, answer } from '../../domain/resources.js'
 
 const tags = ['sessions']
 
@@ -8,7 +8,7 @@ export const GetSession = {
   summary: 'Read a payment session',
   tags,
   params: IdParam,
-  response: { 200: Session, ...errors(401, 404, 429) },
+  response: { 200: answer('The session, with its record once paid', Session) },
 }
 
 export const SessionListQuery = Type.Object({
@@ -27,5 +27,5 @@ export const ListSessions = {
     + 'for example `metadata[order_id]=A-1042`.',
   tags,
   querystring: SessionListQuery,
-  response: { 200: ListOf(Session), ...errors(400, 401, 429) },
+  response: { 200: answer('A page of sessions, newest first', ListOf(Session)) },
 }

@@ -13,11 +13,11 @@ export const testHelperRoutes = (deps: Deps): FastifyPluginAsync => async (app) 
   })
   app.post<Id & { Body: PayBodyT | undefined }>('/test_helpers/sessions/:id/pay', { schema: PaySession }, (req) =>
     helpers.paySession(deps, req.ctx, req.params.id, req.body?.refundBehavior))
-  app.post<Id>('/test_helpers/sessions/:id/fail', { schema: SessionAction('Test mode: fail a session\'s payment') }, (req) =>
+  app.post<Id>('/test_helpers/sessions/:id/fail', { schema: SessionAction('Test mode: fail a session\'s payment', 'failed') }, (req) =>
     helpers.failSession(deps, req.ctx, req.params.id))
-  app.post<Id>('/test_helpers/sessions/:id/cancel', { schema: SessionAction('Test mode: cancel a session as the customer would') }, (req) =>
+  app.post<Id>('/test_helpers/sessions/:id/cancel', { schema: SessionAction('Test mode: cancel a session as the customer would', 'canceled') }, (req) =>
     helpers.cancelSessionHelper(deps, req.ctx, req.params.id))
-  app.post<Id>('/test_helpers/sessions/:id/expire', { schema: SessionAction('Test mode: expire a session now') }, (req) =>
+  app.post<Id>('/test_helpers/sessions/:id/expire', { schema: SessionAction('Test mode: expire a session now', 'expired') }, (req) =>
     helpers.expireSessionHelper(deps, req.ctx, req.params.id))
   app.post<Id>('/test_helpers/refunds/:id/succeed', { schema: RefundAction('Test mode: settle a pending refund as succeeded') }, (req) =>
     helpers.settleRefundHelper(deps, req.ctx, req.params.id, 'succeeded'))

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
-import { IdParam, RecordWithRefund, Session, errors } from '../../domain/resources.js'
+import { IdParam, RecordWithRefund, Session, answer, errors } from '../../domain/resources.js'
 
 export const PayBody = Type.Object({ refundBehavior: Type.Optional(Type.Enum(REFUND_BEHAVIORS)) }, { additionalProperties: false })
 export type PayBodyT = Static<typeof PayBody>
@@ -12,19 +12,19 @@ export const PaySession = {
   tags,
   params: IdParam,
   body: PayBody,
-  response: { 200: Session, ...errors(400, 401, 404, 409, 429) },
+  response: { 200: answer('The session, paid', Session), ...errors('test_mode_only', 'session_terminal') },
 }
 
-export const SessionAction = (summary: string) => ({
+export const SessionAction = (summary: string, outcome: string) => ({
   summary,
   tags,
   params: IdParam,
-  response: { 200: Session, ...errors(400, 401, 404, 409, 429) },
+  response: { 200: answer(`The session, ${outcome}`, Session), ...errors('test_mode_only', 'session_terminal') },
 })
 
 export const RefundAction = (summary: string) => ({
   summary,
   tags,
   params: IdParam,
-  response: { 200: RecordWithRefund, ...errors(400, 401, 404, 409, 429) },
+  response: { 200: answer('The record, with the refund settled', RecordWithRefund), ...errors('test_mode_only', 'refund_not_pending') },
 })

@@ -18,6 +18,8 @@ function details(c: ConsoleContext, r: ActivityRow): string {
   if (typeof d.date === 'string') parts.push(d.date)
   if (typeof d.category === 'string') parts.push(c.t(`recon.category.${d.category}` as ConsoleKey))
   if (typeof d.note === 'string') parts.push(d.note)
+  if (typeof d.failures === 'number' && typeof d.failingSince === 'string') parts.push(c.t('activity.failures', { n: String(d.failures), time: when(d.failingSince, c.locale)! }))
+  if (typeof d.reason === 'string') parts.push(d.reason)
   return parts.join(' · ')
 }
 

@@ -18,7 +18,7 @@ import type { ConsoleContext } from '../views/layout.js'
 import { DeletePage, EndpointPage, WebhooksPage } from './view.js'
 
 type IdParams = { Params: { mode: string; id: string } }
-const NOTICES = ['saved', 'test', 'resent', 'deleted', 'secrets-expired'] as const
+const NOTICES = ['saved', 'enabled', 'test', 'resent', 'deleted', 'secrets-expired'] as const
 export type WebhookNotice = (typeof NOTICES)[number]
 const noticeOf = (q: { notice?: string }) => (NOTICES as readonly string[]).includes(q.notice ?? '') ? (q.notice as WebhookNotice) : null
 
@@ -84,9 +84,12 @@ export const webhookRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
   app.post<IdParams>('/:mode/webhooks/:id/state', async (req, reply) => {
     const c = consoleContext(req, reply, `/webhooks/${req.params.id}`)
     const enabled = field(req.body, 'change') === 'enable'
+    const before = await endpoints.getEndpoint(deps, scopeOf(c, req), req.params.id)
     const updated = await endpoints.updateEndpoint(deps, scopeOf(c, req), req.params.id, { enabled })
     await log(req, c, 'endpoint_updated', updated.id, { url: updated.url, enabled })
-    return seeOther(reply, `/console/${c.mode}/webhooks/${updated.id}?notice=saved`)
+    // Enabled again: say what happens to what failed meanwhile.
+    const notice = enabled && !before.enabled ? 'enabled' : 'saved'
+    return seeOther(reply, `/console/${c.mode}/webhooks/${updated.id}?notice=${notice}`)
   })
 
   app.post<IdParams>('/:mode/webhooks/:id/events', async (req, reply) => {

@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../../domain/events.js'
-import { when } from '../format.js'
+import { percent, when } from '../format.js'
 import { base, ConsoleLayout, Notice, PostForm, ShownOnce, type ConsoleContext } from '../views/layout.js'
 import type { WebhookNotice } from './route.js'
 
@@ -11,6 +11,16 @@ interface EndpointItem {
   enabled: boolean
   previousSecretExpiresAt: string | null
   createdAt: string
+  health: {
+    recentAttempts: number
+    recentSuccessRate: number | null
+    lastSuccessAt: string | null
+    lastFailureAt: string | null
+    lastFailureReason: string | null
+    failingSince: string | null
+    failuresSinceSuccess: number
+    disabledForFailingAt: string | null
+  }
 }
 
 interface DeliveryItem {
@@ -22,7 +32,32 @@ interface DeliveryItem {
   attemptLog: { attemptedAt: Date; statusCode: number | null; latencyMs: number; responseBody: string | null; error: string | null }[]
 }
 
-const NOTICE_KEYS = { saved: 'webhooks.saved', resent: 'webhooks.resent', deleted: 'webhooks.deleted', test: 'webhooks.testSent', 'secrets-expired': 'webhooks.secretsExpired' } as const
+const NOTICE_KEYS = {
+  saved: 'webhooks.saved', enabled: 'webhooks.enabledAgain', resent: 'webhooks.resent', deleted: 'webhooks.deleted', test: 'webhooks.testSent', 'secrets-expired': 'webhooks.secretsExpired',
+} as const
+
+/** Enabled, disabled, or disabled by Till for failing. */
+function StateBadge({ c, e }: { c: ConsoleContext; e: EndpointItem }) {
+  const label = e.enabled ? 'webhooks.enabled' : e.health.disabledForFailingAt ? 'webhooks.disabledFailing' : 'webhooks.disabled'
+  return <span class={`badge ${e.enabled ? 'badge-ok' : 'badge-stop'}`}>{c.t(label)}</span>
+}
+
+/** "75 % of 4 attempts in 24 h". */
+const recent = (c: ConsoleContext, h: EndpointItem['health']) =>
+  h.recentSuccessRate === null ? c.t('webhooks.noRecent') : c.t('webhooks.recent', { rate: percent(h.recentSuccessRate, c.locale), n: String(h.recentAttempts) })
+
+function Health({ c, e }: { c: ConsoleContext; e: EndpointItem }) {
+  const { t, locale } = c
+  const h = e.health
+  return (
+    <dl class="facts">
+      <dt>{t('webhooks.successRate')}</dt><dd>{recent(c, h)}</dd>
+      <dt>{t('webhooks.lastSuccess')}</dt><dd>{when(h.lastSuccessAt, locale) ?? t('webhooks.never')}</dd>
+      <dt>{t('webhooks.lastFailure')}</dt><dd>{h.lastFailureAt ? `${when(h.lastFailureAt, locale)} · ${h.lastFailureReason ?? ''}` : t('webhooks.never')}</dd>
+      {h.failingSince && <><dt>{t('webhooks.failingSince')}</dt><dd>{t('webhooks.failingCount', { time: when(h.failingSince, locale)!, n: String(h.failuresSinceSuccess) })}</dd></>}
+    </dl>
+  )
+}
 
 function EventChoices({ c, selected }: { c: ConsoleContext; selected: string[] | null }) {
   const { t } = c
@@ -47,13 +82,17 @@ export function WebhooksPage({ c, endpoints, error, url, notice }: { c: ConsoleC
       {notice && <Notice kind="ok">{t(NOTICE_KEYS[notice], { type: '' })}</Notice>}
       {endpoints.length === 0 ? <p>{t('webhooks.none')}</p> : (
         <table class="table">
-          <thead><tr><th>{t('webhooks.url')}</th><th>{t('webhooks.events')}</th><th>{t('webhooks.state')}</th></tr></thead>
+          <thead><tr><th>{t('webhooks.url')}</th><th>{t('webhooks.events')}</th><th>{t('webhooks.state')}</th><th>{t('webhooks.health')}</th></tr></thead>
           <tbody>
             {endpoints.map((e) => (
               <tr>
                 <td data-label={t('webhooks.url')}><a href={`${base(c.mode)}/webhooks/${e.id}`}>{e.url}</a></td>
                 <td data-label={t('webhooks.events')}>{e.events ? e.events.map((x) => <code>{x} </code>) : t('webhooks.allEvents')}</td>
-                <td data-label={t('webhooks.state')}><span class={`badge ${e.enabled ? 'badge-ok' : 'badge-stop'}`}>{t(e.enabled ? 'webhooks.enabled' : 'webhooks.disabled')}</span></td>
+                <td data-label={t('webhooks.state')}><StateBadge c={c} e={e} /></td>
+                <td data-label={t('webhooks.health')}>
+                  {recent(c, e.health)}
+                  {e.health.lastFailureAt && <div class="help">{t('webhooks.lastFailure')}: {when(e.health.lastFailureAt, c.locale)} · {e.health.lastFailureReason}</div>}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -87,10 +126,20 @@ export function EndpointPage({ c, endpoint, deliveries, secret, error, notice, t
       {secret && <ShownOnce c={c} title={t('webhooks.secretTitle')} note={t('webhooks.secretNote')} value={secret} />}
       {notice && <Notice kind="ok">{t(NOTICE_KEYS[notice], { type: testType && (EVENT_TYPES as readonly string[]).includes(testType) ? testType : '' })}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
+      {!endpoint.enabled && endpoint.health.disabledForFailingAt && (
+        <Notice kind="error">{t('webhooks.disabledForFailing', {
+          time: when(endpoint.health.disabledForFailingAt, locale)!,
+          since: when(endpoint.health.failingSince, locale) ?? '',
+          n: String(endpoint.health.failuresSinceSuccess),
+          reason: endpoint.health.lastFailureReason ?? '',
+        })}</Notice>
+      )}
       <p>
-        <span class={`badge ${endpoint.enabled ? 'badge-ok' : 'badge-stop'}`}>{t(endpoint.enabled ? 'webhooks.enabled' : 'webhooks.disabled')}</span>{' '}
+        <StateBadge c={c} e={endpoint} />{' '}
         <span class="muted">{endpoint.id}</span>
       </p>
+      <h2>{t('webhooks.health')}</h2>
+      <Health c={c} e={endpoint} />
       <div class="actions">
         <PostForm c={c} action={`${here}/test`} class="inline">
           <label class="sr-only" for="test-type">{t('webhooks.testType')}</label>

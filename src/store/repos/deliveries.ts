@@ -104,6 +104,63 @@ export interface ClaimOptions {
 }
 
 /**
+ * Each endpoint's health, from the attempts being recorded (docs/integrate.md#endpoint-health). A
+ * success later than the endpoint's last failure ends its failing run; failures extend it (or start
+ * one after the batch's last success). An enabled endpoint whose run began at least $16 ms ago
+ * (0: never) with at least $17 failures is disabled, with an entry in the console's activity log.
+ * The new values are computed in the SET from the row as locked (not from a snapshot read earlier
+ * in the statement), so two instances recording for one endpoint at once never lose a count. The
+ * hourly counts behind the recent success rate keep the last 48 hours.
+ */
+const HEALTH = `outcome as (
+      select endpoint_id, attempted_at, status = 'delivered' as ok, coalesce('HTTP ' || status_code, error, 'no answer') as reason
+      from input
+    ), per_endpoint as (
+      select endpoint_id, max(attempted_at) filter (where ok) as last_ok, max(attempted_at) filter (where not ok) as last_fail,
+        min(attempted_at) filter (where not ok) as first_fail, count(*) filter (where not ok)::int as failures,
+        (array_agg(reason order by attempted_at desc) filter (where not ok))[1] as reason
+      from outcome group by endpoint_id
+    ), after_ok as (
+      select p.endpoint_id, min(o.attempted_at) as first_fail, count(o.endpoint_id)::int as failures
+      from per_endpoint p left join outcome o on o.endpoint_id = p.endpoint_id and not o.ok and o.attempted_at > p.last_ok
+      group by p.endpoint_id
+    ), healthed as (
+      update webhook_endpoints ep set
+        (last_success_at, last_failure_at, last_failure_reason, failing_since, failures_since_success, enabled, disabled_for_failing_at, updated_at) = (
+          select x.last_ok, x.last_fail, x.reason, x.since, x.failures, ep.enabled and not x.disable,
+            case when x.disable then $10::timestamptz else ep.disabled_for_failing_at end,
+            case when x.disable then $10::timestamptz else ep.updated_at end
+          from (
+            select y.*, coalesce(ep.enabled and $16::bigint > 0 and y.since <= $10::timestamptz - $16::bigint * interval '1 millisecond' and y.failures >= $17::int, false) as disable
+            from (
+              select greatest(ep.last_success_at, p.last_ok) as last_ok, greatest(ep.last_failure_at, p.last_fail) as last_fail,
+                case when p.last_fail >= coalesce(ep.last_failure_at, p.last_fail) then p.reason else ep.last_failure_reason end as reason,
+                case when z.ends then a.first_fail else coalesce(ep.failing_since, p.first_fail) end as since,
+                case when z.ends then a.failures else ep.failures_since_success + p.failures end as failures
+              from (select p.last_ok > coalesce(ep.last_failure_at, '-infinity') as ends) z
+            ) y
+          ) x
+        )
+      from per_endpoint p join after_ok a on a.endpoint_id = p.endpoint_id
+      where ep.id = p.endpoint_id
+      returning ep.id, ep.merchant_id, ep.mode, ep.url, ep.enabled, ep.disabled_for_failing_at, ep.failing_since, ep.failures_since_success, ep.last_failure_reason
+    ), disabled_logged as (
+      insert into console_activity (merchant_id, mode, actor, action, subject, detail, created_at)
+      select merchant_id, mode, 'Till', 'endpoint_disabled_failing', id,
+        jsonb_build_object('url', url, 'failingSince', to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'failures', failures_since_success, 'reason', last_failure_reason), $10
+      from healthed where not enabled and disabled_for_failing_at = $10::timestamptz
+    ), hours as (
+      insert into webhook_endpoint_hours as h (endpoint_id, hour, delivered, failed)
+      select endpoint_id, date_trunc('hour', attempted_at, 'UTC'), count(*) filter (where ok), count(*) filter (where not ok)
+      from outcome group by 1, 2
+      on conflict (endpoint_id, hour) do update set delivered = h.delivered + excluded.delivered, failed = h.failed + excluded.failed
+    ), hours_gone as (
+      delete from webhook_endpoint_hours h using per_endpoint p
+      where h.endpoint_id = p.endpoint_id and h.hour < $10::timestamptz - interval '48 hours'
+    )`
+
+/**
  * One round trip per batch, for a worker that records what it attempted and takes the next work:
  *
  * Recording: every attempt is logged (it happened); a delivery moves on only if its worker still
@@ -120,8 +177,8 @@ export interface ClaimOptions {
  * One fixed text with array parameters, so it is parsed and planned once per connection.
  */
 const recordAndClaimStmt = rawStatement('deliveries_record_and_claim', `
-    with input (id, token, status, next_attempt_at, attempted_at, status_code, latency_ms, response_body, error) as (
-      select * from unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[])
+    with input (id, token, status, next_attempt_at, attempted_at, status_code, latency_ms, response_body, error, endpoint_id) as (
+      select * from unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[], $15::text[])
     ), moved as (
       update webhook_deliveries d set status = i.status, attempts = d.attempts + 1, next_attempt_at = i.next_attempt_at,
         delivered_at = case when i.status = 'delivered' then $10::timestamptz end, leased_until = null, lease_token = null, updated_at = $10
@@ -131,7 +188,7 @@ const recordAndClaimStmt = rawStatement('deliveries_record_and_claim', `
     ), logged as (
       insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_body, error)
       select id, attempted_at, status_code, latency_ms, response_body, error from input
-    ), busy as (
+    ), ${HEALTH}, busy as (
       select d.endpoint_id, count(*)::int as n from webhook_deliveries d
       where d.leased_until is not null and d.leased_until > $10
         and not exists (select 1 from input i where i.id = d.id and i.token = d.lease_token)
@@ -162,13 +219,26 @@ const recordAndClaimStmt = rawStatement('deliveries_record_and_claim', `
     returning d.id, d.attempts, d.lease_token, e.id as event_id, e.type as event_type, e.payload,
       ep.id as endpoint_id, ep.merchant_id, ep.mode, ep.url, ep.secret_enc, ep.previous_secrets`)
 
-/** Records `items` (any number, one commit) and, with `claim`, leases up to `claim.limit` due deliveries in the same statement. */
-export async function recordAndClaim(tx: Executor, items: Recorded[], now: Date, claim?: ClaimOptions): Promise<Claimed[]> {
+/** When an endpoint that fails every attempt is disabled: after `afterMs` (0: never) and at least `minFailures` attempts. */
+export interface DisablePolicy {
+  afterMs: number
+  minFailures: number
+}
+
+/** Never disables (tools that record attempts without the service's configuration). */
+export const NEVER_DISABLE: DisablePolicy = { afterMs: 0, minFailures: 1 }
+
+/**
+ * Records `items` (any number, one commit) with their endpoints' health and, with `claim`, leases up
+ * to `claim.limit` due deliveries in the same statement.
+ */
+export async function recordAndClaim(tx: Executor, items: Recorded[], now: Date, claim?: ClaimOptions, disable: DisablePolicy = NEVER_DISABLE): Promise<Claimed[]> {
   const { rows } = await recordAndClaimStmt(tx, [
     items.map((r) => r.claimed.id), items.map((r) => r.claimed.leaseToken), items.map((r) => r.status), items.map((r) => r.nextAttemptAt),
     items.map((r) => r.attempt.attemptedAt), items.map((r) => r.attempt.statusCode), items.map((r) => r.attempt.latencyMs),
     items.map((r) => r.attempt.responseBody), items.map((r) => r.attempt.error),
     now, claim?.leaseUntil ?? now, claim?.token ?? '', claim?.limit ?? 0, claim?.perEndpoint ?? 0,
+    items.map((r) => r.claimed.endpointId), disable.afterMs, disable.minFailures,
   ])
   return rows.map(toClaimed)
 }
@@ -177,8 +247,8 @@ export async function recordAndClaim(tx: Executor, items: Recorded[], now: Date,
 export const claimDue = (tx: Executor, o: ClaimOptions & { now: Date }) => recordAndClaim(tx, [], o.now, o)
 
 /** Logs attempts and moves their deliveries on (recordAndClaim without a claim). */
-export async function recordAttempts(tx: Executor, items: Recorded[], now: Date) {
-  if (items.length) await recordAndClaim(tx, items, now)
+export async function recordAttempts(tx: Executor, items: Recorded[], now: Date, disable?: DisablePolicy) {
+  if (items.length) await recordAndClaim(tx, items, now, undefined, disable)
 }
 
 /** An event's deliveries with their endpoint's URL, and every attempt, oldest first. */

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, isNull } from 'drizzle-orm'
+import { and, asc, count, eq, gte, inArray, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { merchants, webhookEndpoints } from '../schema.js'
+import { merchants, webhookEndpointHours, webhookEndpoints } from '../schema.js'
 import type { Scope } from './scope.js'
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect
@@ -37,4 +37,18 @@ export async function updateEndpoint(tx: Executor, id: string, patch: Partial<ty
 export async function lockMerchant(tx: Executor, merchantId: string): Promise<boolean> {
   const rows = await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId)).for('update')
   return rows.length > 0
+}
+
+/**
+ * Delivered and failed attempts per endpoint since `since` (an hour boundary), from the hourly counts
+ * the delivery worker keeps: at most 24 rows an endpoint, read through the primary key.
+ */
+export async function attemptCounts(tx: Executor, endpointIds: string[], since: Date): Promise<Map<string, { delivered: number; failed: number }>> {
+  if (endpointIds.length === 0) return new Map()
+  const rows = await tx
+    .select({ id: webhookEndpointHours.endpointId, delivered: sql<number>`sum(${webhookEndpointHours.delivered})::int`, failed: sql<number>`sum(${webhookEndpointHours.failed})::int` })
+    .from(webhookEndpointHours)
+    .where(and(inArray(webhookEndpointHours.endpointId, endpointIds), gte(webhookEndpointHours.hour, since)))
+    .groupBy(webhookEndpointHours.endpointId)
+  return new Map(rows.map((r) => [r.id, { delivered: r.delivered, failed: r.failed }]))
 }

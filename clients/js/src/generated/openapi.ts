@@ -26,7 +26,7 @@ export interface paths {
                     "application/json": {
                         /** @description minor units: 9900 CNY is 99.00 yuan; 1500 JPY is 1,500 yen (JPY has no minor unit) */
                         amount: number;
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                         description?: string;
                         /** @description at most 50 keys; keys ≤ 40 characters, values ≤ 500 */
@@ -47,7 +47,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The session: send the customer to its url */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -55,12 +55,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -72,7 +72,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -83,21 +83,13 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
                  *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -109,9 +101,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "provider_unavailable" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -120,7 +112,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -133,7 +126,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -144,9 +137,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -158,9 +150,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -169,7 +161,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -182,7 +174,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -193,7 +185,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -206,7 +198,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -217,7 +209,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -232,7 +224,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -243,7 +235,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -256,7 +248,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -267,7 +259,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -280,7 +272,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -291,7 +283,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -304,7 +296,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -357,7 +349,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of sessions, newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -366,12 +358,12 @@ export interface paths {
                         "application/json": {
                             data: {
                                 id: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                                 /** Format: uri */
                                 url: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                                 /**
                                  * Format: date-time
@@ -383,7 +375,7 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 createdAt: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 mode: "test" | "live";
                                 description: string | null;
                                 /** @description as given at creation; {} when none was */
@@ -420,21 +412,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
-                 *     - `invalid_json`: The body is not well-formed JSON.
-                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -446,9 +426,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -457,7 +437,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -470,7 +451,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -481,7 +462,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -496,7 +477,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -507,7 +488,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -520,7 +501,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -531,7 +512,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -544,7 +525,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -555,7 +536,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -568,7 +549,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -607,7 +588,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The session, with its record once paid */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -615,12 +596,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -632,7 +613,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -667,7 +648,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -680,7 +662,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -691,7 +673,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -704,9 +686,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -715,7 +697,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -730,7 +712,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -741,7 +723,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -754,7 +736,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -765,7 +747,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -778,7 +760,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -789,7 +771,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -802,7 +784,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -850,7 +832,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of refunds, newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -860,7 +842,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -876,21 +858,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
-                 *     - `invalid_json`: The body is not well-formed JSON.
-                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -902,9 +872,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -913,7 +883,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -926,7 +897,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -937,7 +908,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -952,7 +923,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -963,7 +934,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -976,7 +947,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -987,7 +958,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -1000,7 +971,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1011,7 +982,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -1024,7 +995,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1059,7 +1030,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The record after the refund, with the refund made (succeeded, pending, or failed when the provider refused it) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1072,11 +1043,11 @@ export interface paths {
                             providerRef: string;
                             amount: number;
                             refundedAmount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /**
                              * Format: date-time
@@ -1100,7 +1071,7 @@ export interface paths {
                             refund: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -1114,21 +1085,15 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
                  *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
                  *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
                  *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -1140,9 +1105,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1151,7 +1116,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -1164,7 +1130,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1175,7 +1141,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -1188,9 +1154,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1199,9 +1165,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -1213,9 +1178,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1224,7 +1189,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -1237,7 +1202,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1248,7 +1213,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -1261,7 +1226,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1272,7 +1237,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -1287,7 +1252,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1298,7 +1263,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -1311,7 +1276,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1322,7 +1287,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -1335,7 +1300,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1346,7 +1311,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -1359,7 +1324,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1396,7 +1361,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The refund */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1405,7 +1370,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "succeeded" | "pending" | "failed";
                             providerRef: string | null;
                             reason: string | null;
@@ -1419,7 +1384,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -1432,7 +1398,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1443,7 +1409,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -1456,9 +1422,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1467,7 +1433,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -1482,7 +1448,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1493,7 +1459,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -1506,7 +1472,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1517,7 +1483,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -1530,7 +1496,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1541,7 +1507,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -1554,7 +1520,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1603,7 +1569,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of payment records, newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1617,11 +1583,11 @@ export interface paths {
                                 providerRef: string;
                                 amount: number;
                                 refundedAmount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 mode: "test" | "live";
                                 /**
                                  * Format: date-time
@@ -1646,7 +1612,7 @@ export interface paths {
                                 refunds: {
                                     id: string;
                                     amount: number;
-                                    /** @enum {unknown} */
+                                    /** @enum {string} */
                                     status: "succeeded" | "pending" | "failed";
                                     providerRef: string | null;
                                     reason: string | null;
@@ -1663,21 +1629,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
-                 *     - `invalid_json`: The body is not well-formed JSON.
-                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -1689,9 +1643,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1700,7 +1654,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -1713,7 +1668,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1724,7 +1679,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -1739,7 +1694,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1750,7 +1705,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -1763,7 +1718,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1774,7 +1729,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -1787,7 +1742,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1798,7 +1753,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -1811,7 +1766,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1850,7 +1805,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The payment record, with its refunds */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1863,11 +1818,11 @@ export interface paths {
                             providerRef: string;
                             amount: number;
                             refundedAmount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /**
                              * Format: date-time
@@ -1892,7 +1847,7 @@ export interface paths {
                             refunds: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -1907,7 +1862,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -1920,7 +1876,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1931,7 +1887,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -1944,9 +1900,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -1955,7 +1911,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -1970,7 +1926,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -1981,7 +1937,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -1994,7 +1950,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2005,7 +1961,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -2018,7 +1974,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2029,7 +1985,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -2042,7 +1998,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2087,13 +2043,13 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         refundBehavior?: "succeed" | "pending" | "fail";
                     };
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The session, paid */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2101,12 +2057,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -2118,7 +2074,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -2153,21 +2109,13 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
                  *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -2179,9 +2127,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2190,7 +2138,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -2203,7 +2152,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2214,7 +2163,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -2227,7 +2177,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2238,9 +2188,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -2252,9 +2201,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2263,7 +2212,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -2276,7 +2225,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2287,7 +2236,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -2300,7 +2249,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2311,7 +2260,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -2326,7 +2275,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2337,7 +2286,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -2350,7 +2299,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2361,7 +2310,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -2374,7 +2323,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2385,7 +2334,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -2398,7 +2347,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2440,7 +2389,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The session, failed */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2448,12 +2397,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -2465,7 +2414,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -2500,21 +2449,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
                  *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -2526,9 +2466,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2537,7 +2477,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -2550,7 +2491,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2561,7 +2502,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -2574,7 +2516,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2585,9 +2527,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -2599,9 +2540,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2610,7 +2551,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -2623,7 +2564,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2634,7 +2575,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -2647,7 +2588,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2658,7 +2599,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -2673,7 +2614,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2684,7 +2625,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -2697,7 +2638,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2708,7 +2649,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -2721,7 +2662,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2732,7 +2673,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -2745,7 +2686,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2787,7 +2728,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The session, canceled */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2795,12 +2736,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -2812,7 +2753,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -2847,21 +2788,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
                  *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -2873,9 +2805,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2884,7 +2816,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -2897,7 +2830,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2908,7 +2841,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -2921,7 +2855,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2932,9 +2866,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -2946,9 +2879,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -2957,7 +2890,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -2970,7 +2903,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -2981,7 +2914,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -2994,7 +2927,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3005,7 +2938,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -3020,7 +2953,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3031,7 +2964,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -3044,7 +2977,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3055,7 +2988,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -3068,7 +3001,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3079,7 +3012,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -3092,7 +3025,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3134,7 +3067,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The session, expired */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3142,12 +3075,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
                             /** Format: uri */
                             url: string;
                             amount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
                             /**
                              * Format: date-time
@@ -3159,7 +3092,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             description: string | null;
                             /** @description as given at creation; {} when none was */
@@ -3194,21 +3127,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
                  *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -3220,9 +3144,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3231,7 +3155,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -3244,7 +3169,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3255,7 +3180,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -3268,7 +3194,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3279,9 +3205,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -3293,9 +3218,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3304,7 +3229,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -3317,7 +3242,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3328,7 +3253,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -3341,7 +3266,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3352,7 +3277,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -3367,7 +3292,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3378,7 +3303,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -3391,7 +3316,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3402,7 +3327,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -3415,7 +3340,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3426,7 +3351,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -3439,7 +3364,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3481,7 +3406,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The record, with the refund settled */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3494,11 +3419,11 @@ export interface paths {
                             providerRef: string;
                             amount: number;
                             refundedAmount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /**
                              * Format: date-time
@@ -3522,7 +3447,7 @@ export interface paths {
                             refund: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -3536,21 +3461,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -3562,9 +3478,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "refund_not_pending" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3573,7 +3489,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -3586,7 +3503,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3597,7 +3514,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -3610,7 +3528,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3621,9 +3539,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -3635,9 +3552,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3646,7 +3563,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -3659,7 +3576,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3670,7 +3587,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -3683,7 +3600,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3694,7 +3611,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -3709,7 +3626,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3720,7 +3637,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -3733,7 +3650,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3744,7 +3661,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -3757,7 +3674,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3768,7 +3685,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -3781,7 +3698,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3823,7 +3740,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The record, with the refund settled */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3836,11 +3753,11 @@ export interface paths {
                             providerRef: string;
                             amount: number;
                             refundedAmount: number;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "paid" | "partially_refunded" | "refunded" | "refunding";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /**
                              * Format: date-time
@@ -3864,7 +3781,7 @@ export interface paths {
                             refund: {
                                 id: string;
                                 amount: number;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "succeeded" | "pending" | "failed";
                                 providerRef: string | null;
                                 reason: string | null;
@@ -3878,21 +3795,12 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
                  *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -3904,9 +3812,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "refund_not_pending" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3915,7 +3823,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -3928,7 +3837,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3939,7 +3848,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
+                 *     - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -3952,7 +3862,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "test_mode_only" | "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -3963,9 +3873,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -3977,9 +3886,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -3988,7 +3897,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -4001,7 +3910,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4012,7 +3921,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -4025,7 +3934,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4036,7 +3945,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4051,7 +3960,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4062,7 +3971,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4075,7 +3984,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4086,7 +3995,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -4099,7 +4008,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4110,7 +4019,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -4123,7 +4032,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4158,7 +4067,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Every endpoint of this mode, oldest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4168,9 +4077,10 @@ export interface paths {
                             data: {
                                 id: string;
                                 url: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 mode: "test" | "live";
                                 events: string[] | null;
+                                /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                                 enabled: boolean;
                                 previousSecretExpiresAt: string | null;
                                 /**
@@ -4183,12 +4093,26 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 updatedAt: string;
+                                /** @description how deliveries to this endpoint have gone */
+                                health: {
+                                    /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                    recentAttempts: number;
+                                    recentSuccessRate: number | null;
+                                    lastSuccessAt: string | null;
+                                    lastFailureAt: string | null;
+                                    lastFailureReason: string | null;
+                                    failingSince: string | null;
+                                    /** @description failed attempts since the last success */
+                                    failuresSinceSuccess: number;
+                                    disabledForFailingAt: string | null;
+                                };
                             }[];
                         };
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -4201,7 +4125,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4212,7 +4136,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4227,7 +4151,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4238,7 +4162,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4251,7 +4175,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4262,7 +4186,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -4275,7 +4199,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4286,7 +4210,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -4299,7 +4223,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4335,7 +4259,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint, with its signing secret (shown only here) */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -4344,9 +4268,10 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -4359,27 +4284,32 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                             /** @description shown only in this answer */
                             secret: string;
                         };
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
                  *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -4391,9 +4321,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch" | "limit_reached";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4402,7 +4332,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -4415,7 +4346,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4426,9 +4357,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -4440,9 +4370,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4451,7 +4381,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -4464,7 +4394,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4475,7 +4405,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -4488,7 +4418,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4499,7 +4429,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4514,7 +4444,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4525,7 +4455,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4538,7 +4468,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4549,7 +4479,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -4562,7 +4492,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4573,7 +4503,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -4586,7 +4516,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4623,7 +4553,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4632,9 +4562,10 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -4647,11 +4578,25 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                         };
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -4664,7 +4609,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4675,7 +4620,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -4688,9 +4633,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4699,7 +4644,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4714,7 +4659,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4725,7 +4670,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4738,7 +4683,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4749,7 +4694,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -4762,7 +4707,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4773,7 +4718,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -4786,7 +4731,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4812,7 +4757,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint is deleted */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4826,22 +4771,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
-                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -4853,9 +4785,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_json" | "body_too_deep";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4864,7 +4796,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -4877,7 +4810,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4888,7 +4821,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -4901,9 +4834,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -4912,7 +4845,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -4925,7 +4858,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4936,7 +4869,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -4949,7 +4882,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4960,7 +4893,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -4975,7 +4908,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -4986,7 +4919,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -4999,7 +4932,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5010,7 +4943,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -5023,7 +4956,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5034,7 +4967,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -5047,7 +4980,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5061,7 +4994,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a webhook endpoint's URL or event filter, or enable or disable it */
+        /**
+         * Change a webhook endpoint's URL or event filter, or enable or disable it
+         * @description Fields not sent are left as they are. `enabled`: false pauses the endpoint: events meanwhile are not queued for it, deliveries already scheduled wait. true enables it again, also after Till disabled it for failing (its failing run then starts afresh): the deliveries still scheduled resume at once; deliveries that failed for good meanwhile, and events from while it was disabled, are not sent again by themselves: redeliver them with POST /api/v1/events/{id}/redeliver.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -5077,12 +5013,13 @@ export interface paths {
                         /** @description absolute http(s) URL; https in live mode */
                         url?: string;
                         events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found")[] | null;
+                        /** @description false pauses the endpoint: events meanwhile are not queued for it, deliveries already scheduled wait. true enables it again, also after Till disabled it for failing (its failing run then starts afresh): the deliveries still scheduled resume at once; deliveries that failed for good meanwhile, and events from while it was disabled, are not sent again by themselves: redeliver them with POST /api/v1/events/{id}/redeliver. */
                         enabled?: boolean;
                     };
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint as changed */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5091,9 +5028,10 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -5106,25 +5044,28 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                         };
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -5136,9 +5077,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5147,7 +5088,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -5160,7 +5102,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5171,7 +5113,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -5184,9 +5126,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5195,7 +5137,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -5208,7 +5150,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5219,7 +5161,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -5232,7 +5174,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5243,7 +5185,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -5258,7 +5200,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5269,7 +5211,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -5282,7 +5224,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5293,7 +5235,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -5306,7 +5248,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5317,7 +5259,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -5330,7 +5272,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5371,7 +5313,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint, with its new signing secret (shown only here) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5380,9 +5322,10 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -5395,27 +5338,31 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                             /** @description shown only in this answer */
                             secret: string;
                         };
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
                  *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -5427,9 +5374,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch" | "limit_reached";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5438,7 +5385,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -5451,7 +5399,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5462,7 +5410,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -5475,9 +5423,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5486,9 +5434,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -5500,9 +5447,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5511,7 +5458,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -5524,7 +5471,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5535,7 +5482,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -5548,7 +5495,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5559,7 +5506,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -5574,7 +5521,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5585,7 +5532,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -5598,7 +5545,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5609,7 +5556,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -5622,7 +5569,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5633,7 +5580,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -5646,7 +5593,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5688,7 +5635,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The endpoint, signed by its current secret alone from now on */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5697,9 +5644,10 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             events: string[] | null;
+                            /** @description false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`) */
                             enabled: boolean;
                             previousSecretExpiresAt: string | null;
                             /**
@@ -5712,26 +5660,28 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             updatedAt: string;
+                            /** @description how deliveries to this endpoint have gone */
+                            health: {
+                                /** @description attempts in the last 24 hours (the current hour and the 23 before it), delivered or not */
+                                recentAttempts: number;
+                                recentSuccessRate: number | null;
+                                lastSuccessAt: string | null;
+                                lastFailureAt: string | null;
+                                lastFailureReason: string | null;
+                                failingSince: string | null;
+                                /** @description failed attempts since the last success */
+                                failuresSinceSuccess: number;
+                                disabledForFailingAt: string | null;
+                            };
                         };
                     };
                 };
                 /**
-                 * @description the request is invalid: `{"error":"<field>: <reason>"}`, `unknown field: <name>` or `invalid JSON body`
+                 * @description Invalid request. Codes:
                  *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
-                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -5743,9 +5693,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5754,7 +5704,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -5767,7 +5718,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5778,7 +5729,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -5791,9 +5742,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5802,9 +5753,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -5816,9 +5766,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -5827,7 +5777,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -5840,7 +5790,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5851,7 +5801,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -5864,7 +5814,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5875,7 +5825,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -5890,7 +5840,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5901,7 +5851,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -5914,7 +5864,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5925,7 +5875,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -5938,7 +5888,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -5949,7 +5899,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -5962,7 +5912,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6003,7 +5953,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description A page of events, newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6012,14 +5962,14 @@ export interface paths {
                         "application/json": {
                             data: {
                                 id: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 createdAt: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 mode: "test" | "live";
                                 /** @description what happened, by event type; every amount in minor units; the session's metadata as given */
                                 data: {
@@ -6031,21 +5981,9 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
-                 *     - `invalid_json`: The body is not well-formed JSON.
-                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
-                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
-                 *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -6057,9 +5995,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6068,7 +6006,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -6081,7 +6020,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6092,7 +6031,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -6107,7 +6046,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6118,7 +6057,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -6131,7 +6070,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6142,7 +6081,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -6155,7 +6094,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6166,7 +6105,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -6179,7 +6118,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6218,7 +6157,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The event, with its deliveries and every attempt */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6226,14 +6165,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
                              */
                             createdAt: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             mode: "test" | "live";
                             /** @description what happened, by event type; every amount in minor units; the session's metadata as given */
                             data: {
@@ -6242,7 +6181,7 @@ export interface paths {
                             deliveries: {
                                 endpointId: string;
                                 url: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "pending" | "delivered" | "failed" | "canceled";
                                 nextAttemptAt: string | null;
                                 deliveredAt: string | null;
@@ -6262,7 +6201,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -6275,7 +6215,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6286,7 +6226,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -6299,9 +6239,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6310,7 +6250,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -6325,7 +6265,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6336,7 +6276,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -6349,7 +6289,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6360,7 +6300,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -6373,7 +6313,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6384,7 +6324,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -6397,7 +6337,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6448,7 +6388,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The deliveries scheduled */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -6469,21 +6409,13 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
                  *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
                  *     - `invalid_json`: The body is not well-formed JSON.
                  *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
-                 *     - `amount_exceeds_refundable`: The refund amount is more than what remains refundable; `refundable` says how much does.
-                 *     - `already_refunded`: The record is refunded in full: nothing remains to refund (`refundable` is 0).
-                 *     - `partial_refund_unsupported`: The record's provider refunds only the whole remaining amount.
-                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
-                 *     - `refund_not_pending`: The refund is already settled (test helpers settle only pending refunds).
-                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
                  *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
-                 *     - `already_exists`: Something with this name already exists (a provider label).
-                 *     - `limit_reached`: A per-merchant limit is reached (webhook endpoints per mode, previous secrets signing beside an endpoint's current one).
                  *     - `webhook_endpoint_unavailable`: No enabled webhook endpoint can take this event (the one named is disabled, or none matches).
-                 *     - `invalid_request`: The request cannot be served as sent.
                  */
                 400: {
                     headers: {
@@ -6495,9 +6427,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request";
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch" | "webhook_endpoint_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6506,7 +6438,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `missing_api_key`: No `Authorization` header.
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
                  *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
                  */
                 401: {
@@ -6519,7 +6452,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "missing_api_key" | "invalid_api_key";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6530,7 +6463,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `test_mode_only`: Test helpers exist only for test keys; a live key was sent.
+                 * @description Not found. Codes:
                  *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
                  */
                 404: {
@@ -6543,9 +6476,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "test_mode_only" | "not_found";
+                            code: "not_found";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6554,9 +6487,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
-                 *     - `email_in_use`: The email is another merchant's console login (emails are compared ignoring case).
-                 *     - `conflict`: The request conflicts with the object's current state.
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
                  */
                 409: {
                     headers: {
@@ -6568,9 +6500,9 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
-                            code: "idempotency_in_flight" | "email_in_use" | "conflict";
+                            code: "idempotency_in_flight";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
                             param?: string;
                         } & {
@@ -6579,7 +6511,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request body over 64 KiB
+                 * @description Body too large. Codes:
                  *     - `body_too_large`: The body is over 64 KiB.
                  */
                 413: {
@@ -6592,7 +6524,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "body_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6603,7 +6535,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description Content-Type is not application/json
+                 * @description Not JSON. Codes:
                  *     - `unsupported_media_type`: The body is not sent as application/json.
                  */
                 415: {
@@ -6616,7 +6548,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "unsupported_media_type";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6627,7 +6559,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description rate limit exceeded: wait the seconds Retry-After gives
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
                  *     - `rate_limited`: Too many requests with this key.
                  */
                 429: {
@@ -6642,7 +6574,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "rate_limited";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6653,7 +6585,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description request line and headers over 16 KiB (Node's limit): a very long query string
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
                  *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
                  */
                 431: {
@@ -6666,7 +6598,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "headers_too_large";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6677,7 +6609,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description internal error: `{"error":"internal error","requestId"}`, never a stack
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
                  *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
                  */
                 500: {
@@ -6690,7 +6622,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "internal_error";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6701,7 +6633,7 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description service unavailable: the database cannot be reached; retry later
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
                  *     - `service_unavailable`: Till cannot reach its database.
                  */
                 503: {
@@ -6714,7 +6646,7 @@ export interface paths {
                             error: string;
                             /**
                              * @description stable: branch on this, not on `error`
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             code: "service_unavailable";
                             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6733,7 +6665,184 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session was paid
+         * @description The provider confirmed the payment: the session is `paid` and its payment record exists (`recordId`). Also sent when the confirmation comes after the session expired, failed or was canceled: the money arrived all the same.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `payment.succeeded`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.payment.succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session's payment failed
+         * @description The provider reported a definitive failure: the session is `failed`. Create a new session to collect again.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `payment.failed`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.payment.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer canceled
+         * @description The customer chose "Cancel and return" on the checkout page: the session is `canceled`.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `session.canceled`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.session.canceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session expired unpaid
+         * @description `expiresAt` passed with no payment: the session is `expired`.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `session.expired`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.session.expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund waits on the provider
+         * @description The provider accepted the refund and settles it later: a `refund.succeeded` or `refund.failed` follows. The record reads `refunding` meanwhile.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `refund.pending`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.refund.pending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund succeeded
+         * @description The money went back: `refundedAmount` and `recordStatus` count this refund; on a full refund the session becomes `refunded`.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `refund.succeeded`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.refund.succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund failed
+         * @description The provider refused the refund: the record is as before it.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `refund.failed`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.refund.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reconciliation.mismatches_found": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A day reconciled with mismatches
+         * @description A provider configuration's day was matched against the provider's own statement and the run found mismatches that were not there (or were different) before. It names the report, not a session: see the reconciliation guide.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `reconciliation.mismatches_found`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.reconciliation.mismatches_found"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -6773,7 +6882,7 @@ export interface components {
             error: string;
             /**
              * @description stable: branch on this, not on `error`
-             * @enum {unknown}
+             * @enum {string}
              */
             code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "amount_exceeds_refundable" | "already_refunded" | "partial_refund_unsupported" | "session_terminal" | "refund_not_pending" | "provider_unavailable" | "idempotency_mismatch" | "already_exists" | "limit_reached" | "webhook_endpoint_unavailable" | "invalid_request" | "missing_api_key" | "invalid_api_key" | "test_mode_only" | "not_found" | "method_not_allowed" | "idempotency_in_flight" | "email_in_use" | "conflict" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
@@ -6789,4 +6898,755 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    "webhook.payment.succeeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "payment.succeeded",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "status": "paid",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         },
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "provider": "wechat",
+                 *         "providerRef": "4200001234202611260123456789",
+                 *         "paidAt": "2026-11-26T09:30:12.345Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "payment.succeeded";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        sessionId: string;
+                        /**
+                         * @description the session's status when the event happened
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        recordId: string;
+                        provider: string;
+                        /** @description the provider's reference for the payment */
+                        providerRef: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        paidAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.payment.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "payment.failed",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "status": "failed",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "payment.failed";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        sessionId: string;
+                        /**
+                         * @description the session's status when the event happened
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.session.canceled": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "session.canceled",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "status": "canceled",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "session.canceled";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        sessionId: string;
+                        /**
+                         * @description the session's status when the event happened
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.session.expired": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "session.expired",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "status": "expired",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "session.expired";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        sessionId: string;
+                        /**
+                         * @description the session's status when the event happened
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.refund.pending": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "refund.pending",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "refundId": "ref_5Hn8LqR2tW6xY0aC4eG7iK9m",
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "amount": 2500,
+                 *         "refundedAmount": 0,
+                 *         "recordStatus": "refunding",
+                 *         "currency": "CNY",
+                 *         "status": "pending",
+                 *         "reason": "damaged in transit",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "refund.pending";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        refundId: string;
+                        recordId: string;
+                        sessionId: string;
+                        /** @description this refund, minor units */
+                        amount: number;
+                        /** @description the record's succeeded refunds so far, minor units */
+                        refundedAmount: number;
+                        /** @enum {string} */
+                        recordStatus: "paid" | "partially_refunded" | "refunded" | "refunding";
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @enum {string} */
+                        status: "succeeded" | "pending" | "failed";
+                        reason: string | null;
+                        /** @description the session's, as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.refund.succeeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "refund.succeeded",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "refundId": "ref_5Hn8LqR2tW6xY0aC4eG7iK9m",
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "amount": 2500,
+                 *         "refundedAmount": 2500,
+                 *         "recordStatus": "partially_refunded",
+                 *         "currency": "CNY",
+                 *         "status": "succeeded",
+                 *         "reason": "damaged in transit",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "refund.succeeded";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        refundId: string;
+                        recordId: string;
+                        sessionId: string;
+                        /** @description this refund, minor units */
+                        amount: number;
+                        /** @description the record's succeeded refunds so far, minor units */
+                        refundedAmount: number;
+                        /** @enum {string} */
+                        recordStatus: "paid" | "partially_refunded" | "refunded" | "refunding";
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @enum {string} */
+                        status: "succeeded" | "pending" | "failed";
+                        reason: string | null;
+                        /** @description the session's, as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.refund.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "refund.failed",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "refundId": "ref_5Hn8LqR2tW6xY0aC4eG7iK9m",
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "amount": 2500,
+                 *         "refundedAmount": 0,
+                 *         "recordStatus": "paid",
+                 *         "currency": "CNY",
+                 *         "status": "failed",
+                 *         "reason": "damaged in transit",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "refund.failed";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        refundId: string;
+                        recordId: string;
+                        sessionId: string;
+                        /** @description this refund, minor units */
+                        amount: number;
+                        /** @description the record's succeeded refunds so far, minor units */
+                        refundedAmount: number;
+                        /** @enum {string} */
+                        recordStatus: "paid" | "partially_refunded" | "refunded" | "refunding";
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @enum {string} */
+                        status: "succeeded" | "pending" | "failed";
+                        reason: string | null;
+                        /** @description the session's, as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.reconciliation.mismatches_found": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "reconciliation.mismatches_found",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "reportId": "rcn_example",
+                 *         "provider": "wechat",
+                 *         "providerConfigId": "pc_example",
+                 *         "date": "2026-11-25",
+                 *         "counts": {
+                 *           "matched": 41,
+                 *           "missing_at_provider": 1,
+                 *           "amount_differs": 1
+                 *         },
+                 *         "openMismatches": 2,
+                 *         "newMismatches": 2,
+                 *         "totalsDiffer": []
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "reconciliation.mismatches_found";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        reportId: string;
+                        provider: string;
+                        providerConfigId: string;
+                        /** @description the provider's day, YYYY-MM-DD in its time zone */
+                        date: string;
+                        /** @description items per category: matched, expected, missing_in_till, missing_at_provider, amount_differs, currency_differs, status_differs */
+                        counts: {
+                            [key: string]: number;
+                        };
+                        /** @description mismatches not acknowledged yet */
+                        openMismatches: number;
+                        /** @description mismatches this run found that were not there (or were different) before */
+                        newMismatches: number;
+                        /** @description currencies whose statement summary disagrees with the sum of its lines */
+                        totalsDiffer: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -21,6 +21,7 @@ __all__ = [
     "Delivery",
     "DeliveryAttempt",
     "DeliveryStatus",
+    "EndpointHealth",
     "ErrorCode",
     "Event",
     "EventData",
@@ -599,6 +600,7 @@ class WebhookEndpointWithSecret(TillObject):
 
     @property
     def enabled(self) -> bool:
+        "false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`)"
         return cast("bool", self._data["enabled"])
 
     @property
@@ -614,9 +616,54 @@ class WebhookEndpointWithSecret(TillObject):
         return parse_datetime(self._data["updatedAt"])
 
     @property
+    def health(self) -> EndpointHealth:
+        "how deliveries to this endpoint have gone"
+        return EndpointHealth(self._data["health"])
+
+    @property
     def secret(self) -> str:
         "shown only in this answer"
         return cast("str", self._data["secret"])
+
+
+class EndpointHealth(TillObject):
+    """How deliveries to an endpoint have gone: the last 24 hours' success rate, the last success and failure, and whether Till disabled it for failing."""
+
+    __slots__ = ()
+
+    @property
+    def recent_attempts(self) -> int:
+        "attempts in the last 24 hours (the current hour and the 23 before it), delivered or not"
+        return cast("int", self._data["recentAttempts"])
+
+    @property
+    def recent_success_rate(self) -> Optional[float]:
+        return cast("Optional[float]", self._data["recentSuccessRate"])
+
+    @property
+    def last_success_at(self) -> Optional[datetime]:
+        return parse_optional_datetime(self._data["lastSuccessAt"])
+
+    @property
+    def last_failure_at(self) -> Optional[datetime]:
+        return parse_optional_datetime(self._data["lastFailureAt"])
+
+    @property
+    def last_failure_reason(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["lastFailureReason"])
+
+    @property
+    def failing_since(self) -> Optional[datetime]:
+        return parse_optional_datetime(self._data["failingSince"])
+
+    @property
+    def failures_since_success(self) -> int:
+        "failed attempts since the last success"
+        return cast("int", self._data["failuresSinceSuccess"])
+
+    @property
+    def disabled_for_failing_at(self) -> Optional[datetime]:
+        return parse_optional_datetime(self._data["disabledForFailingAt"])
 
 
 class WebhookEndpointList(TillObject):
@@ -652,6 +699,7 @@ class WebhookEndpoint(TillObject):
 
     @property
     def enabled(self) -> bool:
+        "false when disabled through the API or the console, or by Till for failing (`health.disabledForFailingAt`)"
         return cast("bool", self._data["enabled"])
 
     @property
@@ -665,6 +713,11 @@ class WebhookEndpoint(TillObject):
     @property
     def updated_at(self) -> datetime:
         return parse_datetime(self._data["updatedAt"])
+
+    @property
+    def health(self) -> EndpointHealth:
+        "how deliveries to this endpoint have gone"
+        return EndpointHealth(self._data["health"])
 
 
 class DeletedWebhookEndpoint(TillObject):
