@@ -53,6 +53,11 @@ async function startProxied(t: TestContext, log?: (line: string) => void) {
   return { ta, proxy, direct: openDirect(t, ta) }
 }
 
+/** Waits for a 5xx's release of its idempotency key (the row gone), which the 503 does not wait for past a second. */
+async function keyReleased(direct: pg.Pool, key: string) {
+  await until(`the release of the key ${key}`, 20_000, async () => (await direct.query('select 1 from idempotency_keys where key = $1', [key])).rowCount === 0)
+}
+
 /** The mock provider's notification for the pay helper: `before` and `after` run around its delivery. */
 function aroundNotification(ta: TestApp, hooks: { before?: () => void; after?: () => void }) {
   const deliver = ta.deps.deliverNotification
@@ -153,6 +158,9 @@ test('a refund whose reservation committed but whose COMMIT answer was lost: the
   assertUnavailable(await refund(), 'the refund whose commit answer was lost')
   const { rows } = await direct.query('select id, status from refunds where record_id = $1', [paid.record.id])
   assert.equal(rows.length, 1, 'the reservation committed')
+  // The release is sent with the 503 but waited for at most a second: on a loaded machine it may
+  // land later, and a retry before it rightly answers idempotency_in_flight.
+  await keyReleased(direct, 'refund-commit-lost')
 
   const retry = await refund()
   assert.equal(retry.status, 200, retry.text)
@@ -161,10 +169,11 @@ test('a refund whose reservation committed but whose COMMIT answer was lost: the
 })
 
 test('a key whose claim committed but whose answer was lost: the 503 releases it, the retry runs the request', async (t) => {
-  const { ta, proxy } = await startProxied(t)
+  const { ta, proxy, direct } = await startProxied(t)
   const session = await createSession(ta)
   proxy.cutAfter('till_idempotency_claim')
   assertUnavailable(await pay(ta, session.id, 'claim-lost'), 'the pay whose key claim answer was lost')
+  await keyReleased(direct, 'claim-lost')
   const retry = await pay(ta, session.id, 'claim-lost')
   assert.equal(retry.status, 200, retry.text)
   assert.equal(retry.body.status, 'paid')
