@@ -5,9 +5,9 @@
  */
 export const CLIENT_NAMES = {
   /** The npm package of clients/js. */
-  node: '@till/node',
+  node: '@till-payments/node',
   /** The module a Python program imports (clients/python/src/<module>). */
-  python: 'till',
+  python: 'till_payments',
   /** The Go module of clients/go, imported as `till`. */
   go: 'github.com/till-payments/till/clients/go',
 }
