@@ -6,6 +6,7 @@
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { reconciliationEventData, refundEventData, sessionEventData, type EventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
+import { PROVIDERS } from '../providers/index.js'
 import { schedule } from '../store/repos/deliveries.js'
 import { appendEvent } from '../store/repos/events.js'
 import type { Scope } from '../store/repos/scope.js'
@@ -24,7 +25,7 @@ function sampleData(type: EventType, now: Date): Record<string, unknown> {
     case 'session.expired': return sessionEventData({ ...session, status: 'expired' })
     // A merchant-wide event: it names a made-up report instead of a session, so no metadata marks it.
     case 'reconciliation.mismatches_found': return reconciliationEventData({
-      id: newId('stm'), provider: 'wechat', providerConfigId: newId('pc'), day: now.toISOString().slice(0, 10),
+      id: newId('stm'), provider: PROVIDERS[0].id, providerConfigId: newId('pc'), day: now.toISOString().slice(0, 10),
       counts: { matched: 41, missing_in_till: 1 }, openMismatches: 1, newMismatches: 1, totalsDiffer: [],
     })
     default: {

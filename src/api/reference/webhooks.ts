@@ -4,6 +4,7 @@
  * (domain/events.ts), and the headers, the signature first (docs/integrate.md#webhooks).
  */
 import { Type, type TSchema } from 'typebox'
+import { PROVIDERS } from '../../providers/index.js'
 import { EVENT_TYPES, reconciliationEventData, refundEventData, sessionEventData, type EventType } from '../../domain/events.js'
 import { Mode, PaymentSucceededData, ReconciliationEventData, RefundEventData, SessionEventData, Timestamp } from '../../domain/resources.js'
 import { EXAMPLE_IDS } from './samples.js'
@@ -59,7 +60,7 @@ const WHAT: Record<EventType, { summary: string; description: string; data: TSch
 // Sample facts for the examples, passed through the functions real events are built with.
 const SESSION = { id: EXAMPLE_IDS.sess, status: 'paid', amount: 9900, currency: 'CNY', metadata: { order_id: 'A-1042' } }
 const RECORD = {
-  id: EXAMPLE_IDS.rec, provider: 'wechat', providerRef: '4200001234202611260123456789',
+  id: EXAMPLE_IDS.rec, provider: PROVIDERS[0].id, providerRef: '4200001234202611260123456789',
   paidAt: new Date('2026-11-26T09:30:12.345Z'), amount: 9900, refundedAmount: 0, status: 'paid',
 }
 const REFUND = { id: EXAMPLE_IDS.ref, amount: 2500, status: 'succeeded', reason: 'damaged in transit' }
@@ -74,7 +75,7 @@ function exampleData(type: EventType) {
     case 'refund.succeeded': return refundEventData(REFUND, { ...RECORD, refundedAmount: 2500, status: 'partially_refunded' }, SESSION)
     case 'refund.failed': return refundEventData({ ...REFUND, status: 'failed' }, RECORD, SESSION)
     case 'reconciliation.mismatches_found': return reconciliationEventData({
-      id: 'rcn_example', provider: 'wechat', providerConfigId: 'pc_example', day: '2026-11-25',
+      id: 'stm_2hQ8kT3vW9xYzA1bC4dE', provider: PROVIDERS[0].id, providerConfigId: 'pc_7fG2hJ5kL8mN1pQ4rS6t', day: '2026-11-25',
       counts: { matched: 41, missing_at_provider: 1, amount_differs: 1 }, openMismatches: 2, newMismatches: 2, totalsDiffer: [],
     })
   }
