@@ -7592,9 +7592,9 @@ export interface operations {
                  *       "createdAt": "2026-11-26T09:30:13.001Z",
                  *       "mode": "live",
                  *       "data": {
-                 *         "reportId": "rcn_example",
+                 *         "reportId": "stm_2hQ8kT3vW9xYzA1bC4dE",
                  *         "provider": "wechat",
-                 *         "providerConfigId": "pc_example",
+                 *         "providerConfigId": "pc_7fG2hJ5kL8mN1pQ4rS6t",
                  *         "date": "2026-11-25",
                  *         "counts": {
                  *           "matched": 41,
