@@ -169,6 +169,8 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
       throw new MedusaError(MedusaError.Types.INVALID_DATA, `Till webhook not accepted: ${(e as Error).message}`)
     }
     const action = webhookAction(event.type)
+    // Events that name no session (reconciliation's) are none of Medusa's.
+    if (!('metadata' in event.data)) return { action: 'not_supported' }
     // A session of another integration on the same Till merchant, or of the other mode, is none of Medusa's.
     const sessionId = event.data.metadata?.[SESSION_METADATA_KEY]
     if (action === 'not_supported' || event.mode !== this.#mode || typeof sessionId !== 'string') return { action: 'not_supported' }
