@@ -137,3 +137,15 @@ export async function paidSession(ta: TestApp, body: Record<string, unknown> = {
   if (paid.status !== 200) throw new Error(`pay failed: ${JSON.stringify(paid.body)}`)
   return paid.body
 }
+
+/** A second service instance on the test app's database: its own pool, clock and app, the same secrets key. */
+export async function secondInstance(t: TestContext, ta: TestApp): Promise<Deps> {
+  const pool = openTestPool(ta.databaseUrl, 10)
+  const second: Deps = { ...ta.deps, db: pool.db, clock: testClock(ta.clock()) }
+  const app2 = await buildApp(second)
+  t.after(async () => {
+    await app2.close()
+    await pool.close()
+  })
+  return second
+}

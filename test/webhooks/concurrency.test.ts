@@ -5,12 +5,10 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildApp } from '../../src/app.js'
 import { createOutbox, deliverDue } from '../../src/jobs/outbox.js'
 import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import type { Deps } from '../../src/services/deps.js'
-import { paidSession, startTestApp, testClock } from '../helpers/app.js'
-import { openTestPool } from '../helpers/db.js'
+import { paidSession, secondInstance, startTestApp } from '../helpers/app.js'
 import { createEndpoint, deliveryRows, startReceiver } from '../helpers/receiver.js'
 import { until, within } from '../helpers/wait.js'
 
@@ -87,14 +85,7 @@ test('one endpoint has at most 8 deliveries in flight; the next pass takes the r
 
 test('two service instances on one PostgreSQL never attempt the same delivery twice', async (t) => {
   const ta = await startTestApp(t)
-  // The second instance: its own pool, clock and app, the same database and secrets key.
-  const pool = openTestPool(ta.databaseUrl, 10)
-  const second: Deps = { ...ta.deps, db: pool.db, clock: testClock(ta.clock()) }
-  const app2 = await buildApp(second)
-  t.after(async () => {
-    await app2.close()
-    await pool.close()
-  })
+  const second = await secondInstance(t, ta)
 
   // Answers are held until 20 requests are in flight: each instance takes at most 10 per pass, so
   // both are provably delivering at the same time.

@@ -7,11 +7,8 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildApp } from '../../src/app.js'
 import { deliverDue } from '../../src/jobs/outbox.js'
-import type { Deps } from '../../src/services/deps.js'
-import { paidSession, startTestApp, testClock, type TestApp } from '../helpers/app.js'
-import { openTestPool } from '../helpers/db.js'
+import { paidSession, secondInstance, startTestApp, type TestApp } from '../helpers/app.js'
 import { ConsoleBrowser, merchantWithLogin } from '../helpers/console.js'
 import { createEndpoint, deliveryRows, startReceiver } from '../helpers/receiver.js'
 
@@ -205,13 +202,7 @@ test('the period and the attempt count are configurable; a success in between st
 
 test('two instances recording failures for one endpoint at the same time lose no count', async (t) => {
   const ta = await startTestApp(t)
-  const pool = openTestPool(ta.databaseUrl, 10)
-  const second: Deps = { ...ta.deps, db: pool.db, clock: testClock(ta.clock()) }
-  const app2 = await buildApp(second)
-  t.after(async () => {
-    await app2.close()
-    await pool.close()
-  })
+  const second = await secondInstance(t, ta)
   // Answers are held until 24 requests are in: both instances then record their failures together.
   let release!: () => void
   const gate = new Promise<void>((resolve) => (release = resolve))
