@@ -3,13 +3,13 @@
  * with backoff, so a lost notification never leaves money unrecorded. Claims are leased with
  * SKIP LOCKED and every provider call happens outside a transaction.
  */
-import type { Currency } from '../domain/money.js'
 import { nextAttemptCheck, nextRefundCheck } from '../domain/reconcile-backoff.js'
 import { effectiveStatus, isOpen, type SessionStatus } from '../domain/session-machine.js'
 import { ProviderError, type PaymentRef, type RefundState } from '../providers/types.js'
 import type { Deps } from '../services/deps.js'
-import { applyFacts, configFor, notifyPath } from '../services/payments.js'
+import { applyFacts, configFor } from '../services/payments.js'
 import { settleRefund } from '../services/refund-settle.js'
+import { sendRefund } from '../services/refunds.js'
 import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
@@ -100,18 +100,16 @@ export async function reconcileRefunds(deps: Deps, limit = 20): Promise<number> 
       if (!provider) continue
       const cfg = await configFor(deps, deps.db, record.provider, record.providerConfigId)
       const payment: PaymentRef = { attemptId: record.attemptId ?? '', providerRef: record.providerRef, data: record.providerData }
-      let state: RefundState
+      let state: RefundState | null
       try {
         state = await provider.queryRefund(cfg, { refundId: r.id, providerRefundRef: r.providerRef, amount: r.amount, createdAt: r.createdAt, payment })
       } catch (e) {
-        // The provider never saw it (a crash before the call): ask again with the same refund id. Never
-        // a refund the provider has answered: that one exists there, whatever a lookup says.
+        // The provider never saw it (a crash before the call, a call it never received): ask again
+        // with the same refund id. Never a refund the provider has answered: that one exists there,
+        // whatever a lookup says.
         const answered = r.providerPending || r.providerRef !== null
         if (!(e instanceof ProviderError && e.code === 'not_found') || r.initiatedBy !== 'merchant' || answered) throw e
-        state = await provider.refund(cfg, {
-          refundId: r.id, amount: r.amount, totalAmount: record.amount, currency: record.currency as Currency, reason: r.reason,
-          payment, notifyUrl: deps.config.baseUrl + notifyPath(record.provider, record.providerConfigId),
-        })
+        state = await sendRefund(deps, record, r)
       }
       await deps.db.transaction((tx) => settleRefund(tx, deps, r.id, state))
     } catch (e) {

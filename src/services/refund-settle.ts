@@ -6,7 +6,7 @@ import { inRecordCurrency, recordStatus, refundable } from '../domain/refund-mat
 import { nextStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RefundFact, RefundState } from '../providers/types.js'
 import type { Tx } from '../store/db.js'
-import { appendEvent } from '../store/repos/events.js'
+import { appendEvent, hasRefundEvent } from '../store/repos/events.js'
 import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
 import type { RecordRow } from '../store/repos/records.js'
@@ -28,12 +28,20 @@ async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordR
 }
 
 /**
- * Stores a provider's answer for a refund. The record must already be locked by the caller.
- * Idempotent: a settled refund stays as it is; `pending` twice emits refund.pending once.
+ * Stores a provider's answer for a refund; `null` when the call has no known outcome (a timeout, a
+ * 5xx). The record must already be locked by the caller. Idempotent: a settled refund stays as it
+ * is; refund.pending is emitted once per refund.
+ *
+ * Only a real answer marks the refund `providerPending`: reconciliation sends a refund again, with
+ * the same id, when the provider shows none, and never one the provider has answered.
  */
-export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, state: RefundState) {
+export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, state: RefundState | null) {
   const now = deps.clock()
   if (refund.status !== 'pending') return { record, refund }
+  if (state === null) {
+    if (!refund.providerPending) await announcePending(tx, deps, record, refund, now)
+    return { record, refund }
+  }
   if (state.status === 'pending') {
     const updated = await refundRepo.updateRefund(tx, refund.id, {
       providerPending: true,
@@ -41,7 +49,7 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
       updatedAt: now,
     })
     const rec = await recompute(tx, deps, record)
-    if (!refund.providerPending) await emit(tx, deps, rec, updated, now)
+    if (!refund.providerPending) await announcePending(tx, deps, rec, updated, now)
     return { record: rec, refund: updated }
   }
   const updated = await refundRepo.setRefundOutcome(tx, refund.id, {
@@ -60,17 +68,22 @@ async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, no
   await appendEvent(tx, record, refundEventType(refund.status), refundEventData(refund, record, session), now)
 }
 
+/** refund.pending, unless an unanswered call already sent it (providerPending stays false then). */
+async function announcePending(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date) {
+  if (!(await hasRefundEvent(tx, record, record.sessionId, 'refund.pending', refund.id))) await emit(tx, deps, record, refund, now)
+}
+
 /**
  * Locks record then refund (always in that order, so concurrent settlements cannot deadlock). A
  * caller that knows the refund's record (it has just reserved the refund) passes it and saves a read.
  */
-export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState, recordId?: string) {
+export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState | null, recordId?: string) {
   const peek = recordId ? { recordId } : await refundRepo.getRefundUnscoped(tx, refundId)
   if (!peek) return null
   const record = (await records.getRecordUnscoped(tx, peek.recordId, true))!
   const refund = (await refundRepo.getRefundUnscoped(tx, refundId, true))!
   // An answer in another currency settled nothing Till asked for: the refund stays pending, reconciliation asks again.
-  if (!inRecordCurrency(state, record.currency)) {
+  if (state && !inRecordCurrency(state, record.currency)) {
     await recordDiscrepancy(tx, deps, {
       provider: record.provider, providerConfigId: record.providerConfigId, merchantId: record.merchantId, kind: 'refund_currency',
       report: state, expected: { refundId: refund.id, currency: record.currency },

@@ -86,7 +86,7 @@ function storeAnswer(ex: Executor, ctx: RequestContext, once: KeyWithWork, view:
 export async function createRefund(deps: Deps, ctx: RequestContext, input: RefundInput, once?: KeyWithWork) {
   const { refund, record, fresh } = await reserve(deps, ctx, input, once)
   if (fresh) {
-    const state = await callProvider(deps, record, refund)
+    const state = await sendRefund(deps, record, refund)
     const settled = await deps.db.transaction(async (tx) => {
       const done = await settleRefund(tx, deps, refund.id, state, refund.recordId)
       if (!done) return null
@@ -102,8 +102,11 @@ export async function createRefund(deps: Deps, ctx: RequestContext, input: Refun
   return view
 }
 
-/** Step 2, outside any transaction. An unknown outcome keeps the refund pending, never failed. */
-async function callProvider(deps: Deps, record: records.RecordRow, refund: refundRepo.RefundRow): Promise<RefundState> {
+/**
+ * Step 2, outside any transaction (and reconciliation's second try of a refund the provider never
+ * received). A refusal fails the refund; no answer (a timeout, a 5xx) is `null`: still pending.
+ */
+export async function sendRefund(deps: Deps, record: records.RecordRow, refund: refundRepo.RefundRow): Promise<RefundState | null> {
   try {
     const provider = deps.providers.get(record.provider)
     if (!provider) throw new ProviderError('unknown', 'no_adapter', `provider ${record.provider} has no adapter yet`)
@@ -120,6 +123,6 @@ async function callProvider(deps: Deps, record: records.RecordRow, refund: refun
   } catch (e) {
     if (e instanceof ProviderError && e.outcome === 'rejected') return { status: 'failed', failureReason: `${e.code}: ${e.message}` }
     deps.log.warn({ err: e, refundId: refund.id }, 'refund outcome unknown: left pending for reconciliation')
-    return { status: 'pending' }
+    return null
   }
 }

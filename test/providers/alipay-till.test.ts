@@ -170,6 +170,27 @@ test('a refund whose answer was lost stays pending; reconciliation finds it at A
   assert.equal((await a.ctl.order(attemptId)).refunds.length, 1)
 })
 
+test('a refund Alipay never received (a system error before acting): reconciliation finds none and sends it again with the same out_request_no; it refunds once', async (t) => {
+  const a = await alipayTill(t)
+  const { id, recordId, attemptId } = await a.paid()
+  await a.ctl.error({ route: 'refund', sub_code: 'ACQ.SYSTEM_ERROR' })
+  const res = await a.refund(recordId, 500)
+  assert.deepEqual([res.body.refund.status, res.body.status], ['pending', 'refunding'])
+  const refundId = res.body.refund.id as string
+  // Within its first minute a refund Alipay does not show may still appear: nothing is sent.
+  a.ta.clock.advance(30_000)
+  assert.equal(await reconcileRefunds(a.ta.deps), 1)
+  assert.deepEqual(await a.types('refundId', refundId), ['refund.pending'])
+  a.ta.clock.advance(60_000)
+  assert.equal(await reconcileRefunds(a.ta.deps), 1)
+  assert.deepEqual(await a.types('refundId', refundId), ['refund.pending', 'refund.succeeded'])
+  const refunds = (await a.ctl.order(attemptId)).refunds as { out_request_no: string; refund_amount: string }[]
+  assert.deepEqual(refunds.map((r) => [r.out_request_no, r.refund_amount]), [[refundId, '5.00']])
+  assert.equal((await a.ctl.requests()).filter((r) => r.method === 'alipay.trade.refund').length, 2)
+  const s = await a.read(id)
+  assert.deepEqual([s.record.status, s.record.refundedAmount], ['partially_refunded', 500])
+})
+
 test('a crash between the reservation and the call: reconciliation sends the refund with the same out_request_no, and it refunds once', async (t) => {
   const a = await alipayTill(t)
   const { recordId, attemptId, id } = await a.paid()

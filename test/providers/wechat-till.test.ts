@@ -201,6 +201,24 @@ test('a refund whose reply was lost stays pending; reconciliation finds it at We
   assert.equal((await w.ctl.refund(res.body.refund.id)).status, 'SUCCESS')
 })
 
+test('a refund WeChat never received (a 5xx before acting): reconciliation finds none and sends it again with the same out_refund_no; it refunds once', async (t) => {
+  const w = await till(t)
+  const { id, recordId } = await w.paid()
+  await w.ctl.error({ route: 'refund', status: 500, code: 'SYSTEM_ERROR' })
+  const res = await w.refund(recordId, 500)
+  assert.deepEqual([res.body.refund.status, res.body.status], ['pending', 'refunding'])
+  const refundId = res.body.refund.id as string
+  w.ta.clock.advance(30_000)
+  assert.equal(await reconcileRefunds(w.ta.deps), 1)
+  await w.ctl.tick()
+  assert.deepEqual(await types(w.ta, 'refundId', refundId), ['refund.pending', 'refund.succeeded'])
+  assert.equal((await w.ctl.refund(refundId)).status, 'SUCCESS')
+  const sent = (await w.ctl.requests()).filter((r) => r.path === '/v3/refund/domestic/refunds')
+  assert.deepEqual(sent.map((r) => [r.status, r.request?.out_refund_no]), [[500, refundId], [200, refundId]])
+  const s = await w.read(id)
+  assert.deepEqual([s.record.status, s.record.refundedAmount], ['partially_refunded', 500])
+})
+
 test('expiry: the sweep and reconciliation close the WeChat order', async (t) => {
   const w = await till(t)
   const id = await w.session({ expiresInSeconds: 60 })

@@ -30,6 +30,15 @@ export async function appendEvent(tx: Executor, scope: Scope, type: EventType, d
   return e
 }
 
+/** Whether a refund's event of `type` was appended (found through its session's events: events_session_idx). */
+export async function hasRefundEvent(tx: Executor, scope: Scope, sessionId: string, type: EventType, refundId: string) {
+  const found = await tx.select({ id: events.id }).from(events).where(and(
+    eq(events.merchantId, scope.merchantId), eq(events.mode, scope.mode), sql`${events.data}->>'sessionId' = ${sessionId}`,
+    eq(events.type, type), sql`${events.data}->>'refundId' = ${refundId}`,
+  )).limit(1)
+  return found.length > 0
+}
+
 export async function getEvent(tx: Executor, scope: Scope, id: string): Promise<EventRow | null> {
   const [e] = await tx.select().from(events).where(and(eq(events.id, id), eq(events.merchantId, scope.merchantId), eq(events.mode, scope.mode)))
   return e ?? null
