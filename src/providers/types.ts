@@ -43,6 +43,8 @@ export interface AttemptInput {
   channel: string | null
   notifyUrl: string
   returnUrl: string
+  /** The session's checkout page: where a customer who leaves the provider's page unpaid goes back to. */
+  checkoutUrl: string
   expiresAt: Date
   clientIp?: string
   /** Who pays, as the provider's browser step learned it (WeChat: the JSAPI payer's openid). */

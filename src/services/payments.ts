@@ -97,6 +97,7 @@ export async function startAttempt(deps: Deps, sessionId: string, input: StartAt
     channel: input.channel,
     notifyUrl: deps.config.baseUrl + notifyPath(input.provider, input.providerConfigId),
     returnUrl: `${deps.config.baseUrl}/c/${session.id}/done`,
+    checkoutUrl: `${deps.config.baseUrl}/c/${session.id}`,
     expiresAt: session.expiresAt,
     clientIp: input.clientIp,
     payerId: input.payerId,

@@ -90,6 +90,9 @@ test('phone: the mobile cashier (wap), paid, back to successUrl with paid_confir
   await page.goto(session.url)
   await Promise.all([page.waitForURL(`${s.fake.url}/__fake/alipay/cashier/**`), page.getByRole('button', { name: '支付宝' }).click()])
   await screenshot(page, 'alipay-wap-cashier-phone')
+  // Leaving the mobile cashier unpaid (wap.pay's quit_url) comes back to the checkout page; the customer tries again.
+  await Promise.all([page.waitForURL(session.url), page.locator('#cancel').click()])
+  await Promise.all([page.waitForURL(`${s.fake.url}/__fake/alipay/cashier/**`), page.getByRole('button', { name: '支付宝' }).click()])
   await Promise.all([page.waitForURL(`${merchant.origin}/thanks?**`), page.locator('#pay').click()])
   paidConfirmed(merchant.visits[0], session.id)
   const attemptId = await s.attemptOf(session.id)

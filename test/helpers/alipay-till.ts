@@ -35,7 +35,7 @@ export async function alipayAdapter(t: TestContext, o: { mode?: KeyMode; timeout
   const rx = await providerHook(t, provider, () => cfg, '/hooks/alipay/pc_test')
   const attempt = (over: Partial<AttemptInput> = {}): AttemptInput => ({
     attemptId: newId('att'), sessionId: newId('sess'), amount: 8888, currency: 'CNY', description: 'Blue mug', channel: 'precreate',
-    notifyUrl: rx.url, returnUrl: 'https://shop.example.com/c/sess_1/done', expiresAt: new Date(clock().getTime() + 3600_000), options: {}, ...over,
+    notifyUrl: rx.url, returnUrl: 'https://shop.example.com/c/sess_1/done', checkoutUrl: 'https://shop.example.com/c/sess_1', expiresAt: new Date(clock().getTime() + 3600_000), options: {}, ...over,
   })
   /** A QR order placed and paid, its notification received. */
   async function paid(over: Partial<AttemptInput> = {}) {

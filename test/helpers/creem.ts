@@ -30,7 +30,7 @@ export async function setup(t: TestContext, opts: { timeoutMs?: number; statemen
     const sessionId = newId('sess')
     return {
       attemptId: newId('att'), sessionId, amount: 1234, currency: 'EUR', description: 'Order #42', channel: null,
-      notifyUrl: 'https://till.example/hooks/creem/pc_test', returnUrl: `https://till.example/c/${sessionId}/done`,
+      notifyUrl: 'https://till.example/hooks/creem/pc_test', returnUrl: `https://till.example/c/${sessionId}/done`, checkoutUrl: `https://till.example/c/${sessionId}`,
       expiresAt: new Date(clock().getTime() + 3600_000), options: {}, ...over,
     }
   }

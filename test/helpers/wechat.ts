@@ -43,7 +43,7 @@ export async function setup(t: TestContext, opts: { mode?: 'publicKey' | 'platfo
     description: 'Order #42',
     channel: 'native',
     notifyUrl: rx.url,
-    returnUrl: 'https://shop.example.com/c/sess_1/done',
+    returnUrl: 'https://shop.example.com/c/sess_1/done', checkoutUrl: 'https://shop.example.com/c/sess_1',
     expiresAt: new Date(clock().getTime() + 3600_000),
     options: {},
     ...over,

@@ -59,9 +59,11 @@ test('page pay and wap pay: paid on the cashier, back through the relay with pai
   await a.ctl.notifications({ mode: 'drop', persist: true })
   for (const channel of ['page', 'wap']) {
     const id = await a.session({ successUrl: SUCCESS_URL })
-    const { action } = await a.start(id, channel)
+    const { action, attempt } = await a.start(id, channel)
     assert.equal(action.kind, 'redirect')
     const r = await payOnCashier(a, (action as { url: string }).url)
+    // A buyer who leaves the mobile cashier unpaid comes back to the checkout page to choose again.
+    assert.equal((await a.ctl.order(attempt.id)).quit_url, channel === 'wap' ? `${a.ta.baseUrl}/c/${id}` : null)
     assert.equal(r.back.pathname, `/c/${id}/done`)
     // Alipay's signed return made Till ask alipay.trade.query at once: paid before the relay had to wait.
     assert.equal(r.wait, 'none', channel)

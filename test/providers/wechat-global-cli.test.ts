@@ -34,7 +34,7 @@ test('till fake wechat --service cross_border prints a WeChat Pay Global configu
   const attemptId = newId('att')
   const res = await provider.createAttempt(cfg, {
     attemptId, sessionId: newId('sess'), amount: 1500, currency: 'JPY', description: 'Tea set', channel: 'native',
-    notifyUrl: 'http://127.0.0.1:9/hooks/wechat/pc_cli', returnUrl: 'http://127.0.0.1:9/done', expiresAt: new Date(Date.now() + 600_000), options: {},
+    notifyUrl: 'http://127.0.0.1:9/hooks/wechat/pc_cli', returnUrl: 'http://127.0.0.1:9/done', checkoutUrl: 'http://127.0.0.1:9', expiresAt: new Date(Date.now() + 600_000), options: {},
   })
   assert.equal(res.action.kind, 'qr')
   await ctl.pay({ out_trade_no: attemptId })

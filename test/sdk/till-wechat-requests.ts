@@ -19,7 +19,7 @@ const certCfg: ProviderConfig = { id: 'pc_sdk_cert', label: 'sdk-cert', credenti
 
 const attempt = (channel: string, over: Partial<AttemptInput> = {}): AttemptInput => ({
   attemptId: newId('att'), sessionId: newId('sess'), amount: 9900, currency: 'CNY', description: 'Till SDK check', channel,
-  notifyUrl: 'https://till.example.com/hooks/wechat/pc_sdk', returnUrl: 'https://till.example.com/c/sess_1/done',
+  notifyUrl: 'https://till.example.com/hooks/wechat/pc_sdk', returnUrl: 'https://till.example.com/c/sess_1/done', checkoutUrl: 'https://till.example.com/c/sess_1',
   expiresAt: new Date(Date.now() + 3600_000), options: {}, ...over,
 })
 const ref = (a: AttemptInput) => ({ attemptId: a.attemptId, providerRef: null, data: {} })

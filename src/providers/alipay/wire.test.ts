@@ -6,7 +6,7 @@ import { answerError, beijingTime, orderContent, orderSubject, parseBeijingTime,
 
 const attempt = (o: Partial<AttemptInput> = {}): AttemptInput => ({
   attemptId: 'att_AAAAAAAAAAAAAAAAAAAAAAAA', sessionId: 'sess_BBBBBBBBBBBBBBBBBBBBBBBB', amount: 8888, currency: 'CNY', description: 'Order #42',
-  channel: 'precreate', notifyUrl: 'https://till.example/hooks/alipay/pc_1', returnUrl: 'https://till.example/c/sess_B/done',
+  channel: 'precreate', notifyUrl: 'https://till.example/hooks/alipay/pc_1', returnUrl: 'https://till.example/c/sess_B/done', checkoutUrl: 'https://till.example/c/sess_B',
   expiresAt: new Date('2025-03-01T04:05:06.789Z'), options: {}, ...o,
 })
 
@@ -22,6 +22,8 @@ test('the order: exact yuan, the channel\'s product code, the session\'s expiry 
   })
   assert.equal(orderContent('page', attempt()).product_code, 'FAST_INSTANT_TRADE_PAY')
   assert.equal(orderContent('wap', attempt()).product_code, 'QUICK_WAP_WAY')
+  assert.equal(orderContent('wap', attempt()).quit_url, 'https://till.example/c/sess_B')
+  assert.equal(orderContent('page', attempt()).quit_url, undefined)
   // Amounts that floating point gets wrong: 0.1 + 0.2, 1.15 × 100, the largest amount.
   assert.equal(orderContent('page', attempt({ amount: 30 })).total_amount, '0.30')
   assert.equal(orderContent('page', attempt({ amount: 115 })).total_amount, '1.15')

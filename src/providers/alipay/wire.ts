@@ -83,6 +83,8 @@ export function orderContent(channel: AlipayChannel, a: AttemptInput): Record<st
     product_code: PRODUCT_CODES[channel],
     // The order never outlives the session: Alipay closes it unpaid at this time.
     time_expire: beijingTime(a.expiresAt),
+    // The mobile cashier's way out unpaid: back to the checkout page to choose again.
+    ...(channel === 'wap' ? { quit_url: a.checkoutUrl } : {}),
   }
 }
 

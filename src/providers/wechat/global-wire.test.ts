@@ -7,7 +7,7 @@ import { chargedOf, globalOrderRequest, globalPaymentFact, globalPaymentState, g
 
 const attempt = (over: Partial<AttemptInput> = {}): AttemptInput => ({
   attemptId: 'att_000000000000000000000001', sessionId: 'sess_1', amount: 1500, currency: 'JPY', description: 'Tea set', channel: 'native',
-  notifyUrl: 'https://till.example.com/hooks/wechat/pc_1', returnUrl: 'https://till.example.com/c/sess_1/done',
+  notifyUrl: 'https://till.example.com/hooks/wechat/pc_1', returnUrl: 'https://till.example.com/c/sess_1/done', checkoutUrl: 'https://till.example.com/c/sess_1',
   expiresAt: new Date('2026-05-20T04:30:00.000Z'), options: {}, ...over,
 })
 const merchant = { mchId: '1900000109', appId: 'wx8888888888888888', merchantCategoryCode: '5999' }

@@ -16,7 +16,7 @@ const attempt = (over: Partial<AttemptInput> = {}): AttemptInput => ({
   description: 'Order #42',
   channel: 'native',
   notifyUrl: 'https://till.example.com/hooks/wechat/pc_0123456789ABCDEFGHIJabcd',
-  returnUrl: 'https://till.example.com/c/sess_0123456789ABCDEFGHIJabcd/done',
+  returnUrl: 'https://till.example.com/c/sess_0123456789ABCDEFGHIJabcd/done', checkoutUrl: 'https://till.example.com/c/sess_0123456789ABCDEFGHIJabcd',
   expiresAt: new Date('2026-05-20T04:34:56.789Z'),
   options: {},
   ...over,
