@@ -36,7 +36,7 @@ const WHAT: Record<EventType, { summary: string; description: string; data: TSch
   },
   'refund.pending': {
     summary: 'A refund waits on the provider',
-    description: 'The provider accepted the refund and settles it later: a `refund.succeeded` or `refund.failed` follows. The record reads `refunding` meanwhile.',
+    description: 'The provider accepted the refund and settles it later, or its answer did not come (a timeout) and Till is finding out: a `refund.succeeded` or `refund.failed` follows. Sent once per refund. The record reads `refunding` meanwhile.',
     data: RefundEventData,
   },
   'refund.succeeded': {

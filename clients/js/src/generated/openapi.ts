@@ -6765,7 +6765,7 @@ export interface webhooks {
         put?: never;
         /**
          * A refund waits on the provider
-         * @description The provider accepted the refund and settles it later: a `refund.succeeded` or `refund.failed` follows. The record reads `refunding` meanwhile.
+         * @description The provider accepted the refund and settles it later, or its answer did not come (a timeout) and Till is finding out: a `refund.succeeded` or `refund.failed` follows. Sent once per refund. The record reads `refunding` meanwhile.
          *
          *     POSTed as JSON to every enabled endpoint whose `events` take `refund.pending`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
          */
