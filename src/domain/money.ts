@@ -46,7 +46,7 @@ export function displayAmount(amount: number, currency: Currency, locale = 'en')
   return `${number}\u00a0${currency}`
 }
 
-/** Minor units as the decimal text providers take (Alipay's yuan: 8888 CNY → "88.88"; 1500 JPY → "1500"), exactly. */
+/** Minor units as the decimal text providers take (yuan: 8888 CNY → "88.88"; 1500 JPY → "1500"), exactly. */
 export function toDecimalText(amount: number, currency: Currency): string {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`not an amount in minor units: ${amount}`)
   const digits = fractionDigits(currency)

@@ -61,7 +61,7 @@ export interface StatementTotal {
 export type StatementItem = StatementLine | StatementTotal
 
 export interface StatementSource {
-  /** The provider's day: an IANA zone (WeChat Pay and Alipay: Asia/Shanghai; Creem: UTC). */
+  /** The provider's day: an IANA zone (mainland China's providers: Asia/Shanghai; Creem: UTC). */
   zone: string
   /** The statement of `day` (YYYY-MM-DD in `zone`). Throws ProviderError when the provider refuses (bad credentials). */
   fetch(cfg: ProviderConfig, day: string): Promise<StatementFetch>
