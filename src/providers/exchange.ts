@@ -14,6 +14,15 @@ export interface Exchange {
   timeoutMs: number
 }
 
+/**
+ * A provider client's connections: the dispatcher it was given (Till's guarded agent, deps.ts), or
+ * its own keep-alive agent (a test's or a command's adapter), which `close` ends.
+ */
+export function clientDispatcher(given: Dispatcher | undefined, timeoutMs: number) {
+  const dispatcher = given ?? new (undici().Agent)({ connect: { timeout: timeoutMs }, keepAliveTimeout: 10_000 })
+  return { dispatcher, close: async () => { if (!given) await dispatcher.close() } }
+}
+
 export async function exchange(url: string | URL, o: Exchange, provider: string) {
   try {
     const res = await undici().request(url, { method: o.method, headers: o.headers, body: o.body, dispatcher: o.dispatcher, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs })

@@ -31,6 +31,7 @@ export async function alipayAdapter(t: TestContext, o: { mode?: KeyMode; timeout
   const { fake, ctl, apps } = await alipayWithApps(t, { clock })
   const app = apps[o.mode ?? 'publicKey']
   const provider = createAlipayProvider({ now: clock, timeoutMs: o.timeoutMs ?? 5000 })
+  t.after(() => provider.client.close())
   const cfg: ProviderConfig = { id: 'pc_test', label: 'main', credentials: tillCredentials(app), settings: { apiBase: fake.url } }
   const rx = await providerHook(t, provider, () => cfg, '/hooks/alipay/pc_test')
   const attempt = (over: Partial<AttemptInput> = {}): AttemptInput => ({

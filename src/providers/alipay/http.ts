@@ -5,8 +5,7 @@
  * Page pay and wap pay are not calls but signed URLs the customer's browser opens (`pageExec`).
  */
 import type { Dispatcher } from 'undici'
-import { exchange } from '../exchange.js'
-import { undici } from '../undici.js'
+import { clientDispatcher, exchange } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { DEFAULT_API_BASE, GATEWAY_PATH, URL_PARAMS } from './constants.js'
@@ -39,11 +38,11 @@ export interface Extra {
 const encoded = (params: Record<string, string>) => Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')
 
 export class AlipayClient {
-  /** Till's guarded agent (deps.ts); a test's adapter without one uses undici's default. */
   private readonly dispatcher: Dispatcher
+  readonly close: () => Promise<void>
 
   constructor(private readonly opts: ClientOptions) {
-    this.dispatcher = opts.dispatcher ?? undici().getGlobalDispatcher()
+    ({ dispatcher: this.dispatcher, close: this.close } = clientDispatcher(opts.dispatcher, opts.timeoutMs))
   }
 
   /** The request's parameters, signed: the common ones, certificate serials in certificate mode, biz_content. */

@@ -4,8 +4,7 @@
  * `unknown` outcome, never a failure. The key is read from the configuration for the call only.
  */
 import type { Dispatcher } from 'undici'
-import { exchange } from '../exchange.js'
-import { undici } from '../undici.js'
+import { clientDispatcher, exchange } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { API_KEY_HEADER, DEFAULT_API_BASE } from './constants.js'
@@ -28,13 +27,10 @@ export interface ClientOptions {
 
 export class CreemClient {
   private readonly dispatcher: Dispatcher
+  readonly close: () => Promise<void>
 
   constructor(private readonly opts: ClientOptions) {
-    this.dispatcher = opts.dispatcher ?? new (undici().Agent)({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })
-  }
-
-  async close() {
-    if (!this.opts.dispatcher) await this.dispatcher.close()
+    ({ dispatcher: this.dispatcher, close: this.close } = clientDispatcher(opts.dispatcher, opts.timeoutMs))
   }
 
   async call<T>(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

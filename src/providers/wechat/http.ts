@@ -5,8 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto'
 import type { Dispatcher } from 'undici'
-import { exchange } from '../exchange.js'
-import { undici } from '../undici.js'
+import { clientDispatcher, exchange } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { DEFAULT_API_BASE, DEFAULT_GLOBAL_API_BASE, GLOBAL_PATHS, PATHS } from './constants.js'
@@ -57,13 +56,10 @@ export class WechatClient {
   private readonly certCache = new Map<string, CertCache>()
   /** Every request to WeChat goes through it, the OAuth exchange included (oauth.ts). */
   readonly dispatcher: Dispatcher
+  readonly close: () => Promise<void>
 
   constructor(private readonly opts: ClientOptions) {
-    this.dispatcher = opts.dispatcher ?? new (undici().Agent)({ connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 10_000 })
-  }
-
-  async close() {
-    if (!this.opts.dispatcher) await this.dispatcher.close()
+    ({ dispatcher: this.dispatcher, close: this.close } = clientDispatcher(opts.dispatcher, opts.timeoutMs))
   }
 
   /** A signed call whose 2xx answer is verified. Non-2xx become ProviderError (errorFrom). */
