@@ -104,8 +104,12 @@ async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem
   for (const f of files) {
     const kept = JSON.parse(f.body.toString('utf8')) as KeptPage
     if (!kept || !Array.isArray(kept.items)) throw new Error(`${f.name}: not a page of Creem transactions`)
+    let item = 0
     let line = 0
-    for (const t of kept.items) yield* transactionLines(t, f.name, ++line)
+    // A transaction may give two statement lines; each gets a number of its own within the file (the line's key).
+    for (const t of kept.items) {
+      for (const l of transactionLines(t, f.name, ++item)) yield { ...l, source: { ...l.source, line: ++line } }
+    }
   }
 }
 
@@ -117,14 +121,14 @@ const fieldsOf = (t: Record<string, unknown>) => Object.fromEntries(Object.entri
  * Till's: before tax (Creem, as merchant of record, may add it) and after any discount, as Till
  * reads an order (wire.ts orderAmount); the refund's is scaled to it the same way (tillRefundAmount).
  */
-export function transactionLines(t: Transaction & Record<string, unknown>, file: string, line: number): StatementLine[] {
-  const where = `${file} item ${line}`
+export function transactionLines(t: Transaction & Record<string, unknown>, file: string, item: number): StatementLine[] {
+  const where = `${file} item ${item}`
   const status = STATUS[t.status ?? '']
   if (!status) throw new Error(`${where}: unknown transaction status ${t.status}`)
   if (typeof t.amount !== 'number' || typeof t.currency !== 'string' || typeof t.created_at !== 'number') throw new Error(`${where}: no amount, currency or created_at`)
   const discount = typeof t.discount_amount === 'number' ? t.discount_amount : 0
   const orderId = idOf(t.order) ?? null
-  const base = { currency: t.currency, fee: null, at: new Date(t.created_at), source: { file, line, fields: fieldsOf(t) } }
+  const base = { currency: t.currency, fee: null, at: new Date(t.created_at), source: { file, line: item, fields: fieldsOf(t) } }
   const payment: StatementLine = { kind: 'payment', tillRef: null, providerRef: orderId, amount: t.amount - discount, status, ...base }
   const refunded = t.refunded_amount ?? 0
   if (refunded <= 0) return [payment]
