@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { reconcileDueDays } from '../../src/jobs/statements.js'
 import { addDays } from '../../src/domain/reconciliation.js'
-import { beginDay, RECON_DRIVERS, timeOn, type ReconGap, type ReconSubject } from '../helpers/recon-drivers.js'
+import { beginDay, RECON_DRIVERS, timeOn, type Paid, type ReconGap, type ReconSubject } from '../helpers/recon-drivers.js'
 
 const ZERO = { matched: 0, expected: 0, missing_in_till: 0, missing_at_provider: 0, amount_differs: 0, currency_differs: 0, status_differs: 0 }
 // Configurations made the morning before the first case's day, so the job looks from there.
@@ -40,6 +40,21 @@ const tillIds = (list: any[]) => list.map((i) => i.till?.id).sort()
 async function kept(s: ReconSubject, reportId: string) {
   const count = async (table: string) => (await s.ta.database.pool.query(`select count(*)::int as n from ${table} where statement_id = $1`, [reportId])).rows[0].n
   return { files: await count('statement_files'), lines: await count('statement_lines'), items: await count('reconciliation_items') }
+}
+
+/** A day of one payment, the knob set, run once its statement is due. */
+async function onePaymentDay(s: ReconSubject, knob: (day: string) => Promise<unknown>) {
+  const day = beginDay(s)
+  const p = await s.pay()
+  await knob(day)
+  s.ta.clock.set(s.readyAt(day))
+  return { day, p, first: await run(s, day) }
+}
+
+async function onlyMatched(s: ReconSubject, r: any, p: Paid) {
+  assert.equal(r.state, 'reconciled', r.reason)
+  assert.deepEqual(r.counts, { ...ZERO, matched: 1 })
+  assert.deepEqual(tillIds(await items(s, r.id, 'matched')), [p.recordId])
 }
 
 interface Case {
@@ -112,11 +127,7 @@ const CASES: Case[] = [{
   name: 'a late statement: the run says it is not published, the job reconciles it once it is',
   needs: ['relisting'],
   async run(s) {
-    const day = beginDay(s)
-    const p = await s.pay()
-    await s.ctl.statementHold(day)
-    s.ta.clock.set(s.readyAt(day))
-    const held = await run(s, day)
+    const { day, p, first: held } = await onePaymentDay(s, (day) => s.ctl.statementHold(day))
     if (s.holdWaits) {
       assert.equal(held.state, 'waiting')
       assert.match(held.reason, /creating/)
@@ -135,26 +146,16 @@ const CASES: Case[] = [{
       await s.ctl.statementRelease(day)
       await run(s, day)
     }
-    const after = await report(s, day)
-    assert.equal(after.state, 'reconciled', after.reason)
-    assert.deepEqual(after.counts, { ...ZERO, matched: 1 })
-    assert.deepEqual(tillIds(await items(s, after.id, 'matched')), [p.recordId])
+    await onlyMatched(s, await report(s, day), p)
   },
 }, {
   name: 'a corrupted download is refused, nothing of it kept and the reason recorded; the next run uses a whole one',
   async run(s) {
-    const day = beginDay(s)
-    const p = await s.pay()
-    await s.ctl.statementCorrupt(day)
-    s.ta.clock.set(s.readyAt(day))
-    const refused = await run(s, day)
+    const { day, p, first: refused } = await onePaymentDay(s, (day) => s.ctl.statementCorrupt(day))
     assert.equal(refused.state, 'waiting')
     assert.match(refused.reason, /SHA1|count/)
     assert.deepEqual(await kept(s, refused.id), { files: 0, lines: 0, items: 0 })
-    const again = await run(s, day)
-    assert.equal(again.state, 'reconciled', again.reason)
-    assert.deepEqual(again.counts, { ...ZERO, matched: 1 })
-    assert.deepEqual(tillIds(await items(s, again.id, 'matched')), [p.recordId])
+    await onlyMatched(s, await run(s, day), p)
   },
 }, {
   name: 'a refund line that arrives a day late moves its pair from expected to matched',

@@ -106,9 +106,10 @@ async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem
     if (!kept || !Array.isArray(kept.items)) throw new Error(`${f.name}: not a page of Creem transactions`)
     let item = 0
     let line = 0
-    // A transaction may give two statement lines; each gets a number of its own within the file (the line's key).
     for (const t of kept.items) {
-      for (const l of transactionLines(t, f.name, ++item)) yield { ...l, source: { ...l.source, line: ++line } }
+      const lines = transactionLines(t, f.name, ++item, line + 1)
+      line += lines.length
+      yield* lines
     }
   }
 }
@@ -117,21 +118,22 @@ async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem
 const fieldsOf = (t: Record<string, unknown>) => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
 
 /**
- * A transaction as its payment line and, once something was refunded, a refund line. The amount is
- * Till's: before tax (Creem, as merchant of record, may add it) and after any discount, as Till
+ * The `item`-th transaction of `file` as its payment line (numbered `line`) and, once something
+ * was refunded, a refund line (`line` + 1). The amount is Till's: before tax (Creem, as merchant of record, may add it) and after any discount, as Till
  * reads an order (wire.ts orderAmount); the refund's is scaled to it the same way (tillRefundAmount).
  */
-export function transactionLines(t: Transaction & Record<string, unknown>, file: string, item: number): StatementLine[] {
+export function transactionLines(t: Transaction & Record<string, unknown>, file: string, item: number, line: number): StatementLine[] {
   const where = `${file} item ${item}`
   const status = STATUS[t.status ?? '']
   if (!status) throw new Error(`${where}: unknown transaction status ${t.status}`)
   if (typeof t.amount !== 'number' || typeof t.currency !== 'string' || typeof t.created_at !== 'number') throw new Error(`${where}: no amount, currency or created_at`)
   const discount = typeof t.discount_amount === 'number' ? t.discount_amount : 0
   const orderId = idOf(t.order) ?? null
-  const base = { currency: t.currency, fee: null, at: new Date(t.created_at), source: { file, line: item, fields: fieldsOf(t) } }
+  const base = { currency: t.currency, fee: null, at: new Date(t.created_at), source: { file, line, fields: fieldsOf(t) } }
   const payment: StatementLine = { kind: 'payment', tillRef: null, providerRef: orderId, amount: t.amount - discount, status, ...base }
   const refunded = t.refunded_amount ?? 0
   if (refunded <= 0) return [payment]
   const amount = tillRefundAmount({ refund_amount: refunded, transaction: { amount: t.amount, amount_paid: t.amount_paid, refunded_amount: refunded } })!
-  return [payment, { kind: 'refund', tillRef: null, providerRef: null, paymentTillRef: null, paymentProviderRef: orderId, amount, status: 'succeeded', ...base }]
+  // Its own line number: a line's file and number are its key where lines are kept.
+  return [payment, { kind: 'refund', tillRef: null, providerRef: null, paymentTillRef: null, paymentProviderRef: orderId, amount, status: 'succeeded', ...base, source: { ...base.source, line: line + 1 } }]
 }
