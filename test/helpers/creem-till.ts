@@ -8,8 +8,10 @@ import { startCreem } from './creem.js'
 import { getSession, refundRecord } from './merchant-api.js'
 import { eventsWhere } from './store-queries.js'
 
-export async function creemTill(t: TestContext, overrides: Partial<Config> = {}) {
+export async function creemTill(t: TestContext, overrides: Partial<Config> = {}, o: { at?: Date } = {}) {
   const ta = await startTestApp(t, overrides)
+  // `at`: the clock set before the configuration is made (the reconciliation job starts from its day).
+  if (o.at) ta.clock.set(o.at)
   const { fake, ctl } = await startCreem(t, { clock: ta.clock })
   const creds = fake.addAccount()
   const addConfig = async (label: string, credentials: object, extra: object = {}) => {

@@ -69,8 +69,10 @@ export const APP_SECRET = 'fakeAppSecret0123456789'
  * the test's clock, so signatures and time_expire agree), and a maker of live CNY sessions. The
  * fake delivers notifications as soon as an order is paid: nothing to tick while a page waits.
  */
-export async function liveWechat(t: TestContext, o: { appSecret?: boolean; config?: Parameters<typeof startTestApp>[1]; crossBorder?: string } = {}) {
+export async function liveWechat(t: TestContext, o: { appSecret?: boolean; config?: Parameters<typeof startTestApp>[1]; crossBorder?: string; at?: Date } = {}) {
   const ta = await startTestApp(t, o.config)
+  // `at`: the clock set before the configuration is made (the reconciliation job starts from its day).
+  if (o.at) ta.clock.set(o.at)
   const { fake, ctl } = await startFake(t, { clock: ta.clock })
   // crossBorder: the configuration is a WeChat Pay Global one settling (and listing) in that currency.
   const creds = fake.addMerchant(o.appSecret === false ? {} : { appSecret: APP_SECRET }, o.crossBorder ? { service: 'cross_border', settlementCurrency: o.crossBorder } : {})

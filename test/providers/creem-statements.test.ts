@@ -55,6 +55,10 @@ test('a clean day: the day\'s transactions of the configuration\'s product, each
   ])
   const asked = (await s.ctl.requests()).filter((r) => r.path.startsWith('/v1/transactions/search')).map((r) => r.path)
   assert.deepEqual(asked, [`/v1/transactions/search?product_id=${productId}&page_number=1&page_size=100`])
+  // A line's file and number are its key where it is kept: a refunded transaction's two lines each have their own.
+  const sources: StatementItem[] = []
+  for await (const x of s.provider.statements!.parse((f as { files: any[] }).files)) sources.push(x)
+  assert.deepEqual(sources.map((x) => x.kind !== 'total' && x.source.line), [1, 2, 3])
 })
 
 test('pages: every page is read, in order', async (t) => {

@@ -104,8 +104,13 @@ async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem
   for (const f of files) {
     const kept = JSON.parse(f.body.toString('utf8')) as KeptPage
     if (!kept || !Array.isArray(kept.items)) throw new Error(`${f.name}: not a page of Creem transactions`)
+    let item = 0
     let line = 0
-    for (const t of kept.items) yield* transactionLines(t, f.name, ++line)
+    for (const t of kept.items) {
+      const lines = transactionLines(t, f.name, ++item, line + 1)
+      line += lines.length
+      yield* lines
+    }
   }
 }
 
@@ -113,12 +118,12 @@ async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem
 const fieldsOf = (t: Record<string, unknown>) => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
 
 /**
- * A transaction as its payment line and, once something was refunded, a refund line. The amount is
- * Till's: before tax (Creem, as merchant of record, may add it) and after any discount, as Till
+ * The `item`-th transaction of `file` as its payment line (numbered `line`) and, once something
+ * was refunded, a refund line (`line` + 1). The amount is Till's: before tax (Creem, as merchant of record, may add it) and after any discount, as Till
  * reads an order (wire.ts orderAmount); the refund's is scaled to it the same way (tillRefundAmount).
  */
-export function transactionLines(t: Transaction & Record<string, unknown>, file: string, line: number): StatementLine[] {
-  const where = `${file} item ${line}`
+export function transactionLines(t: Transaction & Record<string, unknown>, file: string, item: number, line: number): StatementLine[] {
+  const where = `${file} item ${item}`
   const status = STATUS[t.status ?? '']
   if (!status) throw new Error(`${where}: unknown transaction status ${t.status}`)
   if (typeof t.amount !== 'number' || typeof t.currency !== 'string' || typeof t.created_at !== 'number') throw new Error(`${where}: no amount, currency or created_at`)
@@ -129,5 +134,6 @@ export function transactionLines(t: Transaction & Record<string, unknown>, file:
   const refunded = t.refunded_amount ?? 0
   if (refunded <= 0) return [payment]
   const amount = tillRefundAmount({ refund_amount: refunded, transaction: { amount: t.amount, amount_paid: t.amount_paid, refunded_amount: refunded } })!
-  return [payment, { kind: 'refund', tillRef: null, providerRef: null, paymentTillRef: null, paymentProviderRef: orderId, amount, status: 'succeeded', ...base }]
+  // Its own line number: a line's file and number are its key where lines are kept.
+  return [payment, { kind: 'refund', tillRef: null, providerRef: null, paymentTillRef: null, paymentProviderRef: orderId, amount, status: 'succeeded', ...base, source: { ...base.source, line: line + 1 } }]
 }

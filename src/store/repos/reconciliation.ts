@@ -169,7 +169,7 @@ const ms = (col: SQL) => sql`(extract(epoch from ${col}) * 1000)::float8`
 
 /**
  * Opens a cursor over the day's pairs, in the caller's transaction. Payments pair by the attempt id
- * the provider echoes, refunds by Till's refund id (or, for one started outside Till, the
+ * the provider echoes (or, on a line that echoes none, by the provider's id kept on the record), refunds by Till's refund id (or, for one started outside Till, the
  * provider's refund id); every read is scoped by merchant, mode and configuration. A pair belongs to
  * the day of Till's side, so a line that came a day late pairs with the day it belongs to.
  */
@@ -178,17 +178,22 @@ export async function openPairs(tx: Tx, p: PairScope, zone: string) {
     declare ${sql.raw(CURSOR)} no scroll cursor for
     with l as (
       select sl.file, sl.line_no, sl.kind, sl.till_ref, sl.provider_ref, sl.amount, sl.currency, sl.status, sl.fee, sl.at,
-        coalesce(r.id, f.id) as t_id,
-        case when r.id is not null then r.attempt_id else f.id end as t_ref,
-        coalesce(r.amount, f.amount) as t_amount,
-        coalesce(r.currency, f.currency) as t_currency,
-        case when r.id is not null then 'succeeded' else f.status end as t_status,
-        coalesce(r.paid_at, f.created_at) as t_at,
-        r.provider_data->'charged' as t_charged,
+        coalesce(r.id, rp.id, f.id) as t_id,
+        coalesce(r.attempt_id, rp.attempt_id, f.id) as t_ref,
+        coalesce(r.amount, rp.amount, f.amount) as t_amount,
+        coalesce(r.currency, rp.currency, f.currency) as t_currency,
+        case when coalesce(r.id, rp.id) is not null then 'succeeded' else f.status end as t_status,
+        coalesce(r.paid_at, rp.paid_at, f.created_at) as t_at,
+        coalesce(r.provider_data, rp.provider_data)->'charged' as t_charged,
         a.status as attempt_status
       from statement_lines sl
       left join records r on sl.kind = 'payment' and r.attempt_id = sl.till_ref
         and r.merchant_id = ${p.merchantId} and r.mode = ${p.mode} and r.provider_config_id = ${p.configId}
+      -- A line that echoes none of Till's ids (Creem's) names the payment by the provider's id, which
+      -- Till keeps on the record; looked for around the day only, so the join stays a hash of a few days.
+      left join records rp on sl.kind = 'payment' and sl.till_ref is null and rp.provider_ref = sl.provider_ref
+        and rp.merchant_id = ${p.merchantId} and rp.mode = ${p.mode} and rp.provider_config_id = ${p.configId}
+        and rp.paid_at >= ${p.start}::timestamptz - interval '1 day' and rp.paid_at < ${p.end}::timestamptz + interval '1 day'
       left join lateral (
         select f.id, f.amount, f.status, f.created_at, fr.currency from refunds f join records fr on fr.id = f.record_id
         where sl.kind = 'refund' and f.merchant_id = ${p.merchantId} and f.mode = ${p.mode} and fr.provider_config_id = ${p.configId}
@@ -196,7 +201,7 @@ export async function openPairs(tx: Tx, p: PairScope, zone: string) {
         order by f.id = sl.till_ref desc
         limit 1
       ) f on true
-      left join attempts a on sl.kind = 'payment' and r.id is null and a.id = sl.till_ref
+      left join attempts a on sl.kind = 'payment' and r.id is null and rp.id is null and a.id = sl.till_ref
         and a.merchant_id = ${p.merchantId} and a.mode = ${p.mode} and a.provider_config_id = ${p.configId}
       where sl.statement_id = ${p.statementId}
     ),
