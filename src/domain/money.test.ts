@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CURRENCIES, CURRENCY_CODES, displayAmount, formatAmount, fromDecimalText, toDecimalText, isCurrency, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
+import { CURRENCIES, CURRENCY_CODES, displayAmount, formatAmount, fromDecimalText, fromSignedDecimalText, toDecimalText, isCurrency, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
 
 test('formatAmount renders minor units through the currency table', () => {
   const cases: [number, Currency, string][] = [
@@ -76,4 +76,12 @@ test('decimal text for providers: minor units to yuan text and back, exactly, fo
   for (const amount of [1, 9, 10, 99, 100, 101, 12345, 99_999_999]) {
     for (const c of CURRENCY_CODES) assert.equal(fromDecimalText(toDecimalText(amount, c), c), amount)
   }
+})
+
+test('fromSignedDecimalText takes a minus sign, exactly, and refuses what fromDecimalText refuses', () => {
+  assert.equal(fromSignedDecimalText('-0.01', 'CNY'), -1)
+  assert.equal(fromSignedDecimalText('-88.8', 'CNY'), -8880)
+  assert.equal(fromSignedDecimalText('12.34', 'CNY'), 1234)
+  assert.ok(Object.is(fromSignedDecimalText('-0.00', 'CNY'), 0))
+  for (const bad of ['--1', '-', '+1', '-1.234', '- 1', '-1e2']) assert.equal(fromSignedDecimalText(bad, 'CNY'), null, bad)
 })

@@ -69,3 +69,10 @@ export function fromDecimalText(text: string, currency: Currency): number | null
   const n = Number(m[1] + fraction.padEnd(digits, '0'))
   return Number.isSafeInteger(n) ? n : null
 }
+
+/** fromDecimalText with an optional minus sign ("-0.01" CNY → -1): statements write refunds and fees negative. */
+export function fromSignedDecimalText(text: string, currency: Currency): number | null {
+  const negative = text.startsWith('-')
+  const n = fromDecimalText(negative ? text.slice(1) : text, currency)
+  return n === null || !negative || n === 0 ? n : -n
+}

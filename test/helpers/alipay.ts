@@ -57,3 +57,6 @@ export function sdkAcceptsRequest(params: Record<string, string>, app: AppCreden
   const verifier = new AlipaySdk({ appId: app.appId, privateKey: app.privateKey, keyType: 'PKCS8', alipayPublicKey: appPublicKey(app) })
   return verifier.checkNotifySignV2(params)
 }
+
+/** When the fake publishes a Beijing day's trade bill: 09:00 the next day, as Alipay usually has it by then. */
+export const alipayBillPublishedAt = (day: string) => new Date(Date.parse(`${day}T09:00:00+08:00`) + 24 * 3600_000)

@@ -6,22 +6,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
-import type { StatementFetch, StatementItem, StatementLine, StatementSource } from '../../src/providers/statements.js'
+import type { StatementSource } from '../../src/providers/statements.js'
 import type { ProviderConfig, RefundInput } from '../../src/providers/types.js'
 import { createWechatProvider } from '../../src/providers/wechat/index.js'
 import { setup, wechatStatementPublishedAt } from '../helpers/wechat.js'
+import { lines, read, totals } from '../helpers/statements.js'
 
 type S = Awaited<ReturnType<typeof setup>>
 const DAY = '2026-05-20'
 
-async function read(source: StatementSource, f: StatementFetch) {
-  assert.equal(f.ready, true, JSON.stringify(f))
-  const items: StatementItem[] = []
-  for await (const x of source.parse((f as { files: any[] }).files)) items.push(x)
-  return items
-}
-const lines = (items: StatementItem[]) => items.filter((x): x is StatementLine => x.kind !== 'total').map(({ source: _s, ...rest }) => rest)
-const totals = (items: StatementItem[]) => items.filter((x) => x.kind === 'total')
 
 /** A refund through the adapter, settled by the fake's job queue. */
 async function refunded(s: S, attemptId: string, amount: number, total = 9900, currency: 'CNY' | 'HKD' = 'CNY') {

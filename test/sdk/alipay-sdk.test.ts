@@ -4,16 +4,20 @@
  * with the app's key), the SDK verifies the fake's answers (validateSign, over the exact answer
  * text) in public-key and certificate mode, the page.pay and wap.pay URLs it builds lead to a
  * cashier that takes a payment, its checkNotifySign accepts the fake's notifications and refuses
- * tampered ones, and a request signed with another key is refused with the gateway's real error.
+ * tampered ones, a request signed with another key is refused with the gateway's real error, and
+ * its bill query names a download that unzips into GBK CSV files.
  */
 import assert from 'node:assert/strict'
 import { createPrivateKey } from 'node:crypto'
 import { test, type TestContext } from 'node:test'
 import { AlipaySdk } from 'alipay-sdk'
+import { unzipSync } from 'fflate'
+import iconv from 'iconv-lite'
 import type { AppCredentials } from '../../src/providers/alipay/fake/index.js'
 import type { KeyMode } from '../../src/providers/alipay/fake/store.js'
 import { withSign } from '../../src/providers/alipay/sign.js'
-import { alipaySdk, alipayWithApps, appPublicKey, sdkAcceptsRequest, sdkConfig } from '../helpers/alipay.js'
+import { alipayBillPublishedAt, alipaySdk, alipayWithApps, appPublicKey, sdkAcceptsRequest, sdkConfig } from '../helpers/alipay.js'
+import { testClock } from '../helpers/app.js'
 import { startReceiver } from '../helpers/receiver.js'
 
 const SDK_VERSION = '4.14.0'
@@ -205,3 +209,22 @@ test('the SDK\'s own verifier (what test/helpers/alipay.ts sdkAcceptsRequest app
   assert.ok(!sdkAcceptsRequest({ ...till, timestamp: '2026-05-20 12:00:01' }, apps.publicKey))
   assert.ok(!sdkAcceptsRequest(till, apps.cert), 'another app\'s key')
 })
+
+for (const mode of MODES) {
+  test(`${mode} mode: the SDK's bill query is accepted and its signed answer verified; the download it names is a zip of GBK CSV files with the day's trade`, async (t) => {
+    const clock = testClock(new Date('2026-05-20T04:00:00.000Z'))
+    const { fake, ctl, apps } = await alipayWithApps(t, { clock })
+    const sdk = alipaySdk(fake, apps[mode])
+    await sdk.exec('alipay.trade.precreate', { bizContent: order('att_sdk_bill') }, { validateSign: true })
+    await ctl.pay({ out_trade_no: 'att_sdk_bill' })
+    clock.set(alipayBillPublishedAt('2026-05-20'))
+    const answer = await sdk.exec('alipay.data.dataservice.bill.downloadurl.query', { bizContent: { bill_type: 'trade', bill_date: '2026-05-20' } }, { validateSign: true })
+    assert.equal(answer.code, '10000', JSON.stringify(answer))
+    const zip = new Uint8Array(await (await fetch(answer.billDownloadUrl)).arrayBuffer())
+    const files = Object.entries(unzipSync(zip)).map(([name, body]) => [name, iconv.decode(Buffer.from(body), 'gbk')] as const)
+    assert.deepEqual(files.map(([name]) => name.replace(/^\d+_/, '')), ['20260520_业务明细.csv', '20260520_业务明细(汇总).csv'])
+    assert.match(files[0][1], /^#支付宝业务明细查询\r\n/)
+    assert.match(files[0][1], /\r\n\d{28}\t,att_sdk_bill\t,交易\t,Blue mug,2026-05-20 12:00:00,2026-05-20 12:00:00,.*,88\.88,88\.88,/)
+    assert.match(files[1][1], /\r\n合计,,1,0,88\.88,88\.88,/)
+  })
+}

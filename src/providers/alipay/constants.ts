@@ -16,6 +16,7 @@ export const METHODS = {
   close: 'alipay.trade.close',
   refund: 'alipay.trade.refund',
   refundQuery: 'alipay.trade.fastpay.refund.query',
+  billDownloadUrl: 'alipay.data.dataservice.bill.downloadurl.query',
 } as const
 
 /** The product each channel's order names (the Java SDK's AlipayTrade*Model `product_code`). */

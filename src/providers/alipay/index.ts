@@ -12,6 +12,7 @@ import { ACK_FAIL, ACK_SUCCESS, ALIPAY_CAPABILITIES, CHANNELS, METHODS, REFUND_Q
 import { AlipayClient } from './http.js'
 import { credentialsOf, keysOf } from './keys.js'
 import { verifyNotification } from './sign.js'
+import { alipayStatements } from './statements.js'
 import {
   amountInFen, orderContent, paymentFactFromNotice, paymentState, type NoticeForm, type PrecreateAnswer, type RefundAnswer, type RefundQueryAnswer, type TradeAnswer,
 } from './wire.js'
@@ -72,6 +73,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
     id: 'alipay',
     capabilities: ALIPAY_CAPABILITIES,
     client,
+    statements: alipayStatements(client, now),
 
     async createAttempt(cfg, a) {
       const channel = (a.channel ?? 'precreate') as AlipayChannel

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { closeTrade, expireIfDue, payTrade } from './actions.js'
-import { bizContent, business, invalidParameter, readOrder, readRefund, tradeRef, type ApiMethod } from './checks.js'
+import { bizContent, business, invalidParameter, readOrder, readRefund, tradeRef, type TradeMethod } from './checks.js'
 import type { Notifier } from './notify.js'
 import type { FakeApp, FakeStore, Product, RefundRecord, Trade } from './store.js'
 import { notExistExtra, queryView } from './views.js'
@@ -100,7 +100,7 @@ export function tradeApi(store: FakeStore, notifier: Notifier) {
     })
   }
 
-  const api: Record<ApiMethod, (app: FakeApp, params: Params) => Answer | Promise<Answer>> = {
+  const api: Record<TradeMethod, (app: FakeApp, params: Params) => Answer | Promise<Answer>> = {
     'alipay.trade.precreate': (app, params) => {
       const t = place(app, 'precreate', params)
       return success({ out_trade_no: t.outTradeNo, qr_code: t.qrCode })

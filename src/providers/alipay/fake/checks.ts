@@ -7,9 +7,12 @@ import { signingText, verifyRsa2 } from '../sign.js'
 import type { FakeApp, FakeStore, Product } from './store.js'
 import { parseBeijing, parseYuan } from './wire.js'
 
-export const API_METHODS = ['alipay.trade.precreate', 'alipay.trade.query', 'alipay.trade.close', 'alipay.trade.refund', 'alipay.trade.fastpay.refund.query'] as const
+export const TRADE_METHODS = ['alipay.trade.precreate', 'alipay.trade.query', 'alipay.trade.close', 'alipay.trade.refund', 'alipay.trade.fastpay.refund.query'] as const
+export const BILL_METHOD = 'alipay.data.dataservice.bill.downloadurl.query'
+export const API_METHODS = [...TRADE_METHODS, BILL_METHOD] as const
 export const PAGE_METHODS = ['alipay.trade.page.pay', 'alipay.trade.wap.pay'] as const
 export type ApiMethod = (typeof API_METHODS)[number]
+export type TradeMethod = (typeof TRADE_METHODS)[number]
 export type PageMethod = (typeof PAGE_METHODS)[number]
 
 export class GatewayError extends Error {
@@ -44,7 +47,7 @@ export const isPageMethod = (m: string): m is PageMethod => (PAGE_METHODS as rea
 export function checkMethod(params: Record<string, string>): ApiMethod | PageMethod {
   const m = params.method
   if (!m) throw missing('isv.missing-method', '缺少方法名参数', { errorResponse: true, unsigned: true })
-  if (!isApiMethod(m) && !isPageMethod(m)) throw invalid('isv.invalid-method', '不存在的方法名', { errorResponse: true, unsigned: true, note: 'the fake serves only the trade APIs Till uses' })
+  if (!isApiMethod(m) && !isPageMethod(m)) throw invalid('isv.invalid-method', '不存在的方法名', { errorResponse: true, unsigned: true, note: 'the fake serves only the APIs Till uses' })
   return m
 }
 

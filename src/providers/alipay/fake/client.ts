@@ -4,13 +4,14 @@
  * every fake has come from fake-kit/knob-client.ts.
  */
 import { knobCaller, sharedKnobCalls, type ForcedErrorInput } from '../../fake-kit/knob-client.js'
+import { statementKnobCalls } from '../../fake-kit/statement-knobs.js'
 import type { Delivery, LoggedRequest } from './store.js'
 
 export type FakeDelivery = Delivery
 export type FakeRequest = LoggedRequest
 
 export interface FakeError extends ForcedErrorInput {
-  route: 'precreate' | 'query' | 'close' | 'refund' | 'refundQuery' | 'pagePay' | 'wapPay' | '*'
+  route: 'precreate' | 'query' | 'close' | 'refund' | 'refundQuery' | 'pagePay' | 'wapPay' | 'billDownloadUrl' | '*'
   /** Alipay's answer: code (derived from sub_code when left out), sub_code and sub_msg. status other than 200 fails the HTTP exchange instead. */
   code?: string
   sub_code?: string
@@ -23,6 +24,7 @@ export function alipayFakeControl(baseUrl: string) {
   const call = knobCaller(baseUrl, '/__fake/alipay')
   return {
     ...sharedKnobCalls<FakeError>(call),
+    ...statementKnobCalls(call),
     scan: (ref: TradeRef) => call('POST', '/scan', ref),
     pay: (ref: TradeRef, o: { at?: 'now' | 'close' } = {}) => call('POST', '/pay', { ...ref, ...o }),
     fail: (ref: TradeRef) => call('POST', '/fail', ref),

@@ -6,10 +6,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readForcedError } from '../../fake-kit/forced-errors.js'
 import { bad, bodyOf, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
+import { registerStatementKnobs } from '../../fake-kit/statement-knobs.js'
 import { createTrade, expireIfDue, expireTrade, failTrade, finishTrade, payTrade, type ActionResult } from './actions.js'
 import { ROUTES } from './gateway.js'
 import type { Notifier } from './notify.js'
-import type { FakeStore, Trade } from './store.js'
+import { randomDigits, type FakeStore, type Trade } from './store.js'
 import { queryView } from './views.js'
 import { beijingText, yuan } from './wire.js'
 
@@ -45,6 +46,13 @@ function readForced(b: Body) {
 
 export function registerControl(app: FastifyInstance, store: FakeStore, notifier: Notifier) {
   registerSharedKnobs(app, P, store, notifier, { routes: ERROR_ROUTES, read: readForced })
+  // The trade bill has no currency column (CNY only) and lists refunds only once they succeeded.
+  registerStatementKnobs(app, P, store.statementKnobs, {
+    refundStatuses: ['REFUND_SUCCESS'],
+    newProviderRef: () => store.newTradeNo(),
+    newRef: () => `ext${randomDigits(20)}`,
+    currencies: ['CNY'],
+  })
 
   const act = (fn: (t: Trade, b: Body) => ActionResult | Promise<ActionResult>) => async (req: FastifyRequest, reply: FastifyReply) => {
     const b = bodyOf(req.body)

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { withForcedError } from '../../fake-kit/forced-errors.js'
 import { responseKey } from '../sign.js'
 import { tradeApi } from './api.js'
+import { billDownloadUrl } from './bill-api.js'
 import { authenticate, checkMethod, GatewayError, isPageMethod, type ApiMethod, type PageMethod } from './checks.js'
 import type { Notifier } from './notify.js'
 import { errorPage } from './pages.js'
@@ -22,6 +23,7 @@ export const ROUTES: Record<ApiMethod | PageMethod, string> = {
   'alipay.trade.close': 'close',
   'alipay.trade.refund': 'refund',
   'alipay.trade.fastpay.refund.query': 'refundQuery',
+  'alipay.data.dataservice.bill.downloadurl.query': 'billDownloadUrl',
   'alipay.trade.page.pay': 'pagePay',
   'alipay.trade.wap.pay': 'wapPay',
 }
@@ -49,7 +51,8 @@ function readParams(req: FastifyRequest): Record<string, string> {
 export function registerGateway(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string) {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body))
-  const { api, place } = tradeApi(store, notifier)
+  const { api: trade, place } = tradeApi(store, notifier)
+  const api = { ...trade, 'alipay.data.dataservice.bill.downloadurl.query': billDownloadUrl(store, baseUrl) }
 
   const sendJson = (reply: FastifyReply, body: string) =>
     reply.code(200).headers({ 'content-type': 'text/html;charset=utf-8', trace_id: randomBytes(15).toString('hex') }).send(body)

@@ -8,6 +8,7 @@ import { acceptForms, loopbackHost, serveFake } from '../../fake-kit/server.js'
 import { certSn } from '../sign.js'
 import { issueAppCertificate } from './cert.js'
 import { identity, registerControl } from './control.js'
+import { registerBillDownload } from './bill-api.js'
 import { registerGateway } from './gateway.js'
 import { Notifier } from './notify.js'
 import { registerPages } from './pages.js'
@@ -78,6 +79,7 @@ export async function startAlipayFake(opts: AlipayFakeOptions = {}): Promise<Ali
   const notifier = new Notifier(store)
   const server = await serveFake({ host, port: opts.port, autoRunMs: opts.autoRunMs }, store.jobs, async (app, baseUrl) => {
     await app.register(async (gw) => registerGateway(gw, store, notifier, baseUrl))
+    await app.register(async (files) => registerBillDownload(files, store))
     await app.register(async (ctl) => {
       acceptForms(ctl)
       registerControl(ctl, store, notifier)

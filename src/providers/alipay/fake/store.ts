@@ -7,6 +7,7 @@ import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto'
 import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
 import type { ForcedError as BaseForcedError } from '../../fake-kit/forced-errors.js'
 import { JobQueue } from '../../fake-kit/jobs.js'
+import { StatementKnobBook } from '../../fake-kit/statement-knobs.js'
 import { makePki, type FakePki } from './cert.js'
 
 export type KeyPair = { privateKey: KeyObject; publicKey: KeyObject }
@@ -152,6 +153,10 @@ export class FakeStore {
     notifyRefundsAndClosings: true,
     tamperNext: null as Tamper | null,
   }
+  /** What each day's bill gets wrong on purpose (fake-kit/statement-knobs.ts). */
+  readonly statementKnobs = new StatementKnobBook()
+  /** Bill download links by token: the zip as made when the link was given, and when the link dies. */
+  readonly billDownloads = new Map<string, { day: string; body: Buffer; expiresAtMs: number }>()
   readonly jobs: JobQueue
   /** Time moved forward by the advance knob, on top of the clock given. */
   private advancedMs = 0
