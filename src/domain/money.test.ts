@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CURRENCIES, CURRENCY_CODES, displayAmount, formatAmount, fromDecimalText, fromSignedDecimalText, toDecimalText, isCurrency, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
+import { CURRENCIES, CURRENCY_CODES, displayAmount, formatAmount, fromDecimalText, toDecimalText, isCurrency, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
 
 test('formatAmount renders minor units through the currency table', () => {
   const cases: [number, Currency, string][] = [
@@ -78,10 +78,19 @@ test('decimal text for providers: minor units to yuan text and back, exactly, fo
   }
 })
 
-test('fromSignedDecimalText takes a minus sign, exactly, and refuses what fromDecimalText refuses', () => {
-  assert.equal(fromSignedDecimalText('-0.01', 'CNY'), -1)
-  assert.equal(fromSignedDecimalText('-88.8', 'CNY'), -8880)
-  assert.equal(fromSignedDecimalText('12.34', 'CNY'), 1234)
-  assert.ok(Object.is(fromSignedDecimalText('-0.00', 'CNY'), 0))
-  for (const bad of ['--1', '-', '+1', '-1.234', '- 1', '-1e2']) assert.equal(fromSignedDecimalText(bad, 'CNY'), null, bad)
+test('fromDecimalText\'s rules: a minus sign, zeros past the currency\'s digits, rounding; each only when asked', () => {
+  const signed = { signed: true }
+  assert.equal(fromDecimalText('-0.01', 'CNY', signed), -1)
+  assert.equal(fromDecimalText('-88.8', 'CNY', signed), -8880)
+  assert.equal(fromDecimalText('12.34', 'CNY', signed), 1234)
+  assert.ok(Object.is(fromDecimalText('-0.00', 'CNY', signed), 0))
+  for (const bad of ['--1', '-', '+1', '-1.234', '- 1', '-1e2']) assert.equal(fromDecimalText(bad, 'CNY', signed), null, bad)
+  const bill = { signed: true, trailingZeros: true }
+  assert.equal(fromDecimalText('0.01000', 'CNY', bill), 1)
+  assert.equal(fromDecimalText('1500.00', 'JPY', bill), 1500)
+  assert.equal(fromDecimalText('-0.30', 'CNY', bill), -30)
+  assert.equal(fromDecimalText('1.005', 'HKD', bill), null)
+  assert.equal(fromDecimalText('0.01000', 'CNY'), null)
+  const fee = { signed: true, round: true }
+  assert.deepEqual(['0.05940', '0.00500', '0.00499', '-0.00500', '-0.30000', '0'].map((t) => fromDecimalText(t, 'CNY', fee)), [6, 1, 0, -1, -30, 0])
 })

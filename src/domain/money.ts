@@ -55,24 +55,29 @@ export function toDecimalText(amount: number, currency: Currency): string {
   return `${s.slice(0, -digits)}.${s.slice(-digits)}`
 }
 
+/** What a provider's decimal text may carry beyond plain digits: off unless the caller's format has it. */
+export interface DecimalTextRules {
+  /** A leading minus: statements write refunds and fees negative ("-0.30"). */
+  signed?: boolean
+  /** Zeros past the currency's digits ("0.01000" CNY, as WeChat's bills write amounts). */
+  trailingZeros?: boolean
+  /** More digits than the currency has, rounded half away from zero (WeChat's five-decimal fees). */
+  round?: boolean
+}
+
 /**
  * A provider's decimal text back to minor units, exactly (string arithmetic, never a float):
  * "88.88" CNY → 8888, "88.8" → 8880, "88" → 8800; null for anything else (a sign, more decimals than
- * the currency has, exponents, spaces), which the caller treats as a malformed answer.
+ * the currency has, exponents, spaces) unless `rules` allow it; the caller treats null as malformed.
  */
-export function fromDecimalText(text: string, currency: Currency): number | null {
+export function fromDecimalText(text: string, currency: Currency, rules: DecimalTextRules = {}): number | null {
+  const m = /^(-?)(\d{1,15})(?:\.(\d+))?$/.exec(text)
+  if (!m || (m[1] && !rules.signed)) return null
   const digits = fractionDigits(currency)
-  const m = /^(\d{1,15})(?:\.(\d+))?$/.exec(text)
-  if (!m) return null
-  const fraction = m[2] ?? ''
-  if (fraction.length > digits) return null
-  const n = Number(m[1] + fraction.padEnd(digits, '0'))
-  return Number.isSafeInteger(n) ? n : null
-}
-
-/** fromDecimalText with an optional minus sign ("-0.01" CNY → -1): statements write refunds and fees negative. */
-export function fromSignedDecimalText(text: string, currency: Currency): number | null {
-  const negative = text.startsWith('-')
-  const n = fromDecimalText(negative ? text.slice(1) : text, currency)
-  return n === null || !negative || n === 0 ? n : -n
+  const fraction = m[3] ?? ''
+  const beyond = fraction.slice(digits)
+  if (beyond && !rules.round && !(rules.trailingZeros && /^0+$/.test(beyond))) return null
+  const n = Number(m[2] + fraction.slice(0, digits).padEnd(digits, '0')) + (rules.round && Number(beyond[0] ?? 0) >= 5 ? 1 : 0)
+  if (!Number.isSafeInteger(n)) return null
+  return m[1] && n !== 0 ? -n : n
 }

@@ -11,7 +11,7 @@
  * negative where Alipay took a fee and positive where a refund gave it back. Only CNY.
  */
 import iconv from 'iconv-lite'
-import { fromSignedDecimalText } from '../../domain/money.js'
+import { fromDecimalText } from '../../domain/money.js'
 import type { StatementFile, StatementItem, StatementLine, StatementTotal } from '../statements.js'
 import { parseBeijingTime } from './wire.js'
 
@@ -84,7 +84,7 @@ function need(fields: Record<string, string>, name: string, where: string): stri
 }
 
 function yuan(text: string, where: string): number {
-  const n = fromSignedDecimalText(text.replace(/^\+/, ''), 'CNY')
+  const n = fromDecimalText(text.replace(/^\+/, ''), 'CNY', { signed: true })
   if (n === null) throw new Error(`${where}: "${text}" is not an amount in yuan`)
   return n
 }

@@ -8,7 +8,7 @@
  * Columns are found by name (WeChat says their order is not fixed). Amounts are yuan (or the listed
  * currency's major unit) as decimal text, converted to minor units without floating point.
  */
-import { CURRENCIES, isCurrency } from '../../domain/money.js'
+import { fromDecimalText, isCurrency, type DecimalTextRules } from '../../domain/money.js'
 import type { StatementItem, StatementLine, StatementTotal } from '../statements.js'
 
 export interface BillRow {
@@ -64,36 +64,22 @@ export function* billRows(body: Buffer, file: string): Generator<BillRow> {
   }
 }
 
-const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/
 
-/**
- * Decimal text in `currency`'s major unit → minor units, exactly: "99.00" CNY → 9900, "1500" JPY →
- * 1500. Digits below the minor unit must be zeros ("0.01000" is 1 fen); anything else throws.
- */
+/** An amount of the bill: signed, with trailing zeros past the minor unit ("0.01000"), exactly. */
 export function minorUnits(text: string, currency: string): number {
-  const m = DECIMAL.exec(text)
-  if (!m) throw new Error(`"${text}" is not an amount`)
-  const digits = fractionDigits(currency)
-  const frac = m[3] ?? ''
-  if (/[1-9]/.test(frac.slice(digits))) throw new Error(`"${text}" has more decimals than ${currency} has`)
-  const value = Number(m[2] + frac.slice(0, digits).padEnd(digits, '0'))
-  if (!Number.isSafeInteger(value)) throw new Error(`"${text}" is too large`)
-  return m[1] === '-' && value !== 0 ? -value : value
+  return amountOf(text, currency, { signed: true, trailingZeros: true })
 }
 
 /** A fee (WeChat writes five decimals, "0.05940"): rounded half away from zero to the minor unit. */
 export function roundedMinorUnits(text: string, currency: string): number {
-  const m = DECIMAL.exec(text)
-  if (!m) throw new Error(`"${text}" is not an amount`)
-  const digits = fractionDigits(currency)
-  const frac = (m[3] ?? '').padEnd(digits + 1, '0')
-  const value = Number(m[2] + frac.slice(0, digits)) + (Number(frac[digits]) >= 5 ? 1 : 0)
-  return m[1] === '-' && value !== 0 ? -value : value
+  return amountOf(text, currency, { signed: true, round: true })
 }
 
-function fractionDigits(currency: string): number {
+function amountOf(text: string, currency: string, rules: DecimalTextRules): number {
   if (!isCurrency(currency)) throw new Error(`unknown currency "${currency}"`)
-  return Math.round(Math.log10(CURRENCIES[currency].factor))
+  const n = fromDecimalText(text, currency, rules)
+  if (n === null) throw new Error(`"${text}" is not an amount in ${currency}`)
+  return n
 }
 
 /** "2026-05-20 12:00:00", Beijing time, as WeChat writes it. */
