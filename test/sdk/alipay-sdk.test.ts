@@ -11,8 +11,8 @@ import assert from 'node:assert/strict'
 import { createPrivateKey } from 'node:crypto'
 import { test, type TestContext } from 'node:test'
 import { AlipaySdk } from 'alipay-sdk'
-import { unzipSync } from 'fflate'
 import iconv from 'iconv-lite'
+import JSZip from 'jszip'
 import type { AppCredentials } from '../../src/providers/alipay/fake/index.js'
 import type { KeyMode } from '../../src/providers/alipay/fake/store.js'
 import { withSign } from '../../src/providers/alipay/sign.js'
@@ -220,8 +220,8 @@ for (const mode of MODES) {
     clock.set(alipayBillPublishedAt('2026-05-20'))
     const answer = await sdk.exec('alipay.data.dataservice.bill.downloadurl.query', { bizContent: { bill_type: 'trade', bill_date: '2026-05-20' } }, { validateSign: true })
     assert.equal(answer.code, '10000', JSON.stringify(answer))
-    const zip = new Uint8Array(await (await fetch(answer.billDownloadUrl)).arrayBuffer())
-    const files = Object.entries(unzipSync(zip)).map(([name, body]) => [name, iconv.decode(Buffer.from(body), 'gbk')] as const)
+    const zip = await JSZip.loadAsync(Buffer.from(await (await fetch(answer.billDownloadUrl as string)).arrayBuffer()), { checkCRC32: true })
+    const files = await Promise.all(Object.values(zip.files).map(async (f) => [f.name, iconv.decode(await f.async('nodebuffer'), 'gbk')] as const))
     assert.deepEqual(files.map(([name]) => name.replace(/^\d+_/, '')), ['20260520_业务明细.csv', '20260520_业务明细(汇总).csv'])
     assert.match(files[0][1], /^#支付宝业务明细查询\r\n/)
     assert.match(files[0][1], /\r\n\d{28}\t,att_sdk_bill\t,交易\t,Blue mug,2026-05-20 12:00:00,2026-05-20 12:00:00,.*,88\.88,88\.88,/)

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { zipSync } from 'fflate'
 import iconv from 'iconv-lite'
+import JSZip from 'jszip'
 import type { StatementFile, StatementItem, StatementLine } from '../statements.js'
 import { billItems, csvRecords, DETAIL_FILE, SUMMARY_FILE } from './bill.js'
-import { DamagedZip, unzipChecked } from './zip.js'
+import { DamagedZip, unzipChecked, zipGbk } from './zip.js'
 
 const HEADER = '支付宝交易号,商户订单号,业务类型,商品名称,创建时间,完成时间,门店编号,门店名称,操作员,终端号,对方账户,订单金额（元）,商家实收（元）,支付宝红包（元）,集分宝（元）,支付宝优惠（元）,商家优惠（元）,券核销金额（元）,券名称,商家红包消费金额（元）,卡消费金额（元）,退款批次号/请求号,服务费（元）,分润（元）,备注'
 const row = (tradeNo: string, outTradeNo: string, type: string, name: string, created: string, done: string, amount: string, requestNo: string, fee: string) =>
@@ -92,29 +92,25 @@ test('csvRecords: quoted cells with commas, doubled quotes and line breaks; the 
   assert.throws(() => [...csvRecords('a,"b\n')], /line 1: a quote is never closed/)
 })
 
-const zipOf = (entries: Record<string, string>, level: 0 | 6 = 6) =>
-  Buffer.from(zipSync(Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, [gbk(v), { level }]]))))
+const zipOf = (entries: Record<string, string>) => zipGbk(Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, gbk(v)])))
 
-test('unzipChecked: the entries whole; a changed byte (CRC-32) or a truncated archive is refused', () => {
-  const zip = zipOf({ '2088_20260520_业务明细.csv': DETAIL, '2088_20260520_业务明细(汇总).csv': SUMMARY }, 0)
-  const got = unzipChecked(zip)
+test('unzipChecked: the entries whole; a changed byte (CRC-32) or a truncated archive is refused', async () => {
+  const zip = await zipOf({ '2088_20260520_业务明细.csv': DETAIL, '2088_20260520_业务明细(汇总).csv': SUMMARY })
+  const got = await unzipChecked(zip)
   assert.deepEqual(got.map((e) => [e.name, iconv.decode(e.body, 'gbk')]), [['2088_20260520_业务明细.csv', DETAIL], ['2088_20260520_业务明细(汇总).csv', SUMMARY]])
-  const changed = Buffer.from(zip)
-  changed[zip.indexOf(gbk('att_b'))] ^= 0x01
-  assert.throws(() => unzipChecked(changed), (e) => e instanceof DamagedZip && /业务明细.csv: its CRC-32 does not match/.test(e.message))
-  assert.throws(() => unzipChecked(zip.subarray(0, zip.length - 1)), (e) => e instanceof DamagedZip && /no end record/.test(e.message))
-  assert.throws(() => unzipChecked(zipOf({ 'a.csv': DETAIL }).subarray(0, 40)), DamagedZip)
+  // A byte of a stored (uncompressed) entry changed on the way: only its CRC-32 tells.
+  const stored = await new JSZip().file('a.csv', gbk(DETAIL)).generateAsync({ type: 'nodebuffer', compression: 'STORE' })
+  stored[stored.indexOf(gbk('att_b'))] ^= 0x01
+  await assert.rejects(unzipChecked(stored), (e) => e instanceof DamagedZip && /crc32/i.test(e.message))
+  await assert.rejects(unzipChecked(zip.subarray(0, zip.length - 1)), DamagedZip)
+  await assert.rejects(unzipChecked((await zipOf({ 'a.csv': DETAIL })).subarray(0, 40)), DamagedZip)
 })
 
-test('unzipChecked: an entry named in GBK without the UTF-8 flag, as Alipay names them, is read by its Chinese name', () => {
-  const zip = zipOf({ 'ab业务明细.csv': DETAIL })
-  // The same 18 bytes as a GBK name (CJK takes 2 bytes there, 3 in UTF-8), bit 11 cleared in both headers.
-  const utf8 = Buffer.from('ab业务明细.csv')
-  const gbkName = gbk('abcdef业务明细.csv')
-  assert.equal(gbkName.length, utf8.length)
-  for (let at = zip.indexOf(utf8); at >= 0; at = zip.indexOf(utf8, at + 1)) gbkName.copy(zip, at)
-  for (const [sig, flagAt] of [[0x04034b50, 6], [0x02014b50, 8]]) {
-    for (let at = 0; at + 4 <= zip.length; at++) if (zip.readUInt32LE(at) === sig) zip.writeUInt16LE(zip.readUInt16LE(at + flagAt) & ~0x800, at + flagAt)
-  }
-  assert.deepEqual(unzipChecked(zip).map((e) => [e.name, e.body.equals(gbk(DETAIL))]), [['abcdef业务明细.csv', true]])
+test('unzipChecked: an entry named in GBK without the UTF-8 flag or a Unicode path, as Alipay names them, is read by its Chinese name', async () => {
+  const zip = await zipOf({ 'abcdef业务明细.csv': DETAIL })
+  assert.ok(zip.includes(gbk('abcdef业务明细.csv')), 'the name is written in GBK')
+  assert.equal(zip.readUInt16LE(6) & 0x800, 0, 'no UTF-8 flag')
+  // Without the Unicode path field (here: made stale, so readers ignore it) only the GBK bytes name the entry.
+  for (let at = zip.indexOf('up'); at >= 0; at = zip.indexOf('up', at + 1)) if (zip[at + 4] === 1) zip[at + 5] ^= 0xff
+  assert.deepEqual((await unzipChecked(zip)).map((e) => [e.name, e.body.equals(gbk(DETAIL))]), [['abcdef业务明细.csv', true]])
 })

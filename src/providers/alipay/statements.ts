@@ -49,7 +49,7 @@ export function alipayStatements(client: AlipayClient, now: () => Date): Stateme
       if (res.status !== 200) return { ready: false, reason: `the bill's download answered HTTP ${res.status}`, retryAfterS: DOWNLOAD_RETRY_S }
       let entries
       try {
-        entries = unzipChecked(res.body)
+        entries = await unzipChecked(res.body)
       } catch (e) {
         if (e instanceof DamagedZip) return { ready: false, reason: `the bill's zip is damaged (${e.message}); refused`, retryAfterS: DOWNLOAD_RETRY_S }
         throw e

@@ -15,7 +15,7 @@ const DOWNLOAD_VALID_MS = 30_000
 export const BILL_PATH = '/downloadBillFile.resource'
 
 export function billDownloadUrl(store: FakeStore, baseUrl: () => string) {
-  return (app: FakeApp, params: Record<string, string>) => {
+  return async (app: FakeApp, params: Record<string, string>) => {
     const biz = bizContent(params)
     if (biz.bill_type !== 'trade') throw invalidParameter('the fake serves bill_type trade only')
     const day = typeof biz.bill_date === 'string' ? biz.bill_date : ''
@@ -24,7 +24,7 @@ export function billDownloadUrl(store: FakeStore, baseUrl: () => string) {
     if (!bill.published) throw business('isp.bill_not_exist', '账单不存在')
     const token = randomBytes(16).toString('hex')
     const compact = day.replace(/-/g, '')
-    store.billDownloads.set(token, { day, body: billZip(bill.lines, app.sellerId, day, store.nowMs()), expiresAtMs: store.nowMs() + DOWNLOAD_VALID_MS })
+    store.billDownloads.set(token, { day, body: await billZip(bill.lines, app.sellerId, day, store.nowMs()), expiresAtMs: store.nowMs() + DOWNLOAD_VALID_MS })
     const url = `${baseUrl()}${BILL_PATH}?bizType=trade&userId=${app.sellerId}0156&fileType=csv.zip&bizDates=${compact}&downloadFileName=${app.sellerId}0156_${compact}.csv.zip&token=${token}`
     return success({ bill_download_url: url, ...(bill.lines.length === 0 ? { bill_file_code: 'EMPTY_DATA_WITH_BILL_FILE' } : {}) })
   }

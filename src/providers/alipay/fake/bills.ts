@@ -6,8 +6,8 @@
  * (fake-kit/statement-knobs.ts) apply when the files are written; summary and footer follow the
  * lines as written, as Alipay's own do.
  */
-import { zipSync } from 'fflate'
 import iconv from 'iconv-lite'
+import { zipGbk } from '../zip.js'
 import { applyStatementKnobs, type KnobbableLine, type UnknownPayment } from '../../fake-kit/statement-knobs.js'
 import type { FakeApp, FakeStore } from './store.js'
 import { beijingText, yuan } from './wire.js'
@@ -111,10 +111,10 @@ export function billFiles(lines: BillLine[], sellerId: string, day: string, nowM
 }
 
 /** The bill's zip: both files in GBK, named `<pid>_<yyyyMMdd>_业务明细[(汇总)].csv`. */
-export function billZip(lines: BillLine[], sellerId: string, day: string, nowMs: number): Buffer {
+export function billZip(lines: BillLine[], sellerId: string, day: string, nowMs: number): Promise<Buffer> {
   const { detail, summary } = billFiles(lines, sellerId, day, nowMs)
   const base = `${sellerId}0156_${day.replace(/-/g, '')}`
-  return Buffer.from(zipSync({ [`${base}_业务明细.csv`]: iconv.encode(detail, 'gbk'), [`${base}_业务明细(汇总).csv`]: iconv.encode(summary, 'gbk') }))
+  return zipGbk({ [`${base}_业务明细.csv`]: iconv.encode(detail, 'gbk'), [`${base}_业务明细(汇总).csv`]: iconv.encode(summary, 'gbk') })
 }
 
 /** A damaged download: the last byte lost on the way. */
