@@ -53,6 +53,8 @@ export interface ReconSubject {
   holdWaits: boolean
   /** The fake's clock can put a refund made just before midnight on the next day's statement (Creem states refunds on their payment's day). */
   lateRefund: boolean
+  /** The statement lists a refund on its payment's day, however late it was made (Creem), not on the refund's own day (WeChat). */
+  refundsOnPaymentDay: boolean
   /** What Till cannot reconcile yet for this provider, and why: the cases that need it run as todos. */
   gaps: Partial<Record<ReconGap, string>>
 }
@@ -117,6 +119,7 @@ function wechatDriver(name: string, currency: string, crossBorder?: string): Rec
         summary: !crossBorder,
         holdWaits: true,
         lateRefund: true,
+        refundsOnPaymentDay: false,
         gaps: {},
       }
     },
@@ -176,10 +179,8 @@ const creemDriver: ReconDriver = {
       summary: false,
       holdWaits: false,
       lateRefund: false,
-      gaps: {
-        refunds: 'Creem\'s refund line names only its payment (the order): the core pairs refunds by refund id, and statement_lines keeps no payment_provider_ref to pair by',
-        relisting: 'a fetched day is never fetched again, and Creem\'s search is read as it stands: a transaction listed late (or a refund made after the read) is never seen',
-      },
+      refundsOnPaymentDay: true,
+      gaps: {},
     }
   },
 }

@@ -79,6 +79,9 @@ export function creemStatements(client: CreemClient, products: ProductStore, now
 
   return {
     zone: 'UTC',
+    // The search shows transactions as they stand now (a refund made since changes its transaction).
+    liveView: true,
+    refundLines: 'per_payment',
 
     async fetch(cfg, day): Promise<StatementFetch> {
       const from = Date.parse(`${day}T00:00:00Z`)
