@@ -227,6 +227,7 @@ export async function openPairs(tx: Tx, p: PairScope, zone: string) {
           and gr.merchant_id = ${p.merchantId} and gr.mode = ${p.mode} and gr.provider_config_id = ${p.configId}
           and gr.paid_at >= ${p.start}::timestamptz - interval '1 day' and gr.paid_at < ${p.end}::timestamptz + interval '1 day'
         group by gr.id, gr.currency
+        limit 1
       ) g on true
       left join attempts a on sl.kind = 'payment' and r.id is null and rp.id is null and a.id = sl.till_ref
         and a.merchant_id = ${p.merchantId} and a.mode = ${p.mode} and a.provider_config_id = ${p.configId}
