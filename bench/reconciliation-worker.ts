@@ -68,7 +68,7 @@ async function sqlOnly(): Promise<Record<string, number>> {
       if (batch.length >= 2000) await repo.insertLines(tx, s.id, configId, batch.splice(0))
     }
     await repo.insertLines(tx, s.id, configId, batch)
-    await repo.openPairs(tx, { statementId: s.id, merchantId: s.merchantId, mode: s.mode, configId, ...(await repo.dayBounds(tx, day, s.zone)) }, s.zone)
+    await repo.openPairs(tx, { statementId: s.id, merchantId: s.merchantId, mode: s.mode, configId, ...(await repo.dayBounds(tx, day, s.zone)), refundsPerPayment: false }, s.zone)
     for (let rows = await repo.fetchPairs(tx, 2000); rows.length; rows = await repo.fetchPairs(tx, 2000)) pairs += rows.length
     tx.rollback()
   }).catch((e) => {

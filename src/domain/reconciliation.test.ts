@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   addDays, BOUNDARY_MS, classify, dayIn, daysToReconcile, GRACE_MS, isDay, isMismatch, itemFingerprint, MISMATCH_CATEGORIES,
-  nextStatementTry, type LineSide, type PairInput, type TillSide,
+  nextStatementTry, paymentRefundsSide, type LineSide, type PairInput, type TillSide,
 } from './reconciliation.js'
 
 // 2026-05-20 in Beijing time: 2026-05-19T16:00Z to 2026-05-20T16:00Z.
@@ -88,6 +88,26 @@ test('Till refunds without a line: failed is matched (nothing moved), pending in
   assert.equal(run({ till: till({ kind: 'refund', status: 'pending' }) }).category, 'expected')
   assert.equal(run({ till: till({ kind: 'refund', status: 'pending' }), now: weekLater }).category, 'missing_at_provider')
   assert.equal(run({ till: till({ kind: 'refund' }) }).category, 'missing_at_provider')
+})
+
+test('a per-payment refund line against the record\'s refunds as one: settled sum, in flight, refused, or a different sum', () => {
+  const refundLine = (amount: number) => line({ kind: 'refund', amount })
+  const refunds = (o: Partial<Parameters<typeof paymentRefundsSide>[0]>) => ({ currency: 'CNY', succeeded: 0, pending: 0, failed: 0, lastAt: noon, pendingAt: null, ...o })
+  const of = (amount: number, o: Partial<Parameters<typeof paymentRefundsSide>[0]>) => run({ line: refundLine(amount), till: paymentRefundsSide(refunds(o), amount) })
+  // Two settled refunds (and one refused) stated as their sum.
+  assert.equal(of(800, { succeeded: 800, failed: 300 }).category, 'matched')
+  assert.deepEqual(of(900, { succeeded: 800 }).differences, [{ field: 'amount', till: 800, statement: 900 }])
+  // Refused in Till, refunded at the provider.
+  assert.deepEqual(of(500, { failed: 500 }).differences, [{ field: 'status', till: 'failed', statement: 'succeeded' }])
+  // One still pending in Till: the line may state it already, or not yet; either way in flight for the grace.
+  const pendingAt = new Date(noon.getTime() + 60_000)
+  for (const amount of [800, 1100]) {
+    const r = of(amount, { succeeded: 800, pending: 300, pendingAt })
+    assert.equal(r.category, 'expected')
+    assert.equal(r.expectedUntil?.getTime(), pendingAt.getTime() + GRACE_MS)
+  }
+  assert.equal(of(999, { succeeded: 800, pending: 300, pendingAt }).category, 'amount_differs')
+  assert.equal(paymentRefundsSide(refunds({ currency: 'EUR', succeeded: 1 }), 1).currency, 'EUR')
 })
 
 test('an item has at least one side', () => {

@@ -135,6 +135,29 @@ function tillOnly(till: TillSide, day: PairInput['day'], now: Date): Classificat
   return nearEdge ? inFlight(till.at, now, missing) : missing
 }
 
+/** A record's refunds, summed by status: Till's side of a per-payment refund line (Creem's). */
+export interface PaymentRefunds {
+  currency: string
+  succeeded: number
+  pending: number
+  failed: number
+  /** The latest refund's time, and the latest pending one's. */
+  lastAt: Date
+  pendingAt: Date | null
+}
+
+/**
+ * A record's refunds as one Till side, to classify against a line stating all its payment's settled
+ * refunds as one amount. One still pending may be on the line already or not yet: in flight either way.
+ * All refused: what Till tried, refused, against the provider's word.
+ */
+export function paymentRefundsSide(r: PaymentRefunds, lineAmount: number): TillSide {
+  const side = { kind: 'refund' as const, currency: r.currency }
+  if (r.pending > 0) return { ...side, status: 'pending', amount: lineAmount === r.succeeded ? r.succeeded : r.succeeded + r.pending, at: r.pendingAt ?? r.lastAt }
+  if (r.succeeded > 0) return { ...side, status: 'succeeded', amount: r.succeeded, at: r.lastAt }
+  return { ...side, status: 'failed', amount: r.failed, at: r.lastAt }
+}
+
 /**
  * What an item is, for telling a changed one from the same one: an acknowledgement holds while the
  * fingerprint does. Over the category and both sides' money facts, not over times or run ids.

@@ -63,6 +63,20 @@ export type StatementItem = StatementLine | StatementTotal
 export interface StatementSource {
   /** The provider's day: an IANA zone (mainland China's providers: Asia/Shanghai; Creem: UTC). */
   zone: string
+  /**
+   * The statement is a live view of the provider's records (Creem's transaction search), not a file
+   * published once (WeChat's, Alipay's bills): it changes after it is read (a refund made later), so a
+   * forced run of a day (re-check, `till reconcile`, the admin API, a neighbouring day's cascade)
+   * fetches it again instead of parsing the kept files.
+   */
+  liveView?: boolean
+  /**
+   * `per_payment`: a refund line names no refund, only its payment (`paymentProviderRef`), and states
+   * all that payment's settled refunds as one amount, listed on the payment's day (Creem). Such a line
+   * pairs with all the Till record's refunds, and Till's refunds of a record belong to the record's
+   * paid day. `per_refund` (the default): a line per refund, on the refund's day, named by its ids.
+   */
+  refundLines?: 'per_refund' | 'per_payment'
   /** The statement of `day` (YYYY-MM-DD in `zone`). Throws ProviderError when the provider refuses (bad credentials). */
   fetch(cfg: ProviderConfig, day: string): Promise<StatementFetch>
   /** Lines and totals of fetched files, read as a stream; throws when a file is not in the expected format. */

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { newId } from '../domain/ids.js'
 import {
-  classify, itemFingerprint, ITEM_CATEGORIES, type CurrencyTotals, type ItemCategory, type LineSide, type Sums, type TillSide,
+  classify, itemFingerprint, ITEM_CATEGORIES, paymentRefundsSide, type CurrencyTotals, type ItemCategory, type LineSide, type Sums, type TillSide,
 } from '../domain/reconciliation.js'
 import type { StatementFile, StatementLine, StatementSource, StatementTotal } from '../providers/statements.js'
 import type { Tx } from '../store/db.js'
@@ -62,6 +62,16 @@ const tillSide = (r: repo.PairRow): TillSide & { id: string; ref: string | null 
   charged: r.t_charged && typeof r.t_charged === 'object' ? { amount: Number(r.t_charged.amount), currency: String(r.t_charged.currency) } : null,
 })
 
+/** Till's side of a per-payment refund line: the record's refunds as one, named by the first and listing all. */
+function refundsSide(r: repo.PairRow, lineAmount: number) {
+  const ids = r.g_ids!
+  const side = paymentRefundsSide({
+    currency: r.g_currency!, succeeded: Number(r.g_succeeded), pending: Number(r.g_pending), failed: Number(r.g_failed),
+    lastAt: new Date(Number(r.g_last_at)), pendingAt: r.g_pending_at === null ? null : new Date(Number(r.g_pending_at)),
+  }, lineAmount)
+  return { ...side, id: ids[0], ref: ids[0], refunds: ids }
+}
+
 const lineSide = (r: repo.PairRow, day: string): LineSide & { statementId: string; day: string; file: string; line: number; tillRef: string | null; providerRef: string | null; fee: number | null } => ({
   statementId: r.l_statement!, day: r.l_day ?? day, file: r.l_file!, line: Number(r.l_line), tillRef: r.l_till_ref, providerRef: r.l_provider_ref,
   kind: r.kind, amount: Number(r.l_amount), currency: r.l_currency!, status: r.l_status!, fee: r.l_fee === null ? null : Number(r.l_fee), at: new Date(Number(r.l_at)),
@@ -110,7 +120,9 @@ export async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: St
   await repo.insertLines(tx, s.id, s.providerConfigId, batch)
 
   const bounds = await repo.dayBounds(tx, s.day, s.zone)
-  const scope: repo.PairScope = { statementId: s.id, merchantId: s.merchantId, mode: s.mode, configId: s.providerConfigId, ...bounds }
+  const scope: repo.PairScope = {
+    statementId: s.id, merchantId: s.merchantId, mode: s.mode, configId: s.providerConfigId, ...bounds, refundsPerPayment: source.refundLines === 'per_payment',
+  }
   const counts = Object.fromEntries(ITEM_CATEGORIES.map((c) => [c, 0])) as Record<ItemCategory, number>
   const otherDays = new Set<string>()
   let newMismatches = 0
@@ -125,8 +137,8 @@ export async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: St
         otherDays.add(r.t_day!)
         continue
       }
-      const till = r.t_id && !r.duplicate ? tillSide(r) : null
       const line = r.l_file !== null ? lineSide(r, s.day) : null
+      const till = !r.t_id || r.duplicate ? null : r.g_ids ? refundsSide(r, line!.amount) : tillSide(r)
       const c = classify({ line, till, attempt: r.duplicate ? null : r.attempt_status, day: bounds, now })
       const key = till ? till.id : `line:${line!.file}:${line!.line}`
       counts[c.category]++

@@ -103,7 +103,8 @@ export interface RunOptions {
 }
 
 /**
- * Runs one day of one configuration: fetches its statement when none is kept, then matches it.
+ * Runs one day of one configuration: fetches its statement when none is kept (or, forced, when the
+ * source is a live view), then matches it.
  * Answers the statement as it stands after the run, or null when another run holds the day.
  */
 export async function runDay(deps: Deps, cfg: ProviderConfigRow, day: string, o: RunOptions): Promise<repo.StatementRow | null> {
@@ -117,7 +118,8 @@ export async function runDay(deps: Deps, cfg: ProviderConfigRow, day: string, o:
   if (!s) return null
   let outcome: MatchOutcome | null = null
   try {
-    if (s.fetchedAt !== null) outcome = await reconcileFetched(deps, s, source, token, null)
+    // A live view is read again when someone (or a cascade) asks: it may list more than when it was kept.
+    if (s.fetchedAt !== null && !(o.force && source.liveView)) outcome = await reconcileFetched(deps, s, source, token, null)
     else {
       const files = await fetchStatement(deps, s, cfg, source, token)
       if (files) outcome = await reconcileFetched(deps, s, source, token, files)

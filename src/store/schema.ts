@@ -405,6 +405,8 @@ export const statementLines = pgTable('statement_lines', {
   tillRef: text('till_ref'),
   providerRef: text('provider_ref'),
   paymentTillRef: text('payment_till_ref'),
+  /** A refund's payment, the provider's id of it: what a per-payment refund line (Creem's) pairs by. */
+  paymentProviderRef: text('payment_provider_ref'),
   amount: bigint('amount', { mode: 'number' }).notNull(),
   currency: text('currency').notNull(),
   status: text('status').$type<'succeeded' | 'pending' | 'failed'>().notNull(),
@@ -415,6 +417,8 @@ export const statementLines = pgTable('statement_lines', {
   primaryKey({ columns: [t.statementId, t.file, t.lineNo] }),
   // A Till payment or refund of one day whose line came on another day's statement.
   index('statement_lines_ref_idx').on(t.providerConfigId, t.kind, t.tillRef),
+  // A record's refunds covered by a per-payment refund line, on any day's statement.
+  index('statement_lines_payment_ref_idx').on(t.providerConfigId, t.paymentProviderRef).where(sql`${t.kind} = 'refund'`),
 ])
 
 /**

@@ -12,7 +12,7 @@ import { ProviderError } from '../../src/providers/types.js'
 import { acknowledgeItem } from '../../src/services/reconciliation-reports.js'
 import { wechatCredentials } from '../helpers/credentials.js'
 import { createEndpoint, startReceiver, TRUST_TEST_CA, verifySignature } from '../helpers/receiver.js'
-import { itemsOf, lineOf, reconTill, unknownLine, type ReconTill } from '../helpers/reconciliation.js'
+import { itemsOf, lineOf, reconTill, unknownLine, type ReconTill, type SeededPayment } from '../helpers/reconciliation.js'
 
 const DAY = '2026-05-20'
 // 10:30 on the 21st in Beijing: the 20th's statement is published.
@@ -132,6 +132,55 @@ test('strict scoping: a line naming another configuration\'s or another merchant
   assert.deepEqual(items.filter((i) => i.category === 'missing_in_till').map((i) => i.line.tillRef).sort(), [viaSecond.attemptId, othersPayment.attemptId].sort())
   // The other merchant sees nothing of it.
   assert.deepEqual((await r.ta.admin('GET', `/reconciliation/reports?merchant_id=${other.id}`)).body.data, [])
+})
+
+test('per-payment refund lines (naming only the payment): each pairs with all its record\'s refunds as one, scoped like payments; covered refunds are no orphans on any day', async (t) => {
+  const r = await reconTill(t)
+  r.stub.source.refundLines = 'per_payment'
+  const ref = async (p: { recordId: string }) => (await r.q('select provider_ref from records where id = $1', [p.recordId])).rows[0].provider_ref as string
+  // Creem's shape: no refund named, only the payment, by the provider's id Till keeps on the record.
+  const refundLine = async (p: SeededPayment, amount: number) =>
+    lineOf(p, { kind: 'refund', tillRef: null, providerRef: null, paymentProviderRef: await ref(p), amount, fee: null, at: at('16:00') })
+  const twice = await r.payment({ paidAt: at('10:00') })
+  const first = await r.refund(twice, { amount: 300, at: at('14:00') })
+  const later = await r.refund(twice, { amount: 200, at: new Date('2026-05-21T04:00:00.000Z') })
+  const pending = await r.payment({ paidAt: at('10:10') })
+  await r.refund(pending, { amount: 400, status: 'pending', at: at('14:10') })
+  const refused = await r.payment({ paidAt: at('10:20') })
+  const refusedRefund = await r.refund(refused, { status: 'failed', at: at('14:20') })
+  const none = await r.payment({ paidAt: at('10:30') })
+  const dropped = await r.payment({ paidAt: at('10:40') })
+  const droppedRefund = await r.refund(dropped, { amount: 100, at: at('14:40') })
+  const second = await r.ta.admin('POST', `/merchants/${r.ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'second', credentials: wechatCredentials() })
+  const viaSecond = await r.payment({ paidAt: at('10:50'), configId: second.body.id })
+  await r.refund(viaSecond, { at: at('14:50') })
+  const lines = [lineOf(twice), lineOf(pending), lineOf(refused), lineOf(none), lineOf(dropped)]
+  for (const [p, amount] of [[twice, 500], [pending, 400], [refused, refused.amount], [none, 700], [viaSecond, viaSecond.amount]] as const) {
+    lines.push(await refundLine(p, amount))
+  }
+  r.stub.set(DAY, { lines })
+  r.ta.clock.set(NEXT_MORNING)
+  const [report] = (await run(r)).body.data
+  assert.deepEqual(report.counts, { matched: 6, expected: 1, missing_in_till: 2, missing_at_provider: 1, amount_differs: 0, currency_differs: 0, status_differs: 1 })
+  const items = await itemsOf(r.ta, report.id)
+  const refunds = items.filter((i) => i.kind === 'refund').map((i) => [i.category, i.till?.id ?? i.line.providerRef ?? 'line']).sort()
+  assert.deepEqual(refunds, [
+    ['expected', (await r.q('select id from refunds where record_id = $1', [pending.recordId])).rows[0].id],
+    ['matched', first.refundId],
+    ['missing_at_provider', droppedRefund.refundId],
+    ['missing_in_till', 'line'],
+    ['missing_in_till', 'line'],
+    ['status_differs', refusedRefund.refundId],
+  ].sort())
+  const matched = items.find((i) => i.till?.id === first.refundId)!
+  assert.deepEqual(matched.till.refunds, [first.refundId, later.refundId])
+  assert.equal(matched.till.amount, 500)
+  // The later refund's own day: nothing of it there.
+  r.stub.set('2026-05-21', { lines: [] })
+  r.ta.clock.set(new Date('2026-05-22T02:30:00.000Z'))
+  const [next] = (await run(r, '2026-05-21')).body.data
+  assert.equal(next.state, 'reconciled', next.reason)
+  assert.equal(Object.values(next.counts).reduce((a: number, b) => a + Number(b), 0), 0, JSON.stringify(next.counts))
 })
 
 test('a statement not published yet is asked for again by the job with backoff, and reconciled once it is', async (t) => {

@@ -49,10 +49,19 @@ export interface ReconSubject {
   otherCurrency: string
   /** The statement has a summary of its own, so its totals can agree (WeChat Pay Global's and Creem's have none). */
   summary: boolean
-  /** A held statement answers "not published yet"; Creem has no statement to wait for, its held day just lists nothing. */
+  /**
+   * A held statement answers "not published yet". Creem has no statement to wait for: a held day (its
+   * transactions listed late) reads as a day without business, and the day run again reads it again.
+   */
   holdWaits: boolean
-  /** The fake's clock can put a refund made just before midnight on the next day's statement (Creem states refunds on their payment's day). */
+  /**
+   * The fake's clock can put a refund made just before midnight on the next day's statement. Not
+   * Creem's: it states refunds on their payment's day, so a late refund there is one made after the
+   * day was read (the case of a refund made the next day).
+   */
   lateRefund: boolean
+  /** The statement lists a refund on its payment's day, however late it was made (Creem), not on the refund's own day (WeChat). */
+  refundsOnPaymentDay: boolean
   /** What Till cannot reconcile yet for this provider, and why: the cases that need it run as todos. */
   gaps: Partial<Record<ReconGap, string>>
 }
@@ -117,6 +126,7 @@ function wechatDriver(name: string, currency: string, crossBorder?: string): Rec
         summary: !crossBorder,
         holdWaits: true,
         lateRefund: true,
+        refundsOnPaymentDay: false,
         gaps: {},
       }
     },
@@ -176,10 +186,8 @@ const creemDriver: ReconDriver = {
       summary: false,
       holdWaits: false,
       lateRefund: false,
-      gaps: {
-        refunds: 'Creem\'s refund line names only its payment (the order): the core pairs refunds by refund id, and statement_lines keeps no payment_provider_ref to pair by',
-        relisting: 'a fetched day is never fetched again, and Creem\'s search is read as it stands: a transaction listed late (or a refund made after the read) is never seen',
-      },
+      refundsOnPaymentDay: true,
+      gaps: {},
     }
   },
 }

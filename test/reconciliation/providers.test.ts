@@ -159,6 +159,51 @@ const CASES: Case[] = [{
     await onlyMatched(s, await run(s, day), p)
   },
 }, {
+  name: 'a payment refunded twice: both refunds matched, neither missing at the provider',
+  async run(s) {
+    const day = beginDay(s)
+    const p = await s.pay(3000)
+    const part = await s.refund(p, 1000)
+    const rest = await s.refund(p)
+    s.ta.clock.set(s.readyAt(day))
+    const r = await run(s, day)
+    assert.equal(r.openMismatches, 0)
+    const matched = await items(s, r.id, 'matched')
+    if (s.refundsOnPaymentDay) {
+      // One line states both: one item, named by the first refund, listing both.
+      assert.deepEqual(r.counts, { ...ZERO, matched: 2 })
+      const refund = matched.find((i) => i.kind === 'refund')
+      assert.deepEqual(refund.till.refunds, [part.refundId, rest.refundId])
+      assert.equal(refund.till.amount, 3000)
+      assert.equal(refund.line.amount, 3000)
+    } else {
+      assert.deepEqual(r.counts, { ...ZERO, matched: 3 })
+      assert.deepEqual(tillIds(matched), [p.recordId, part.refundId, rest.refundId].sort())
+    }
+  },
+}, {
+  name: 'a refund made the day after its payment\'s day was reconciled: on the statement of the day the provider lists it, never missing',
+  async run(s) {
+    const { day, p, first } = await onePaymentDay(s, async () => {})
+    await onlyMatched(s, first, p)
+    const next = addDays(day, 1)
+    s.ta.clock.set(timeOn(next, '12:00', s.zone))
+    const r = await s.refund(p)
+    s.ta.clock.set(s.readyAt(next))
+    const later = await run(s, next)
+    const again = await run(s, day)
+    if (s.refundsOnPaymentDay) {
+      // Listed on the payment's day: that day run again reads the provider again and pairs it; the refund's own day has nothing.
+      assert.deepEqual(later.counts, ZERO)
+      assert.deepEqual(again.counts, { ...ZERO, matched: 2 })
+      assert.deepEqual(tillIds(await items(s, again.id, 'matched')), [p.recordId, r.refundId].sort())
+    } else {
+      assert.deepEqual(later.counts, { ...ZERO, matched: 1 })
+      assert.deepEqual(tillIds(await items(s, later.id, 'matched')), [r.refundId])
+      assert.deepEqual(again.counts, { ...ZERO, matched: 1 })
+    }
+  },
+}, {
   name: 'a refund line that arrives a day late moves its pair from expected to matched',
   lateRefund: true,
   async run(s) {

@@ -8,7 +8,8 @@
  *
  * A transaction is a payment; its refunded_amount (settled refunds, tax included) is one refund line
  * on the payment's day, naming the payment by its order id: Creem's transactions carry neither the
- * refund's id nor our request_id.
+ * refund's id nor our request_id. So the source states its refunds per payment, and, a live view
+ * rather than a published file, is read again when a day is run again.
  */
 import type { StatementFetch, StatementFile, StatementItem, StatementLine, StatementSource } from '../statements.js'
 import type { ProductStore, ProviderConfig } from '../types.js'
@@ -79,6 +80,9 @@ export function creemStatements(client: CreemClient, products: ProductStore, now
 
   return {
     zone: 'UTC',
+    // The search shows transactions as they stand now (a refund made since changes its transaction).
+    liveView: true,
+    refundLines: 'per_payment',
 
     async fetch(cfg, day): Promise<StatementFetch> {
       const from = Date.parse(`${day}T00:00:00Z`)

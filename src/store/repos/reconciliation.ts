@@ -109,12 +109,13 @@ export async function insertLines(tx: Tx, statementId: string, configId: string,
   if (!lines.length) return
   const rows = lines.map((l) => ({
     file: l.source.file, line_no: l.source.line, kind: l.kind, till_ref: l.tillRef, provider_ref: l.providerRef, payment_till_ref: l.paymentTillRef ?? null,
+    payment_provider_ref: l.paymentProviderRef ?? null,
     amount: l.amount, currency: l.currency, status: l.status, fee: l.fee, at: l.at.toISOString(), fields: l.source.fields,
   }))
   await tx.execute(sql`
-    insert into statement_lines (statement_id, file, line_no, provider_config_id, kind, till_ref, provider_ref, payment_till_ref, amount, currency, status, fee, at, fields)
-    select ${statementId}, x.file, x.line_no, ${configId}, x.kind, x.till_ref, x.provider_ref, x.payment_till_ref, x.amount, x.currency, x.status, x.fee, x.at, x.fields
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(file text, line_no int, kind text, till_ref text, provider_ref text, payment_till_ref text,
+    insert into statement_lines (statement_id, file, line_no, provider_config_id, kind, till_ref, provider_ref, payment_till_ref, payment_provider_ref, amount, currency, status, fee, at, fields)
+    select ${statementId}, x.file, x.line_no, ${configId}, x.kind, x.till_ref, x.provider_ref, x.payment_till_ref, x.payment_provider_ref, x.amount, x.currency, x.status, x.fee, x.at, x.fields
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(file text, line_no int, kind text, till_ref text, provider_ref text, payment_till_ref text, payment_provider_ref text,
       amount bigint, currency text, status text, fee bigint, at timestamptz, fields jsonb)`)
 }
 
@@ -134,6 +135,8 @@ export interface PairScope {
   configId: string
   start: Date
   end: Date
+  /** The source's refund lines are per payment (StatementSource.refundLines): Till's refunds belong to their record's day. */
+  refundsPerPayment: boolean
 }
 
 /** One row of the day's pairs: a line of the statement, Till's side, or both. */
@@ -162,6 +165,14 @@ export interface PairRow {
   t_charged: { amount: number; currency: string } | null
   t_day: string | null
   attempt_status: 'processing' | 'succeeded' | 'failed' | 'closed' | null
+  /** A per-payment refund line's record: its refunds' ids (oldest first) and sums by status. */
+  g_ids: string[] | null
+  g_currency: string | null
+  g_succeeded: number | null
+  g_pending: number | null
+  g_failed: number | null
+  g_last_at: number | null
+  g_pending_at: number | null
 }
 
 const CURSOR = 'till_reconciliation_pairs'
@@ -178,14 +189,16 @@ export async function openPairs(tx: Tx, p: PairScope, zone: string) {
     declare ${sql.raw(CURSOR)} no scroll cursor for
     with l as (
       select sl.file, sl.line_no, sl.kind, sl.till_ref, sl.provider_ref, sl.amount, sl.currency, sl.status, sl.fee, sl.at,
-        coalesce(r.id, rp.id, f.id) as t_id,
+        coalesce(r.id, rp.id, f.id, g.ids[1]) as t_id,
         coalesce(r.attempt_id, rp.attempt_id, f.id) as t_ref,
         coalesce(r.amount, rp.amount, f.amount) as t_amount,
         coalesce(r.currency, rp.currency, f.currency) as t_currency,
         case when coalesce(r.id, rp.id) is not null then 'succeeded' else f.status end as t_status,
         coalesce(r.paid_at, rp.paid_at, f.created_at) as t_at,
         coalesce(r.provider_data, rp.provider_data)->'charged' as t_charged,
-        a.status as attempt_status
+        a.status as attempt_status,
+        g.ids as g_ids, g.currency as g_currency, g.succeeded as g_succeeded, g.pending as g_pending, g.failed as g_failed,
+        g.last_at as g_last_at, g.pending_at as g_pending_at
       from statement_lines sl
       left join records r on sl.kind = 'payment' and r.attempt_id = sl.till_ref
         and r.merchant_id = ${p.merchantId} and r.mode = ${p.mode} and r.provider_config_id = ${p.configId}
@@ -201,6 +214,21 @@ export async function openPairs(tx: Tx, p: PairScope, zone: string) {
         order by f.id = sl.till_ref desc
         limit 1
       ) f on true
+      -- A per-payment refund line (no refund named, only its payment) pairs with all that record's
+      -- refunds as one; the record looked for around the day, as a payment line's is.
+      left join lateral (
+        select gr.currency, array_agg(gf.id order by gf.created_at, gf.id) as ids,
+          coalesce(sum(gf.amount) filter (where gf.status = 'succeeded'), 0)::bigint as succeeded,
+          coalesce(sum(gf.amount) filter (where gf.status = 'pending'), 0)::bigint as pending,
+          coalesce(sum(gf.amount) filter (where gf.status = 'failed'), 0)::bigint as failed,
+          max(gf.created_at) as last_at, max(gf.created_at) filter (where gf.status = 'pending') as pending_at
+        from records gr join refunds gf on gf.record_id = gr.id
+        where ${p.refundsPerPayment} and sl.kind = 'refund' and sl.till_ref is null and sl.provider_ref is null and gr.provider_ref = sl.payment_provider_ref
+          and gr.merchant_id = ${p.merchantId} and gr.mode = ${p.mode} and gr.provider_config_id = ${p.configId}
+          and gr.paid_at >= ${p.start}::timestamptz - interval '1 day' and gr.paid_at < ${p.end}::timestamptz + interval '1 day'
+        group by gr.id, gr.currency
+        limit 1
+      ) g on true
       left join attempts a on sl.kind = 'payment' and r.id is null and rp.id is null and a.id = sl.till_ref
         and a.merchant_id = ${p.merchantId} and a.mode = ${p.mode} and a.provider_config_id = ${p.configId}
       where sl.statement_id = ${p.statementId}
@@ -218,20 +246,25 @@ export async function openPairs(tx: Tx, p: PairScope, zone: string) {
       select 'refund', f.id, f.id, f.amount, r.currency, f.status, f.created_at, null
       from refunds f join records r on r.id = f.record_id
       where f.merchant_id = ${p.merchantId} and f.mode = ${p.mode} and r.provider_config_id = ${p.configId}
-        and f.created_at >= ${p.start} and f.created_at < ${p.end}
+        and ${refundOfDay(p)}
+        -- Covered by its payment's refund line, on whichever day's statement: not an orphan anywhere.
+        and not (${p.refundsPerPayment} and exists (select 1 from statement_lines c where c.provider_config_id = ${p.configId} and c.kind = 'refund'
+          and c.payment_provider_ref = r.provider_ref and c.till_ref is null and c.provider_ref is null))
     )
     select
-      case when x.t_id is null or x.nth > 1 or (x.t_at >= ${p.start} and x.t_at < ${p.end}) then 'line' else 'elsewhere' end as source,
+      case when x.t_id is null or x.nth > 1 or x.g_ids is not null or (x.t_at >= ${p.start} and x.t_at < ${p.end}) then 'line' else 'elsewhere' end as source,
       x.kind, (x.t_id is not null and x.nth > 1) as duplicate,
       ${p.statementId}::text as l_statement, null::text as l_day, x.file as l_file, x.line_no as l_line, x.till_ref as l_till_ref, x.provider_ref as l_provider_ref,
       x.amount as l_amount, x.currency as l_currency, x.status as l_status, x.fee as l_fee, ${ms(sql`x.at`)} as l_at,
       x.t_id, x.t_ref, x.t_amount, x.t_currency, x.t_status, ${ms(sql`x.t_at`)} as t_at, x.t_charged,
-      to_char(x.t_at at time zone ${zone}, 'YYYY-MM-DD') as t_day, x.attempt_status
+      to_char(x.t_at at time zone ${zone}, 'YYYY-MM-DD') as t_day, x.attempt_status,
+      x.g_ids, x.g_currency, x.g_succeeded, x.g_pending, x.g_failed, ${ms(sql`x.g_last_at`)} as g_last_at, ${ms(sql`x.g_pending_at`)} as g_pending_at
     from ranked x
     union all
     select 'till', t.kind, false,
       o.statement_id, o.day::text, o.file, o.line_no, o.till_ref, o.provider_ref, o.amount, o.currency, o.status, o.fee, ${ms(sql`o.at`)},
-      t.t_id, t.t_ref, t.t_amount, t.t_currency, t.t_status, ${ms(sql`t.t_at`)}, t.t_charged, null, null
+      t.t_id, t.t_ref, t.t_amount, t.t_currency, t.t_status, ${ms(sql`t.t_at`)}, t.t_charged, null, null,
+      null, null, null, null, null, null, null
     from till_day t
     left join lateral (
       select sl.*, s.day from statement_lines sl join statements s on s.id = sl.statement_id
@@ -241,6 +274,11 @@ export async function openPairs(tx: Tx, p: PairScope, zone: string) {
     ) o on true
     where not exists (select 1 from l where l.t_id = t.t_id)`)
 }
+
+/** A Till refund (`f`, of record `r`) of the day: made within it, or, when the source states refunds per payment, its record paid within it. */
+const refundOfDay = (p: PairScope) => p.refundsPerPayment
+  ? sql`r.paid_at >= ${p.start} and r.paid_at < ${p.end}`
+  : sql`f.created_at >= ${p.start} and f.created_at < ${p.end}`
 
 export async function fetchPairs(tx: Tx, n: number): Promise<PairRow[]> {
   const { rows } = await tx.execute(sql`fetch ${sql.raw(String(n))} from ${sql.raw(CURSOR)}`)
@@ -259,7 +297,7 @@ export async function tillTotals(tx: Tx, p: PairScope) {
     group by r.currency
     union all
     select r.currency, 'refund', count(*)::int, coalesce(sum(f.amount), 0)::float8 from refunds f join records r on r.id = f.record_id
-    where f.merchant_id = ${p.merchantId} and f.mode = ${p.mode} and r.provider_config_id = ${p.configId} and f.created_at >= ${p.start} and f.created_at < ${p.end}
+    where f.merchant_id = ${p.merchantId} and f.mode = ${p.mode} and r.provider_config_id = ${p.configId} and ${refundOfDay(p)}
       and f.status <> 'failed'
     group by r.currency`)
   return rows as { currency: string; kind: 'payment' | 'refund'; n: number; amount: number }[]

@@ -1,0 +1,2 @@
+ALTER TABLE "statement_lines" ADD COLUMN "payment_provider_ref" text;--> statement-breakpoint
+CREATE INDEX "statement_lines_payment_ref_idx" ON "statement_lines" USING btree ("provider_config_id","payment_provider_ref") WHERE "statement_lines"."kind" = 'refund';
