@@ -4,7 +4,8 @@
  * timeout) against a statement file on disk, handed over and parsed as streams. Prints one JSON line:
  * wall time, peak RSS (sampled every 5 ms, and the kernel's high-water mark) and the item counts.
  *
- * argv: DATABASE_URL CONFIG_ID DAY FILE MODE, MODE = `run` (fetch, parse, match) or `sql` (the
+ * argv: DATABASE_URL CONFIG_ID DAY FILE MODE, MODE = `run` (fetch, parse, match; or, once the file
+ * is kept, parse and match), `refetch` (the kept file forgotten first: fetched again) or `sql` (the
  * ceiling: the same lines written and the same pairs read, nothing classified or kept). SECRETS_KEY
  * in the environment (the configuration's credentials are sealed with it).
  */
@@ -73,6 +74,7 @@ async function sqlOnly(): Promise<Record<string, number>> {
   return { pairs }
 }
 
+if (mode === 'refetch') await database.pool.query('update statements set fetched_at = null where provider_config_id = $1 and day = $2', [configId, day])
 let peak = process.memoryUsage.rss()
 const before = peak
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5)

@@ -10,7 +10,7 @@ import type { Tx } from '../store/db.js'
 import * as repo from '../store/repos/reconciliation.js'
 
 /** The largest chunk kept in one row. */
-export const CHUNK_BYTES = 1 << 20
+const CHUNK_BYTES = 1 << 20
 
 /** The body in pieces of exactly `size` bytes (the last one shorter): small pieces gathered, large ones cut. */
 export async function* chunksOf(body: AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
