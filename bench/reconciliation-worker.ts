@@ -1,16 +1,18 @@
 /**
  * One reconciliation run in a process of its own, so its memory is its own: the day of a
  * configuration reconciled through services/reconciliation.ts (Till's code path, its pool and query
- * timeout) against a statement file on disk, read by a streaming parser. Prints one JSON line:
+ * timeout) against a statement file on disk, handed over and parsed as streams. Prints one JSON line:
  * wall time, peak RSS (sampled every 5 ms, and the kernel's high-water mark) and the item counts.
  *
- * argv: DATABASE_URL CONFIG_ID DAY FILE MODE, MODE = `run` (fetch, parse, match) or `sql` (the
+ * argv: DATABASE_URL CONFIG_ID DAY FILE MODE, MODE = `run` (fetch, parse, match; or, once the file
+ * is kept, parse and match), `refetch` (the kept file forgotten first: fetched again) or `sql` (the
  * ceiling: the same lines written and the same pairs read, nothing classified or kept). SECRETS_KEY
  * in the environment (the configuration's credentials are sealed with it).
  */
-import { readFileSync } from 'node:fs'
+import { createReadStream } from 'node:fs'
 import { loadConfig } from '../src/config.js'
 import { createDeps } from '../src/deps.js'
+import { textLines } from '../src/providers/statement-stream.js'
 import type { StatementItem, StatementLine, StatementSource } from '../src/providers/statements.js'
 import { runDayNow } from '../src/services/reconciliation.js'
 import { openPool } from '../src/store/db.js'
@@ -21,15 +23,9 @@ import { attachStatements } from '../test/helpers/reconciliation.js'
 const [url, configId, day, file, mode] = process.argv.slice(2)
 
 /** The bench's statement format, a CSV line each: kind,tillRef,providerRef,amount,currency,status,fee,at,product; then one `total` line. */
-async function* parse(body: Buffer): AsyncGenerator<StatementItem> {
-  let start = 0
-  let n = 0
-  while (start < body.length) {
-    let end = body.indexOf(10, start)
-    if (end < 0) end = body.length
-    const cells = body.toString('utf8', start, end).split(',')
-    start = end + 1
-    n++
+async function* parse(body: AsyncIterable<Buffer>): AsyncGenerator<StatementItem> {
+  for await (const { text, line } of textLines(body)) {
+    const cells = text.split(',')
     if (cells[0] === 'total') {
       const [, currency, pc, pa, rc, ra, fees] = cells
       yield { kind: 'total', currency, payments: { count: +pc, amount: +pa }, refunds: { count: +rc, amount: +ra }, fees: +fees }
@@ -38,12 +34,13 @@ async function* parse(body: Buffer): AsyncGenerator<StatementItem> {
     const [kind, tillRef, providerRef, amount, currency, status, fee, at, product] = cells
     yield {
       kind: kind as StatementLine['kind'], tillRef, providerRef, amount: +amount, currency, status: status as StatementLine['status'], fee: +fee,
-      at: new Date(at), source: { file: 'tradebill', line: n, fields: { 商品名称: product, 商户订单号: tillRef } },
+      at: new Date(at), source: { file: 'tradebill', line, fields: { 商品名称: product, 商户订单号: tillRef } },
     }
   }
 }
 
-const body = () => readFileSync(file)
+// The file read as a download arrives: in pieces (64 KiB), never whole.
+const body = () => createReadStream(file)
 const source: StatementSource = {
   zone: 'Asia/Shanghai',
   fetch: async () => ({ ready: true, files: [{ name: 'tradebill', type: 'text/csv; charset=utf-8', body: body() }] }),
@@ -77,6 +74,7 @@ async function sqlOnly(): Promise<Record<string, number>> {
   return { pairs }
 }
 
+if (mode === 'refetch') await database.pool.query('update statements set fetched_at = null where provider_config_id = $1 and day = $2', [configId, day])
 let peak = process.memoryUsage.rss()
 const before = peak
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5)

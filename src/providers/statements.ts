@@ -6,21 +6,50 @@
  */
 import type { ProviderConfig } from './types.js'
 
-/** One downloaded file, its integrity already checked where the provider gives a hash. */
+/**
+ * One file of a statement, as a stream both ways: `fetch` hands over the bytes as they arrive from
+ * the provider (decompressed on the way), and the core writes them to the store in chunks as they
+ * come; `parse` gets each kept file back as a stream read from the store. Neither side ever holds a
+ * whole file, so a day of 100,000 lines costs no more memory than a day of ten.
+ *
+ * The contract for an adapter's `fetch`:
+ * - answer `{ ready: false }` for what it learns before any download (not published yet);
+ * - otherwise `{ ready: true, files }`, `files` iterated by the core one at a time, each file's
+ *   `body` read to its end before the next file is asked for (so a file may be requested lazily,
+ *   when the iteration reaches it: a short-lived download URL is then fresh);
+ * - check the provider's hash while the bytes pass (`hashChecked` in statement-stream.ts) and throw
+ *   `StatementNotReady` from the body (or from `files`) when the download turns out not whole:
+ *   everything the core wrote of that fetch is undone (one transaction) and the day waits again.
+ *
+ * An adapter written against whole buffers converts by handing `body: oneChunk(buffer)`; a parser
+ * that needs a whole file (a zip, whose directory is at its end) may gather it (`gathered`) at the
+ * cost of holding that file.
+ */
 export interface StatementFile {
   /** What the file is, unique within the day's statement: `tradebill`, `fundflowbill`, `transactions-2`… */
   name: string
-  /** The bytes as the provider sent them, decompressed where it compressed them. */
-  body: Buffer
+  /** The bytes as the provider sent them, decompressed where it compressed them; read once. */
+  body: AsyncIterable<Buffer>
   /** Its media type, for the console's download (`text/csv; charset=utf-8`, `application/zip`…). */
   type: string
 }
 
 export type StatementFetch =
   /** Published. A day without business is ready with files that hold no lines. */
-  | { ready: true; files: StatementFile[] }
+  | { ready: true; files: AsyncIterable<StatementFile> | Iterable<StatementFile> }
   /** Not published yet, or a download failed its hash: nothing is kept, the job asks again later. */
   | { ready: false; reason: string; retryAfterS?: number }
+
+/**
+ * Thrown while the core reads a fetch (from a file's body or from `files`): the download is not
+ * whole (its hash failed at the end, a page count changed) or the next file is not made yet. The
+ * fetch is undone; the day waits, as for `{ ready: false }`.
+ */
+export class StatementNotReady extends Error {
+  constructor(readonly reason: string, readonly retryAfterS?: number) {
+    super(reason)
+  }
+}
 
 /** One payment or refund as the provider's statement shows it. */
 export interface StatementLine {
@@ -79,6 +108,6 @@ export interface StatementSource {
   refundLines?: 'per_refund' | 'per_payment'
   /** The statement of `day` (YYYY-MM-DD in `zone`). Throws ProviderError when the provider refuses (bad credentials). */
   fetch(cfg: ProviderConfig, day: string): Promise<StatementFetch>
-  /** Lines and totals of fetched files, read as a stream; throws when a file is not in the expected format. */
+  /** Lines and totals of the kept files (bodies read from the store as streams); throws when a file is not in the expected format. */
   parse(files: StatementFile[]): AsyncIterable<StatementItem>
 }

@@ -4,11 +4,11 @@
  * through a cursor 2,000 at a time, each classified by domain/reconciliation.ts and written as an
  * item; the totals per currency. A run holds one batch at a time, never the whole day.
  */
-import { createHash } from 'node:crypto'
 import { newId } from '../domain/ids.js'
 import {
   classify, itemFingerprint, ITEM_CATEGORIES, paymentRefundsSide, type CurrencyTotals, type ItemCategory, type LineSide, type Sums, type TillSide,
 } from '../domain/reconciliation.js'
+import { hashChecked } from '../providers/statement-stream.js'
 import type { StatementFile, StatementLine, StatementSource, StatementTotal } from '../providers/statements.js'
 import type { Tx } from '../store/db.js'
 import * as repo from '../store/repos/reconciliation.js'
@@ -89,12 +89,11 @@ export interface MatchOutcome {
 }
 
 /** Parses the kept files, pairs and classifies, writes items and totals: one transaction, so a failure leaves the last run's result. */
-export async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: StatementSource, fetched: StatementFile[] | null): Promise<MatchOutcome> {
+export async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: StatementSource): Promise<MatchOutcome> {
   const now = deps.clock()
   const totals = new Map<string, CurrencyTotals>()
   await repo.deleteLines(tx, s.id)
-  // Just fetched: the files in hand are the ones kept; otherwise read them back, as they were kept.
-  const files = fetched ?? await keptFiles(tx, s.id)
+  const files = await keptFiles(tx, s.id)
   let batch: StatementLine[] = []
   const parsed = source.parse(files)[Symbol.asyncIterator]()
   for (;;) {
@@ -102,6 +101,7 @@ export async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: St
     try {
       next = await parsed.next()
     } catch (e) {
+      if (e instanceof StatementFormatError) throw e
       throw new StatementFormatError(`the statement is not in the expected format: ${(e as Error).message}`)
     }
     if (next.done) break
@@ -165,12 +165,12 @@ export async function match(tx: Tx, deps: Deps, s: repo.StatementRow, source: St
   return { counts, newMismatches, openMismatches, totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)), otherDays }
 }
 
+/** The kept files, each body streamed from the store; one that does not end with the SHA-256 it was kept with fails the run. */
 async function keptFiles(tx: Tx, statementId: string): Promise<StatementFile[]> {
-  const files = await repo.loadFiles(tx, statementId)
-  for (const f of files) {
-    if (sha256(f.body) !== f.sha256) throw new StatementFormatError(`the kept file ${f.name} does not match its SHA-256 any more`)
-  }
-  return files
+  return (await repo.listFiles(tx, statementId)).map((f) => ({
+    name: f.name,
+    type: f.type,
+    body: hashChecked(repo.fileChunks(tx, statementId, f.name), 'sha256', f.sha256,
+      () => new StatementFormatError(`the kept file ${f.name} does not match its SHA-256 any more`)),
+  }))
 }
-
-export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')

@@ -78,6 +78,12 @@ export async function getReport(deps: Deps, scope: Scope | null, id: string) {
   return (await withOpen(deps, [s]))[0]
 }
 
+/** The kept files of a report (name, media type, size, SHA-256), without their bytes. */
+export const reportFiles = (deps: Deps, reportId: string) => repo.listFiles(deps.db, reportId)
+
+/** A kept file's bytes, read from the store a chunk (at most 1 MiB) at a time as the reader takes them. */
+export const reportFileBody = (deps: Deps, reportId: string, name: string) => repo.fileChunks(deps.db, reportId, name)
+
 export interface ItemQuery {
   reportId?: string
   merchantId?: string

@@ -11,14 +11,15 @@ import { reconciliationEventData } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
 import { dayIn, isDay, isMismatch, nextStatementTry, ITEM_CATEGORIES } from '../domain/reconciliation.js'
 import { PROVIDERS } from '../providers/index.js'
-import type { StatementFile, StatementSource } from '../providers/statements.js'
+import { StatementNotReady, type StatementSource } from '../providers/statements.js'
 import { appendEvent } from '../store/repos/events.js'
 import { getProviderConfig, getProviderConfigUnscoped, listEnabledUnscoped, type ProviderConfigRow } from '../store/repos/provider-configs.js'
 import * as repo from '../store/repos/reconciliation.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { Deps } from './deps.js'
 import { openConfig } from './provider-configs.js'
-import { match, sha256, StatementFormatError, type MatchOutcome } from './reconciliation-match.js'
+import { match, StatementFormatError, type MatchOutcome } from './reconciliation-match.js'
+import { keepFiles } from './statement-files.js'
 
 /** How long a run may hold a day before another may take it over (a crashed process). */
 export const LEASE_MS = 10 * 60_000
@@ -36,37 +37,46 @@ export const providersWithStatements = (deps: Deps) => PROVIDERS.map((p) => p.id
 /** The run outlived its lease and another took the day over: its result stands, not this one's. */
 class LeaseLost extends Error {}
 
-/** Fetches the day's statement and keeps its files; null when there is none to keep yet (the day then waits or failed). */
-async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderConfigRow, source: StatementSource, token: string): Promise<StatementFile[] | null> {
+/**
+ * Fetches the day's statement and keeps its files, written as they arrive, in one transaction: a
+ * download found not whole at its end keeps nothing. Answers whether files are kept (else the day
+ * waits or failed).
+ */
+async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderConfigRow, source: StatementSource, token: string): Promise<boolean> {
   const now = () => deps.clock()
   const tries = s.tries + 1
-  let fetched
+  const waiting = (reason: string, retryAfterS?: number) =>
+    repo.updateStatement(deps.db, s.id, token, { state: 'waiting', reason, tries, nextTryAt: nextStatementTry(now(), tries, retryAfterS), updatedAt: now() })
   try {
-    fetched = await source.fetch(openConfig(deps, cfg), s.day)
+    const fetched = await source.fetch(openConfig(deps, cfg), s.day)
+    if (!fetched.ready) {
+      // Not published yet: nothing to keep.
+      await waiting(fetched.reason, fetched.retryAfterS)
+      return false
+    }
+    await deps.db.transaction(async (tx) => {
+      await keepFiles(tx, s.id, fetched.files, now())
+      await repo.updateStatement(tx, s.id, token, { state: 'fetched', reason: null, tries: 0, nextTryAt: null, fetchedAt: now(), updatedAt: now() })
+    })
+    return true
   } catch (e) {
+    if (e instanceof StatementNotReady) {
+      // A download that failed its hash: the transaction kept nothing of it.
+      await waiting(e.reason, e.retryAfterS)
+      return false
+    }
     const reason = `the provider refused the statement: ${(e as Error).message}`
     await repo.updateStatement(deps.db, s.id, token, { state: 'failed', reason, tries, nextTryAt: nextStatementTry(now(), tries), updatedAt: now() })
     deps.log.warn({ err: e, statementId: s.id, configId: cfg.id, day: s.day }, 'reconciliation: statement not fetched; will ask again')
-    return null
+    return false
   }
-  if (!fetched.ready) {
-    // Not published yet, or a download that failed its hash: nothing of it is kept.
-    await repo.updateStatement(deps.db, s.id, token, { state: 'waiting', reason: fetched.reason, tries, nextTryAt: nextStatementTry(now(), tries, fetched.retryAfterS), updatedAt: now() })
-    return null
-  }
-  const files = fetched.files.map((f) => ({ ...f, sha256: sha256(f.body) }))
-  await deps.db.transaction(async (tx) => {
-    await repo.storeFiles(tx, s.id, files, now())
-    await repo.updateStatement(tx, s.id, token, { state: 'fetched', reason: null, tries: 0, nextTryAt: null, fetchedAt: now(), updatedAt: now() })
-  })
-  return fetched.files
 }
 
 /** Matches the kept files of a day and records the result; the merchant's event when the run found new mismatches. */
-async function reconcileFetched(deps: Deps, s: repo.StatementRow, source: StatementSource, token: string, files: StatementFile[] | null): Promise<MatchOutcome | null> {
+async function reconcileFetched(deps: Deps, s: repo.StatementRow, source: StatementSource, token: string): Promise<MatchOutcome | null> {
   try {
     return await deps.db.transaction(async (tx) => {
-      const m = await match(tx, deps, s, source, files)
+      const m = await match(tx, deps, s, source)
       const now = deps.clock()
       const updated = await repo.updateStatement(tx, s.id, token, {
         state: 'reconciled', reason: null, tries: 0, nextTryAt: null, reconciledAt: now, counts: m.counts, totals: m.totals, updatedAt: now,
@@ -119,11 +129,8 @@ export async function runDay(deps: Deps, cfg: ProviderConfigRow, day: string, o:
   let outcome: MatchOutcome | null = null
   try {
     // A live view is read again when someone (or a cascade) asks: it may list more than when it was kept.
-    if (s.fetchedAt !== null && !(o.force && source.liveView)) outcome = await reconcileFetched(deps, s, source, token, null)
-    else {
-      const files = await fetchStatement(deps, s, cfg, source, token)
-      if (files) outcome = await reconcileFetched(deps, s, source, token, files)
-    }
+    const kept = s.fetchedAt !== null && !(o.force && source.liveView)
+    if (kept || await fetchStatement(deps, s, cfg, source, token)) outcome = await reconcileFetched(deps, s, source, token)
   } finally {
     await repo.releaseStatement(deps.db, s.id, token)
   }

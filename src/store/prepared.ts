@@ -60,14 +60,6 @@ export function rawStatement<Row extends pg.QueryResultRow = pg.QueryResultRow>(
   }
 }
 
-/**
- * A query answered in PostgreSQL's binary format, unnamed, on the executor's connection: a bytea
- * arrives as its bytes, not as hex text twice their size (a statement file of megabytes).
- */
-export function binaryQuery<Row extends pg.QueryResultRow>(ex: Executor, text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
-  return clientOf(ex).query<Row>({ text, values, binary: true } as pg.QueryConfig)
-}
-
 /** A prepared INSERT's values: `row` over the schema's `defaults`, a key left undefined keeping its default as an omitted column would. */
 export function withDefaults<T extends object>(defaults: Partial<T>, row: T): T {
   // Object.assign, not spread: V8 (Node 20) takes ~15 µs to spread one object over another sharing its keys.

@@ -1,7 +1,7 @@
 /** The one SQL schema. drizzle-kit generates store/migrations/ from this file (`npm run db:generate`). */
 import { sql } from 'drizzle-orm'
 import {
-  bigint, bigserial, boolean, customType, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
+  bigint, bigserial, boolean, customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
 } from 'drizzle-orm/pg-core'
 import type { Currency } from '../domain/money.js'
 import type { CurrencyTotals, Difference, ItemCategory, StatementState } from '../domain/reconciliation.js'
@@ -384,16 +384,26 @@ export const statements = pgTable('statements', {
   index('statements_scope_idx').on(t.merchantId, t.mode, t.day),
 ])
 
-/** The files of a statement as the provider sent them (decompressed), kept so a re-run parses them again without fetching. */
+/** The files of a statement as the provider sent them (decompressed), kept so a re-run parses them again without fetching; the bytes are in statement_file_chunks. */
 export const statementFiles = pgTable('statement_files', {
   statementId: text('statement_id').notNull().references(() => statements.id),
   name: text('name').notNull(),
   type: text('type').notNull(),
   sha256: text('sha256').notNull(),
   size: integer('size').notNull(),
-  body: bytea('body').notNull(),
   createdAt: createdAt(),
 }, (t) => [primaryKey({ columns: [t.statementId, t.name] })])
+
+/** A kept file's bytes, in order, at most 1 MiB a row: written as the download arrives and read back as a stream. */
+export const statementFileChunks = pgTable('statement_file_chunks', {
+  statementId: text('statement_id').notNull(),
+  name: text('name').notNull(),
+  seq: integer('seq').notNull(),
+  data: bytea('data').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.statementId, t.name, t.seq] }),
+  foreignKey({ columns: [t.statementId, t.name], foreignColumns: [statementFiles.statementId, statementFiles.name] }).onDelete('cascade'),
+])
 
 /** The parsed lines of a statement, with their source (file, line, fields by column name); written again by each run. */
 export const statementLines = pgTable('statement_lines', {

@@ -5,14 +5,16 @@
  * statement comes from a stub source attached to the WeChat Pay adapter (helpers/reconciliation.ts).
  */
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { test } from 'node:test'
 import { reconcileDueDays } from '../../src/jobs/statements.js'
 import { deliverDue } from '../../src/jobs/outbox.js'
+import { StatementNotReady } from '../../src/providers/statements.js'
 import { ProviderError } from '../../src/providers/types.js'
 import { acknowledgeItem } from '../../src/services/reconciliation-reports.js'
 import { wechatCredentials } from '../helpers/credentials.js'
 import { createEndpoint, startReceiver, TRUST_TEST_CA, verifySignature } from '../helpers/receiver.js'
-import { itemsOf, lineOf, reconTill, unknownLine, type ReconTill, type SeededPayment } from '../helpers/reconciliation.js'
+import { attachStatements, itemsOf, lineOf, reconTill, sumsOf, unknownLine, type ReconTill, type SeededPayment } from '../helpers/reconciliation.js'
 
 const DAY = '2026-05-20'
 // 10:30 on the 21st in Beijing: the 20th's statement is published.
@@ -439,6 +441,55 @@ test('a day of more lines than a batch: parsed while lines are written, and run 
   const [again] = (await run(r)).body.data
   assert.deepEqual([again.state, again.reason, again.counts], ['reconciled', null, first.counts])
   assert.equal(r.stub.fetches.length, 1)
+})
+
+test('a fetched file is kept in chunks as it arrives, in one transaction: a hash that fails at its end keeps nothing', async (t) => {
+  const r = await reconTill(t)
+  const a = await r.payment({ paidAt: at('10:00') })
+  const lines = [lineOf(a)]
+  // More than a chunk (1 MiB) of blank lines between the detail and the summary, arriving in pieces.
+  const pieces = [
+    Buffer.from(`${JSON.stringify(lines[0])}\n`),
+    ...Array.from({ length: 6 }, () => Buffer.alloc(256 * 1024, 0x0a)),
+    Buffer.from(`${JSON.stringify(sumsOf(lines)[0])}\n`),
+  ]
+  const chunksSize = async () => Number((await r.q(`select pg_total_relation_size('statement_file_chunks')::float8 as n`, [])).rows[0].n)
+  let corrupt = true
+  let grown = false
+  attachStatements(r.ta.deps, 'wechat', {
+    ...r.stub.source,
+    async fetch() {
+      async function* body() {
+        const before = await chunksSize()
+        for (const [i, p] of pieces.entries()) {
+          // Seen from another connection: the first chunk's row is on disk before the last piece arrives.
+          if (i === pieces.length - 1) grown = (await chunksSize()) > before
+          yield p
+        }
+        if (corrupt) throw new StatementNotReady('tradebill: the download does not match WeChat Pay\'s SHA1; refused', 60)
+      }
+      return { ready: true, files: [{ name: 'tradebill', type: 'application/x-ndjson', body: body() }] }
+    },
+  })
+  r.ta.clock.set(NEXT_MORNING)
+  const [refused] = (await run(r)).body.data
+  assert.deepEqual([refused.state, refused.reason], ['waiting', 'tradebill: the download does not match WeChat Pay\'s SHA1; refused'])
+  assert.equal(grown, true, 'written while the download arrived')
+  assert.deepEqual(await kept(r, refused.id), { files: 0, lines: 0, items: 0 })
+  assert.equal((await r.q('select count(*)::int as n from statement_file_chunks', [])).rows[0].n, 0)
+
+  corrupt = false
+  grown = false
+  const [report] = (await run(r)).body.data
+  assert.deepEqual([report.state, report.counts.matched, grown], ['reconciled', 1, true])
+  const whole = Buffer.concat(pieces)
+  const { rows: [file] } = await r.q('select size, sha256 from statement_files where statement_id = $1', [report.id])
+  assert.deepEqual(file, { size: whole.length, sha256: createHash('sha256').update(whole).digest('hex') })
+  const { rows: chunks } = await r.q('select seq, length(data) as n from statement_file_chunks where statement_id = $1 order by seq', [report.id])
+  assert.deepEqual(chunks.map((c) => [c.seq, c.n]), [[0, 1 << 20], [1, whole.length - (1 << 20)]])
+  // Run again from the kept chunks: the same result.
+  const [again] = (await run(r)).body.data
+  assert.deepEqual([again.state, again.counts], ['reconciled', report.counts])
 })
 
 test('two runs of a day at once: one runs it, the other is refused or finds it done; one set of items, one event', async (t) => {

@@ -156,6 +156,26 @@ test('CSV export: every item of the day with both sides, amounts in minor units,
   assert.equal((await new ConsoleBrowser(r.ta).get(`/console/live/reconciliation/${report.id}/export.csv`)).status, 303, 'signed in only')
 })
 
+test('the statement\'s kept files: listed on the day with their size, each downloaded as the provider sent it', async (t) => {
+  const r = await reconTill(t)
+  const { report } = await reconciledDay(r)
+  const browser = await console(r)
+  const { rows: [kept] } = await r.q(`select f.size, convert_from(string_agg(c.data, ''::bytea order by c.seq), 'UTF8') as text
+    from statement_files f join statement_file_chunks c using (statement_id, name) where f.statement_id = $1 and f.name = 'tradebill' group by f.size`, [report.id])
+  const day = await browser.get(`/console/live/reconciliation/${report.id}`)
+  const link = `/console/live/reconciliation/${report.id}/files/tradebill`
+  assert.match(day.html, new RegExp(`<a href="${link}" download="">tradebill</a> \\(${kept.size.toLocaleString('en')} bytes\\)`))
+  const res = await browser.get(link)
+  assert.equal(res.status, 200)
+  assert.equal(res.headers.get('content-type'), 'application/x-ndjson')
+  assert.equal(res.headers.get('content-disposition'), `attachment; filename="statement-${DAY}-wechat-tradebill"`)
+  assert.equal(res.html, kept.text)
+  assert.equal(JSON.parse(res.html.split('\n')[0]).kind, 'payment', 'the file as the provider sent it')
+  assert.equal((await browser.get(`/console/live/reconciliation/${report.id}/files/fundflowbill`)).status, 404)
+  assert.equal((await browser.get(`/console/test/reconciliation/${report.id}/files/tradebill`)).status, 404, 'the other mode')
+  assert.equal((await new ConsoleBrowser(r.ta).get(link)).status, 303, 'signed in only')
+})
+
 test('Send test event of reconciliation.mismatches_found sends a report\'s sample data, naming no session', async (t) => {
   const r = await reconTill(t)
   const browser = await console(r)

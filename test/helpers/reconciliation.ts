@@ -8,8 +8,10 @@ import { randomBytes } from 'node:crypto'
 import type { TestContext } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
 import type { ProviderRegistry } from '../../src/providers/registry.js'
-import type { StatementFetch, StatementItem, StatementLine, StatementSource, StatementTotal } from '../../src/providers/statements.js'
+import { StatementNotReady, type StatementFetch, type StatementFile, type StatementItem, type StatementLine, type StatementSource, type StatementTotal } from '../../src/providers/statements.js'
+import type { ProviderConfig } from '../../src/providers/types.js'
 import type { Deps } from '../../src/services/deps.js'
+import { gathered, oneChunk, textLines } from '../../src/providers/statement-stream.js'
 import { startTestApp, type TestApp } from './app.js'
 import { wechatCredentials } from './credentials.js'
 
@@ -47,18 +49,15 @@ export function stubStatements(zone = 'Asia/Shanghai') {
       if (!d) return { ready: false, reason: 'statement not published yet' }
       if ('notReady' in d) return { ready: false, reason: d.notReady, retryAfterS: d.retryAfterS }
       if ('throws' in d) throw d.throws
-      if ('badFile' in d) return { ready: true, files: [{ name: 'tradebill', type: 'application/json', body: Buffer.from('not a statement') }] }
+      if ('badFile' in d) return { ready: true, files: [{ name: 'tradebill', type: 'application/json', body: oneChunk(Buffer.from('not a statement')) }] }
       const items: StatementItem[] = [...d.lines, ...(d.totals ?? sumsOf(d.lines))]
-      const body = Buffer.from(items.map((i) => JSON.stringify(i)).join('\n'))
-      return { ready: true, files: [{ name: 'tradebill', type: 'application/x-ndjson', body }] }
+      return { ready: true, files: [{ name: 'tradebill', type: 'application/x-ndjson', body: ndjson(items) }] }
     },
     // Read a line at a time while the core writes lines, as a real parser streams a large file.
     async *parse(files): AsyncIterable<StatementItem> {
       for (const f of files) {
-        for (let start = 0; start < f.body.length;) {
-          const end = f.body.indexOf(10, start) < 0 ? f.body.length : f.body.indexOf(10, start)
-          const item = JSON.parse(f.body.toString('utf8', start, end)) as StatementItem
-          start = end + 1
+        for await (const { text } of textLines(f.body)) {
+          const item = JSON.parse(text) as StatementItem
           yield item.kind === 'total' ? item : { ...item, at: new Date(item.at) }
         }
       }
@@ -72,6 +71,34 @@ export function stubStatements(zone = 'Asia/Shanghai') {
     throws: (day: string, e: Error) => void days.set(day, { throws: e }),
     badFile: (day: string) => void days.set(day, { badFile: true }),
   }
+}
+
+export type WholeFetch = { ready: true; files: (StatementFile & { bytes: Buffer })[] } | { ready: false; reason: string; retryAfterS?: number }
+
+/**
+ * A source's fetch read as the core reads it: each file's body read through before the next file is
+ * asked for, kept in memory here (`bytes`, and `body` to parse again); a download found not whole
+ * (StatementNotReady) answers like a statement not ready.
+ */
+export async function fetchWhole(source: StatementSource, cfg: ProviderConfig, day: string): Promise<WholeFetch> {
+  const f = await source.fetch(cfg, day)
+  if (!f.ready) return f
+  const files: (StatementFile & { bytes: Buffer })[] = []
+  try {
+    for await (const file of f.files) {
+      const bytes = await gathered(file.body)
+      files.push({ name: file.name, type: file.type, bytes, body: oneChunk(bytes) })
+    }
+  } catch (e) {
+    if (e instanceof StatementNotReady) return { ready: false, reason: e.reason, retryAfterS: e.retryAfterS }
+    throw e
+  }
+  return { ready: true, files }
+}
+
+/** Items as a file of a JSON line each, handed over a line at a time as a download arrives in pieces. */
+export async function* ndjson(items: StatementItem[]): AsyncGenerator<Buffer> {
+  for (const i of items) yield Buffer.from(`${JSON.stringify(i)}\n`)
 }
 
 /** A statement's summary that agrees with its lines. */

@@ -9,6 +9,7 @@ import { newId } from '../../src/domain/ids.js'
 import type { RefundInput } from '../../src/providers/types.js'
 import { alipayBillPublishedAt } from '../helpers/alipay.js'
 import { alipayAdapter } from '../helpers/alipay-till.js'
+import { fetchWhole } from '../helpers/reconciliation.js'
 import { lines, read, totals } from '../helpers/statements.js'
 
 type S = Awaited<ReturnType<typeof alipayAdapter>>
@@ -35,7 +36,7 @@ for (const mode of ['publicKey', 'cert'] as const) {
     const d = await aDay(s)
     const source = s.provider.statements!
     assert.equal(source.zone, 'Asia/Shanghai')
-    const f = await source.fetch(s.cfg, DAY)
+    const f = await fetchWhole(source, s.cfg, DAY)
     assert.deepEqual(f.ready && f.files.map((x) => [x.name, x.type]), [['trade-detail', 'text/csv; charset=gbk'], ['trade-summary', 'text/csv; charset=gbk']])
     const items = await read(source, f)
     assert.deepEqual(lines(items), [
@@ -61,7 +62,7 @@ test('not made yet: isp.bill_not_exist before 09:00 Beijing the next day and whi
   s.clock.set(alipayBillPublishedAt(DAY))
   assert.deepEqual(await s.provider.statements!.fetch(s.cfg, DAY), { ready: false, reason: `Alipay has not made ${DAY}'s bill yet`, retryAfterS: 1800 })
   await s.ctl.statementRelease(DAY)
-  assert.equal(lines(await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY))).length, 1)
+  assert.equal(lines(await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY))).length, 1)
 })
 
 test('a damaged zip is refused whole, and the next download is used', async (t) => {
@@ -72,7 +73,7 @@ test('a damaged zip is refused whole, and the next download is used', async (t) 
   assert.ok(!refused.ready)
   assert.match(refused.reason, /^the bill's zip is damaged \(.*Corrupted zip.*\); refused$/)
   assert.equal(refused.retryAfterS, 60)
-  assert.equal(lines(await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY))).length, 3)
+  assert.equal(lines(await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY))).length, 3)
 })
 
 test('a day without business: EMPTY_DATA_WITH_BILL_FILE, files that hold no line, totals of zero', async (t) => {
@@ -80,7 +81,7 @@ test('a day without business: EMPTY_DATA_WITH_BILL_FILE, files that hold no line
   s.clock.set(alipayBillPublishedAt('2026-05-19'))
   const answer = await s.provider.client.call<{ code?: string; bill_file_code?: string }>(s.cfg, METHOD, { bill_type: 'trade', bill_date: '2026-05-19' })
   assert.equal(answer.bill_file_code, 'EMPTY_DATA_WITH_BILL_FILE')
-  const items = await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, '2026-05-19'))
+  const items = await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, '2026-05-19'))
   assert.deepEqual(items, [{ kind: 'total', currency: 'CNY', payments: { count: 0, amount: 0 }, refunds: { count: 0, amount: 0 }, fees: 0 }])
 })
 
@@ -100,7 +101,7 @@ test('each knob shows in the lines: a line dropped, an amount changed, a payment
   await s.ctl.statementDrop(DAY, { ref: d.b.attemptId })
   await s.ctl.statementAmount(DAY, { ref: d.refundId }, 4000)
   const unknown = await s.ctl.statementUnknownPayment(DAY, { amount: 777 })
-  const items = await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY))
+  const items = await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY))
   assert.deepEqual(lines(items).map((l) => [l.kind, l.tillRef, l.providerRef, l.amount]), [
     ['payment', d.a.attemptId, d.tradeA, 9900],
     ['refund', d.refundId, null, 4000],

@@ -8,14 +8,16 @@ import { test } from 'node:test'
 import { Creem } from 'creem'
 import * as C from 'creem/models/components'
 import { newId } from '../../src/domain/ids.js'
-import type { StatementFetch, StatementItem, StatementLine } from '../../src/providers/statements.js'
+import { oneChunk } from '../../src/providers/statement-stream.js'
+import type { StatementItem, StatementLine } from '../../src/providers/statements.js'
 import { creemStatementReadyAt, setup } from '../helpers/creem.js'
+import { fetchWhole, type WholeFetch } from '../helpers/reconciliation.js'
 import { strictProblems, type ZodLike } from '../helpers/zod-strict.js'
 
 type S = Awaited<ReturnType<typeof setup>>
 const DAY = '2026-05-20'
 
-async function read(s: S, f: StatementFetch) {
+async function read(s: S, f: WholeFetch) {
   assert.equal(f.ready, true, JSON.stringify(f))
   const items: StatementItem[] = []
   for await (const x of s.provider.statements!.parse((f as { files: any[] }).files)) items.push(x)
@@ -45,7 +47,7 @@ test('a clean day: the day\'s transactions of the configuration\'s product, each
   const s = await setup(t)
   const { a, b } = await aDay(s)
   assert.equal(s.provider.statements!.zone, 'UTC')
-  const f = await s.provider.statements!.fetch(s.cfg, DAY)
+  const f = await fetchWhole(s.provider.statements!, s.cfg, DAY)
   const productId = (await s.products.find('pc_test', 100, 'EUR'))!
   assert.deepEqual(f.ready && f.files.map((x) => [x.name, x.type]), [[`transactions-${productId}-1`, 'application/json']])
   assert.deepEqual(await read(s, f), [
@@ -57,7 +59,8 @@ test('a clean day: the day\'s transactions of the configuration\'s product, each
   assert.deepEqual(asked, [`/v1/transactions/search?product_id=${productId}&page_number=1&page_size=100`])
   // A line's file and number are its key where it is kept: a refunded transaction's two lines each have their own.
   const sources: StatementItem[] = []
-  for await (const x of s.provider.statements!.parse((f as { files: any[] }).files)) sources.push(x)
+  const again = f.ready ? f.files.map((x) => ({ ...x, body: oneChunk(x.bytes) })) : []
+  for await (const x of s.provider.statements!.parse(again)) sources.push(x)
   assert.deepEqual(sources.map((x) => x.kind !== 'total' && x.source.line), [1, 2, 3])
 })
 
@@ -66,7 +69,7 @@ test('pages: every page is read, in order', async (t) => {
   const paid = []
   for (let i = 0; i < 5; i++) paid.push((await s.paid({ amount: 1000 + i })).ref.providerRef)
   s.clock.set(creemStatementReadyAt(DAY))
-  const f = await s.provider.statements!.fetch(s.cfg, DAY)
+  const f = await fetchWhole(s.provider.statements!, s.cfg, DAY)
   assert.equal(f.ready && f.files.length, 3)
   const got = await read(s, f)
   assert.deepEqual(got.map((l) => [l.providerRef, l.amount]), paid.map((p, i) => [p, 1000 + i]))
@@ -75,9 +78,9 @@ test('pages: every page is read, in order', async (t) => {
 test('not ready until an hour after the UTC day ends; a day without business is ready and empty', async (t) => {
   const s = await setup(t)
   await s.paid()
-  assert.deepEqual(await s.provider.statements!.fetch(s.cfg, DAY), { ready: false, reason: `${DAY} (UTC) is not over at Creem yet`, retryAfterS: 21 * 3600 })
+  assert.deepEqual(await fetchWhole(s.provider.statements!, s.cfg, DAY), { ready: false, reason: `${DAY} (UTC) is not over at Creem yet`, retryAfterS: 21 * 3600 })
   s.clock.set(creemStatementReadyAt('2026-05-19'))
-  const empty = await s.provider.statements!.fetch(s.cfg, '2026-05-19')
+  const empty = await fetchWhole(s.provider.statements!, s.cfg, '2026-05-19')
   assert.deepEqual(empty.ready && empty.files.map((x) => x.name), ['transactions'])
   assert.deepEqual(await read(s, empty), [])
 })
@@ -87,8 +90,8 @@ test('a page that lost an item while its count stayed (the corrupt knob) is refu
   await aDay(s)
   await s.ctl.statementCorrupt(DAY)
   const productId = (await s.products.find('pc_test', 100, 'EUR'))!
-  assert.deepEqual(await s.provider.statements!.fetch(s.cfg, DAY), { ready: false, reason: `product ${productId}: Creem's pages held 2 transactions, its count says 3`, retryAfterS: 60 })
-  assert.equal((await read(s, await s.provider.statements!.fetch(s.cfg, DAY))).length, 3)
+  assert.deepEqual(await fetchWhole(s.provider.statements!, s.cfg, DAY), { ready: false, reason: `product ${productId}: Creem's pages held 2 transactions, its count says 3`, retryAfterS: 60 })
+  assert.equal((await read(s, await fetchWhole(s.provider.statements!, s.cfg, DAY))).length, 3)
 })
 
 test('each knob shows in the lines: dropped, amount, unknown payment, currency, a refund shown though Till\'s failed; a held day comes late', async (t) => {
@@ -104,7 +107,7 @@ test('each knob shows in the lines: dropped, amount, unknown payment, currency, 
   await s.ctl.statementAmount(DAY, { ref: a.a.attemptId, kind: 'refund' }, 1000)
   const unknown = await s.ctl.statementUnknownPayment(DAY, { amount: 777, currency: 'EUR' })
   await s.ctl.statementRefundStatus(DAY, c.a.attemptId, 'refunded')
-  const got = await read(s, await s.provider.statements!.fetch(s.cfg, DAY))
+  const got = await read(s, await fetchWhole(s.provider.statements!, s.cfg, DAY))
   assert.deepEqual(got.map((l) => [l.kind, l.providerRef ?? l.paymentProviderRef, l.amount, l.currency, l.status]), [
     ['payment', a.ref.providerRef, 1200, 'EUR', 'succeeded'],
     ['refund', a.ref.providerRef, 1000, 'EUR', 'succeeded'],
@@ -115,14 +118,14 @@ test('each knob shows in the lines: dropped, amount, unknown payment, currency, 
   await s.ctl.statementReset(DAY)
   await s.ctl.statementCurrency(DAY, { ref: b.ref.providerRef!, kind: 'payment' }, 'USD')
   await s.ctl.statementDrop(DAY, { ref: a.a.attemptId, kind: 'refund' })
-  const again = await read(s, await s.provider.statements!.fetch(s.cfg, DAY))
+  const again = await read(s, await fetchWhole(s.provider.statements!, s.cfg, DAY))
   assert.deepEqual(again.map((l) => [l.kind, l.providerRef, l.currency]), [['payment', a.ref.providerRef, 'EUR'], ['payment', b.ref.providerRef, 'USD'], ['payment', c.ref.providerRef, 'EUR']])
 
   await s.ctl.statementReset(DAY)
   await s.ctl.statementHold(DAY)
-  assert.deepEqual(await read(s, await s.provider.statements!.fetch(s.cfg, DAY)), [])
+  assert.deepEqual(await read(s, await fetchWhole(s.provider.statements!, s.cfg, DAY)), [])
   await s.ctl.statementRelease(DAY)
-  assert.equal((await read(s, await s.provider.statements!.fetch(s.cfg, DAY))).length, 4)
+  assert.equal((await read(s, await fetchWhole(s.provider.statements!, s.cfg, DAY))).length, 4)
 })
 
 test('Creem\'s own SDK pages the same search, knobbed lines included, and its schemas accept every answer strictly', async (t) => {

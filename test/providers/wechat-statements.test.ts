@@ -6,9 +6,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
+import { gathered } from '../../src/providers/statement-stream.js'
 import type { StatementSource } from '../../src/providers/statements.js'
 import type { ProviderConfig, RefundInput } from '../../src/providers/types.js'
 import { createWechatProvider } from '../../src/providers/wechat/index.js'
+import { fetchWhole, type WholeFetch } from '../helpers/reconciliation.js'
 import { setup, wechatStatementPublishedAt } from '../helpers/wechat.js'
 import { lines, read, totals } from '../helpers/statements.js'
 
@@ -40,7 +42,7 @@ async function aDay(s: S) {
 test('a clean day: the trade bill and the fund-flow bill, gzip, each checked against its SHA1; the lines are exactly the fake\'s payments and refund', async (t) => {
   const s = await setup(t)
   const d = await aDay(s)
-  const f = await s.provider.statements!.fetch(s.cfg, DAY)
+  const f = await fetchWhole(s.provider.statements!, s.cfg, DAY)
   assert.equal(s.provider.statements!.zone, 'Asia/Shanghai')
   assert.deepEqual(f.ready && f.files.map((x) => [x.name, x.type]), [['tradebill', 'text/csv; charset=utf-8'], ['fundflowbill', 'text/csv; charset=utf-8']])
   const items = await read(s.provider.statements!, f)
@@ -67,8 +69,8 @@ test('plain files verify as well as gzip ones, and read the same', async (t) => 
   await aDay(s)
   const plain = createWechatProvider({ now: s.clock, statementGzip: false })
   t.after(() => plain.client.close())
-  const viaGzip = lines(await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY)))
-  const viaPlain = lines(await read(plain.statements!, await plain.statements!.fetch(s.cfg, DAY)))
+  const viaGzip = lines(await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY)))
+  const viaPlain = lines(await read(plain.statements!, await fetchWhole(plain.statements!, s.cfg, DAY)))
   assert.deepEqual(viaPlain, viaGzip)
   assert.equal(viaPlain.length, 3)
   assert.ok((await s.ctl.requests()).some((r) => r.path === `/v3/bill/tradebill?bill_date=${DAY}&bill_type=ALL`))
@@ -85,23 +87,25 @@ test('the download needs a valid signature and its answer carries no WeChat sign
   const signed = await s.provider.client.getFile(s.cfg, url.pathname + url.search)
   assert.equal(signed.status, 200)
   assert.equal(signed.headers['wechatpay-signature'], undefined)
-  assert.match(signed.body.toString('utf8'), /^交易时间,公众账号ID,/)
+  assert.match((await gathered(signed.body)).toString('utf8'), /^交易时间,公众账号ID,/)
   // Five minutes later the link is dead.
   s.clock.advance(5 * 60_000 + 1000)
-  assert.equal((await s.provider.client.getFile(s.cfg, url.pathname + url.search)).status, 400)
+  const dead = await s.provider.client.getFile(s.cfg, url.pathname + url.search)
+  assert.equal(dead.status, 400)
+  await gathered(dead.body)
 })
 
 test('not published yet: nothing is asked before 10:00 Beijing the next day; a held statement answers STATEMENT_CREATING until released', async (t) => {
   const s = await setup(t)
   await s.paid()
-  const before = s.provider.statements!.fetch(s.cfg, DAY)
+  const before = fetchWhole(s.provider.statements!, s.cfg, DAY)
   assert.deepEqual(await before, { ready: false, reason: `WeChat Pay publishes ${DAY}'s statement after 10:00 Beijing time the next day`, retryAfterS: 22 * 3600 })
   assert.equal((await s.ctl.requests()).filter((r) => r.path.startsWith('/v3/bill')).length, 0)
   await s.ctl.statementHold(DAY)
   s.clock.set(wechatStatementPublishedAt(DAY))
-  assert.deepEqual(await s.provider.statements!.fetch(s.cfg, DAY), { ready: false, reason: 'tradebill: WeChat Pay is still creating it', retryAfterS: 1800 })
+  assert.deepEqual(await fetchWhole(s.provider.statements!, s.cfg, DAY), { ready: false, reason: 'tradebill: WeChat Pay is still creating it', retryAfterS: 1800 })
   await s.ctl.statementRelease(DAY)
-  const f = await s.provider.statements!.fetch(s.cfg, DAY)
+  const f = await fetchWhole(s.provider.statements!, s.cfg, DAY)
   assert.equal(lines(await read(s.provider.statements!, f)).length, 1)
 })
 
@@ -112,16 +116,16 @@ test('a download that does not match its SHA1 is refused whole, gzip or plain, a
   t.after(() => plain.client.close())
   for (const p of [s.provider, plain]) {
     await s.ctl.statementCorrupt(DAY)
-    assert.deepEqual(await p.statements!.fetch(s.cfg, DAY), { ready: false, reason: 'tradebill: the download does not match WeChat Pay\'s SHA1; refused', retryAfterS: 60 })
-    assert.equal(lines(await read(p.statements!, await p.statements!.fetch(s.cfg, DAY))).length, 3)
+    assert.deepEqual(await fetchWhole(p.statements!, s.cfg, DAY), { ready: false, reason: 'tradebill: the download does not match WeChat Pay\'s SHA1; refused', retryAfterS: 60 })
+    assert.equal(lines(await read(p.statements!, await fetchWhole(p.statements!, s.cfg, DAY))).length, 3)
   }
 })
 
 test('a day without business: WeChat has no file (NO_STATEMENT_EXIST), so the day is ready with files that hold no line', async (t) => {
   const s = await setup(t)
   s.clock.set(wechatStatementPublishedAt('2026-05-19'))
-  const f = await s.provider.statements!.fetch(s.cfg, '2026-05-19')
-  assert.deepEqual(f.ready && f.files.map((x) => [x.name, x.body.length]), [['tradebill', 0], ['fundflowbill', 0]])
+  const f = await fetchWhole(s.provider.statements!, s.cfg, '2026-05-19')
+  assert.deepEqual(f.ready && f.files.map((x) => [x.name, x.bytes.length]), [['tradebill', 0], ['fundflowbill', 0]])
   assert.deepEqual(await read(s.provider.statements!, f), [])
 })
 
@@ -133,7 +137,7 @@ test('each knob shows in the lines: a line dropped, an amount changed, an unknow
   const unknown = await s.ctl.statementUnknownPayment(DAY, { amount: 777 })
   await s.ctl.statementCurrency(DAY, { ref: d.refundId }, 'USD')
   await s.ctl.statementRefundStatus(DAY, d.refundId, 'REFUNDCLOSE')
-  const got = lines(await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY)))
+  const got = lines(await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY)))
   assert.deepEqual(got.map((l) => [l.kind, l.tillRef, l.providerRef, l.amount, l.currency, l.status]), [
     ['payment', d.a.attemptId, d.txA, 9800, 'CNY', 'succeeded'],
     ['refund', d.refundId, d.refundRef, 5000, 'USD', 'failed'],
@@ -141,7 +145,7 @@ test('each knob shows in the lines: a line dropped, an amount changed, an unknow
   ])
   await s.ctl.statementReset(DAY)
   await s.ctl.statementRefundStatus(DAY, d.refundId, 'PROCESSING')
-  const pending = lines(await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY)))
+  const pending = lines(await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY)))
   assert.deepEqual(pending.map((l) => [l.tillRef, l.status]), [[d.a.attemptId, 'succeeded'], [d.b.attemptId, 'succeeded'], [d.refundId, 'pending']])
 })
 
@@ -152,12 +156,12 @@ test('a bill is not updated once published: a refund settled afterwards keeps th
   const r: RefundInput = { refundId: newId('ref'), amount: 100, totalAmount: 9900, currency: 'CNY', reason: null, notifyUrl: s.rx.url, payment: { attemptId: a.attemptId, providerRef: null, data: {} } }
   await s.provider.refund(s.cfg, r)
   s.clock.set(wechatStatementPublishedAt(DAY))
-  const first = lines(await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY)))
+  const first = lines(await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY)))
   assert.equal(first[1].status, 'pending')
   s.clock.advance(48 * 3600_000)
   await s.fake.runDue()
   assert.equal((await s.ctl.refund(r.refundId)).status, 'SUCCESS')
-  const again = lines(await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY)))
+  const again = lines(await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY)))
   assert.equal(again[1].status, 'pending')
 })
 
@@ -167,7 +171,7 @@ test('WeChat Pay Global: one signed answer holds the statement, its SHA1 in Wech
   const refundId = await refunded(s, a.attemptId, 500, 2000, 'HKD')
   const order = await s.ctl.order(a.attemptId)
   s.clock.set(wechatStatementPublishedAt(DAY))
-  const f = await s.provider.statements!.fetch(s.cfg, DAY)
+  const f = await fetchWhole(s.provider.statements!, s.cfg, DAY)
   assert.deepEqual(f.ready && f.files.map((x) => x.name), ['statement'])
   const got = lines(await read(s.provider.statements!, f))
   assert.deepEqual(got.map((l) => [l.kind, l.tillRef, l.providerRef, l.amount, l.currency, l.status, l.fee]), [
@@ -183,7 +187,7 @@ test('WeChat Pay Global: a PROCESSING refund counts as succeeded (its statements
   const a = await s.paid({ amount: 2000, currency: 'HKD' })
   const refundId = await refunded(s, a.attemptId, 500, 2000, 'HKD')
   s.clock.set(wechatStatementPublishedAt(DAY))
-  const status = async (p: { statements?: StatementSource }, cfg: ProviderConfig = s.cfg) => lines(await read(p.statements!, await p.statements!.fetch(cfg, DAY)))[1].status
+  const status = async (p: { statements?: StatementSource }, cfg: ProviderConfig = s.cfg) => lines(await read(p.statements!, await fetchWhole(p.statements!, cfg, DAY)))[1].status
   await s.ctl.statementRefundStatus(DAY, refundId, 'PROCESSING')
   assert.equal(await status(s.provider), 'succeeded')
   await s.ctl.statementRefundStatus(DAY, refundId, 'REFUNDCLOSE')
@@ -192,7 +196,7 @@ test('WeChat Pay Global: a PROCESSING refund counts as succeeded (its statements
   t.after(() => plain.client.close())
   for (const p of [s.provider, plain]) {
     await s.ctl.statementCorrupt(DAY)
-    assert.deepEqual(await p.statements!.fetch(s.cfg, DAY), { ready: false, reason: 'statement: the download does not match WeChat Pay\'s SHA1; refused', retryAfterS: 60 })
+    assert.deepEqual(await fetchWhole(p.statements!, s.cfg, DAY), { ready: false, reason: 'statement: the download does not match WeChat Pay\'s SHA1; refused', retryAfterS: 60 })
     assert.equal(await status(p), 'failed')
   }
 })
@@ -202,11 +206,11 @@ test('WeChat Pay Global: held, then released; a day without business is ready an
   await s.paid({ amount: 2000, currency: 'HKD' })
   await s.ctl.statementHold(DAY)
   s.clock.set(wechatStatementPublishedAt(DAY))
-  assert.deepEqual(await s.provider.statements!.fetch(s.cfg, DAY), { ready: false, reason: 'statement: WeChat Pay is still creating it', retryAfterS: 1800 })
+  assert.deepEqual(await fetchWhole(s.provider.statements!, s.cfg, DAY), { ready: false, reason: 'statement: WeChat Pay is still creating it', retryAfterS: 1800 })
   await s.ctl.statementRelease(DAY)
-  assert.equal(lines(await read(s.provider.statements!, await s.provider.statements!.fetch(s.cfg, DAY))).length, 1)
-  const empty = await s.provider.statements!.fetch(s.cfg, '2026-05-19')
-  assert.deepEqual(empty.ready && empty.files.map((x) => [x.name, x.body.length]), [['statement', 0]])
+  assert.equal(lines(await read(s.provider.statements!, await fetchWhole(s.provider.statements!, s.cfg, DAY))).length, 1)
+  const empty = await fetchWhole(s.provider.statements!, s.cfg, '2026-05-19')
+  assert.deepEqual(empty.ready && empty.files.map((x) => [x.name, x.bytes.length]), [['statement', 0]])
 })
 
 test('trust: a Global statement whose signature over its SHA1 does not verify is refused; a download_url on another host is never asked', async (t) => {
@@ -216,13 +220,13 @@ test('trust: a Global statement whose signature over its SHA1 does not verify is
   const { generateKeyPairSync } = await import('node:crypto')
   const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }) as string
   const forged: ProviderConfig = { ...s.cfg, credentials: { ...s.cfg.credentials, platformPublicKey: stranger } }
-  await assert.rejects(s.provider.statements!.fetch(forged, DAY), { code: 'invalid_response_signature' })
+  await assert.rejects(fetchWhole(s.provider.statements!, forged, DAY), { code: 'invalid_response_signature' })
 
   const m = await setup(t)
   await m.paid()
   m.clock.set(wechatStatementPublishedAt(DAY))
   const elsewhere: ProviderConfig = { ...m.cfg, settings: { ...m.cfg.settings, apiBase: m.fake.url.replace('127.0.0.1', 'localhost') } }
-  await assert.rejects(m.provider.statements!.fetch(elsewhere, DAY), { code: 'untrusted_download_url' })
+  await assert.rejects(fetchWhole(m.provider.statements!, elsewhere, DAY), { code: 'untrusted_download_url' })
   assert.equal((await m.ctl.requests()).filter((r) => r.path.startsWith('/v3/billdownload')).length, 0)
 })
 

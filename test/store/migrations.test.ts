@@ -84,3 +84,30 @@ test('0006: a previous webhook secret still in its overlap is carried into the l
     { id: 'we_past', secret_enc: 'current', previous_secrets: [] },
   ])
 })
+
+test('0011: a statement file kept whole moves into chunks of 1 MiB that read back as the same bytes; an empty file has none', async (t) => {
+  const { pool } = await migratedUpTo(t, '0010_statement_payment_ref')
+  const client = await pool.connect()
+  try {
+    // The statement's merchant and configuration do not matter here: foreign keys are not checked for these rows.
+    await client.query('set session_replication_role = replica')
+    await client.query(`insert into statements (id, merchant_id, mode, provider, provider_config_id, day, zone, state)
+      values ('stm_a', 'mer_a', 'live', 'wechat', 'pc_a', '2026-05-20', 'Asia/Shanghai', 'reconciled')`)
+    await client.query(`insert into statement_files (statement_id, name, type, sha256, size, body)
+      select 'stm_a', 'tradebill', 'text/csv', encode(sha256(b), 'hex'), length(b), b
+      from (select convert_to(string_agg(md5(g::text), '' order by g), 'UTF8') as b from generate_series(1, 80000) g) x
+      union all select 'stm_a', 'fundflowbill', 'text/csv', encode(sha256(''::bytea), 'hex'), 0, ''::bytea`)
+  } finally {
+    client.release()
+  }
+
+  await runMigrations(pool)
+
+  const { rows } = await pool.query(`select f.name, f.size, count(c.seq)::int as chunks, coalesce(max(length(c.data)), 0) as largest,
+      encode(sha256(coalesce(string_agg(c.data, ''::bytea order by c.seq), ''::bytea)), 'hex') = f.sha256 as same
+    from statement_files f left join statement_file_chunks c using (statement_id, name) group by f.name, f.size, f.sha256 order by f.name`)
+  assert.deepEqual(rows, [
+    { name: 'fundflowbill', size: 0, chunks: 0, largest: 0, same: true },
+    { name: 'tradebill', size: 2_560_000, chunks: 3, largest: 1 << 20, same: true },
+  ])
+})

@@ -294,6 +294,8 @@ export const en = {
   'recon.reconciledAt': 'Reconciled',
   'recon.recheck': 'Re-check',
   'recon.export': 'Download CSV',
+  'recon.files': 'Statement files',
+  'recon.fileSize': '{bytes} bytes',
   'recon.totals': 'Totals',
   'recon.currency': 'Currency',
   'recon.payments': 'Payments',

@@ -296,6 +296,8 @@ export const zhCN: ConsoleCatalogue = {
   'recon.reconciledAt': '对账时间',
   'recon.recheck': '重新核对',
   'recon.export': '下载 CSV',
+  'recon.files': '对账单文件',
+  'recon.fileSize': '{bytes} 字节',
   'recon.totals': '汇总',
   'recon.currency': '币种',
   'recon.payments': '支付',

@@ -2,17 +2,17 @@
  * Reconciliation of the selected mode (docs/reconciliation.md, docs/console.md): the days with their
  * counts per category, a day's mismatches with both sides, re-check (the day run again now, through
  * services/reconciliation.ts as the admin API runs it), acknowledge with a note (in the activity
- * log), and a day's items as CSV.
+ * log), a day's items as CSV, and the statement's kept files as the provider sent them.
  */
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { Conflict, TillError } from '../../domain/errors.js'
+import { Conflict, NotFound, TillError } from '../../domain/errors.js'
 import { ITEM_CATEGORIES, type ItemCategory } from '../../domain/reconciliation.js'
 import { recordActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
 import { listProviderConfigs } from '../../services/provider-configs.js'
 import { configOfStatement, runDayNow } from '../../services/reconciliation.js'
-import { acknowledgeItem, getReport, listItems, listReports, reportItems } from '../../services/reconciliation-reports.js'
+import { acknowledgeItem, getReport, listItems, listReports, reportFileBody, reportFiles, reportItems } from '../../services/reconciliation-reports.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, scopeOf, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
@@ -57,6 +57,7 @@ export const reconciliationRoutes = (deps: Deps): FastifyPluginAsync => async (a
     return sendHtml(reply, o.status ?? 200, DayPage({
       c, report, items: items.data, hasMore: items.hasMore, category: category ?? null, paged: req.query.after !== undefined,
       label: (await labels(deps, scope.merchantId)).get(report.providerConfigId) ?? '', notice, error: o.error ?? null,
+      files: await reportFiles(deps, report.id),
     }))
   }
 
@@ -96,5 +97,16 @@ export const reconciliationRoutes = (deps: Deps): FastifyPluginAsync => async (a
     const name = `reconciliation-${report.date}-${report.provider}-${report.providerConfigId}.csv`
     return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`)
       .send(Readable.from(csvLines(report, reportItems(deps, report.id))))
+  })
+
+  app.get<{ Params: { mode: string; id: string; name: string } }>('/:mode/reconciliation/:id/files/:name', async (req, reply) => {
+    const c = consoleContext(req, reply, `/reconciliation/${req.params.id}`)
+    const report = await getReport(deps, scopeOf(c, req), req.params.id)
+    const file = (await reportFiles(deps, report.id)).find((f) => f.name === req.params.name)
+    if (!file) throw new NotFound()
+    // Streamed from the store a chunk at a time: a statement of megabytes is never held whole.
+    const name = `statement-${report.date}-${report.provider}-${file.name}`.replace(/[^\w.-]/g, '_')
+    return reply.type(file.type).header('content-length', file.size).header('content-disposition', `attachment; filename="${name}"`)
+      .send(Readable.from(reportFileBody(deps, report.id, file.name)))
   })
 }

@@ -171,9 +171,9 @@ function Item({ c, report, item }: { c: ConsoleContext; report: ReportView; item
   )
 }
 
-export function DayPage({ c, report, items, hasMore, category, paged, label, notice, error }: {
+export function DayPage({ c, report, items, hasMore, category, paged, label, notice, error, files }: {
   c: ConsoleContext; report: ReportView; items: ItemView[]; hasMore: boolean; category: ItemCategory | null; paged: boolean; label: string
-  notice: 'rechecked' | 'acknowledged' | null; error: string | null
+  notice: 'rechecked' | 'acknowledged' | null; error: string | null; files: { name: string; size: number }[]
 }) {
   const { t, locale } = c
   const here = `${base(c.mode)}/reconciliation/${report.id}`
@@ -191,6 +191,9 @@ export function DayPage({ c, report, items, hasMore, category, paged, label, not
             <dt>{t('recon.zone')}</dt><dd>{report.zone}</dd>
             {report.reconciledAt && <><dt>{t('recon.reconciledAt')}</dt><dd>{when(report.reconciledAt, locale)}</dd></>}
             <dt>{t('recon.mismatches')}</dt><dd>{t('recon.openOf', { open: String(report.openMismatches), all: String(mismatches(report)) })}</dd>
+            {files.length > 0 && <><dt>{t('recon.files')}</dt><dd>{files.map((f) => (
+              <div><a href={`${here}/files/${encodeURIComponent(f.name)}`} download>{f.name}</a> ({t('recon.fileSize', { bytes: f.size.toLocaleString(locale) })})</div>
+            ))}</dd></>}
           </dl>
           <div class="actions">
             <PostForm c={c} action={`${here}/recheck`} class="inline">

@@ -39,9 +39,14 @@ const SUMMARY = [
 ].join('\r\n') + '\r\n'
 
 const gbk = (s: string) => iconv.encode(s, 'gbk')
+/** The text in GBK, 7 bytes at a time, so records and two-byte characters straddle the pieces as they would a stream's chunks. */
+async function* pieces(text: string): AsyncGenerator<Buffer> {
+  const b = gbk(text)
+  for (let at = 0; at < b.length; at += 7) yield b.subarray(at, at + 7)
+}
 const files = (detail = DETAIL, summary = SUMMARY): StatementFile[] => [
-  { name: DETAIL_FILE, body: gbk(detail), type: 'text/csv; charset=gbk' },
-  { name: SUMMARY_FILE, body: gbk(summary), type: 'text/csv; charset=gbk' },
+  { name: DETAIL_FILE, body: pieces(detail), type: 'text/csv; charset=gbk' },
+  { name: SUMMARY_FILE, body: pieces(summary), type: 'text/csv; charset=gbk' },
 ]
 async function all(f: StatementFile[]) {
   const out: StatementItem[] = []
@@ -85,11 +90,22 @@ test('a file that is not whole or not the format is refused, never read in part'
   await assert.rejects(all([files()[0]]), /not an Alipay trade bill: trade-detail/)
 })
 
-test('csvRecords: quoted cells with commas, doubled quotes and line breaks; the line each record starts on', () => {
-  const recs = [...csvRecords('a,"b,1","c ""x""\nd"\r\n\n#note, here\ne,\n')]
-  assert.deepEqual(recs.map((r) => [r.line, r.cells]), [[1, ['a', 'b,1', 'c "x"\nd']], [4, ['#note', ' here']], [5, ['e', '']]])
+test('csvRecords: quoted cells with commas, doubled quotes and line breaks; the line each record starts on', async () => {
+  const records = async (text: string) => {
+    const out = []
+    for await (const r of csvRecords(pieces(text))) out.push(r)
+    return out
+  }
+  const recs = await records('a,"b,1","c ""x""\nd"\r\n\n#note, here\n商品,\n')
+  assert.deepEqual(recs.map((r) => [r.line, r.cells]), [[1, ['a', 'b,1', 'c "x"\nd']], [4, ['#note', ' here']], [5, ['商品', '']]])
   assert.equal(recs[1].text, '#note, here')
-  assert.throws(() => [...csvRecords('a,"b\n')], /line 1: a quote is never closed/)
+  await assert.rejects(records('a,"b\n'), /not a CSV file: .*[Qq]uote/)
+  // A body that fails (a kept file whose hash no longer matches) fails the reading with its own error.
+  async function* failing() {
+    yield gbk('a,b\n')
+    throw new Error('the kept file does not match its SHA-256 any more')
+  }
+  await assert.rejects(async () => { for await (const _ of csvRecords(failing())); }, /does not match its SHA-256/)
 })
 
 const zipOf = (entries: Record<string, string>) => zipGbk(Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, gbk(v)])))

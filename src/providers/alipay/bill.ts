@@ -1,6 +1,6 @@
 /**
  * Alipay's trade bill (交易账单, bill_type trade), read as statement lines and totals
- * (docs/providers.md#alipay-alipay). Pure: no I/O.
+ * (docs/providers.md#alipay-alipay), streamed: a file is decoded and parsed as it is read.
  *
  * The zip holds two GBK CSV files. The detail file (…_业务明细.csv): `#` lines (title, account,
  * period, the list's start marker), a header row, one row per payment (业务类型 交易) or refund
@@ -10,6 +10,8 @@
  * may hold commas or quotes (RFC 4180 quoting). Refund rows carry negative amounts; 服务费 is
  * negative where Alipay took a fee and positive where a refund gave it back. Only CNY.
  */
+import { pipeline, Readable } from 'node:stream'
+import { parse } from 'csv-parse'
 import iconv from 'iconv-lite'
 import { fromDecimalText } from '../../domain/money.js'
 import type { StatementFile, StatementItem, StatementLine, StatementTotal } from '../statements.js'
@@ -28,46 +30,25 @@ export interface CsvRecord {
   text: string
 }
 
-/** RFC 4180 records of a text, a quoted cell may hold commas, quotes ("") and line breaks. Blank lines are skipped. */
-export function* csvRecords(text: string): Generator<CsvRecord> {
-  let cells: string[] = []
-  let cell = ''
-  let quoted = false
-  let line = 1
-  let startLine = 1
-  let start = 0
-  const end = (i: number): CsvRecord | null => {
-    cells.push(cell)
-    const rec = { line: startLine, cells, text: text.slice(start, i).replace(/\r$/, '') }
-    cells = []
-    cell = ''
-    return rec.text === '' ? null : rec
+/**
+ * RFC 4180 records of a GBK body, decoded and parsed as it streams (csv-parse): a quoted cell may
+ * hold commas, quotes ("") and line breaks. Blank lines are skipped.
+ */
+export async function* csvRecords(body: AsyncIterable<Buffer>): AsyncGenerator<CsvRecord> {
+  const csv = parse({ raw: true, info: true, relax_column_count: true, skip_empty_lines: true, record_delimiter: ['\r\n', '\n'] })
+  // pipeline, not pipe: an error of the body (a kept file that fails its hash) reaches the reader.
+  const out = pipeline(Readable.from(body), iconv.decodeStream('gbk'), csv, () => {})
+  try {
+    for await (const r of out as AsyncIterable<{ record: string[]; raw: string; info: { lines: number } }>) {
+      const text = r.raw.replace(/^[\r\n]+|[\r\n]+$/g, '')
+      yield { line: r.info.lines - (text.match(/\n/g)?.length ?? 0), cells: r.record, text }
+    }
+  } catch (e) {
+    if (String((e as { code?: unknown }).code).startsWith('CSV_')) throw new Error(`not a CSV file: ${(e as Error).message}`)
+    throw e
+  } finally {
+    out.destroy()
   }
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') cell += text[++i]
-      else if (c === '"') quoted = false
-      else {
-        if (c === '\n') line++
-        cell += c
-      }
-    } else if (c === '"' && cell === '') quoted = true
-    else if (c === '\r' && text[i + 1] === '\n') continue
-    else if (c === ',') {
-      cells.push(cell)
-      cell = ''
-    } else if (c === '\n') {
-      const rec = end(i)
-      if (rec) yield rec
-      line++
-      startLine = line
-      start = i + 1
-    } else cell += c
-  }
-  if (quoted) throw new Error(`line ${startLine}: a quote is never closed`)
-  const rec = end(text.length)
-  if (rec) yield rec
 }
 
 const clean = (cells: string[]) => cells.map((c) => c.replace(/\r$/, '').trim())
@@ -95,10 +76,10 @@ interface Row {
 }
 
 /** The header row and the rows under it, until a `#` line; `#` lines go to `comment`. */
-function* table(body: Buffer, file: string, comment: (text: string) => void): Generator<Row> {
+async function* table(body: AsyncIterable<Buffer>, file: string, comment: (text: string) => void): AsyncGenerator<Row> {
   let header: string[] | null = null
   let done = false
-  for (const rec of csvRecords(iconv.decode(body, 'gbk'))) {
+  for await (const rec of csvRecords(body)) {
     if (rec.text.startsWith('#')) {
       if (header) done = true
       comment(rec.text)
@@ -172,8 +153,9 @@ export function billTotal(summary: Row, refunds: { amount: number } | null, file
 }
 
 /** The summary file's 合计 row, or its only row. */
-function summaryRow(file: StatementFile): Row {
-  const rows = [...table(file.body, file.name, () => {})]
+async function summaryRow(file: StatementFile): Promise<Row> {
+  const rows: Row[] = []
+  for await (const row of table(file.body, file.name, () => {})) rows.push(row)
   const total = rows.find((r) => Object.values(r.fields)[0] === '合计')
   if (total) return total
   if (rows.length === 1) return rows[0]
@@ -182,6 +164,7 @@ function summaryRow(file: StatementFile): Row {
 
 /** Lines of the detail file, then the day's total: what `statements.parse` yields. */
 export async function* billItems(files: StatementFile[]): AsyncGenerator<StatementItem> {
+  // The core hands the kept files in name order; each body is read once, the detail first.
   const detail = files.find((f) => f.name === DETAIL_FILE)
   const summary = files.find((f) => f.name === SUMMARY_FILE)
   if (!detail || !summary || files.length !== 2) throw new Error(`not an Alipay trade bill: ${files.map((f) => f.name).join(', ')}`)
@@ -192,8 +175,8 @@ export async function* billItems(files: StatementFile[]): AsyncGenerator<Stateme
     const m = REFUND_SUM.exec(text)
     if (m) refunds = { amount: -(yuan(m[2], detail.name) + (m[3] ? yuan(m[3], detail.name) : 0)) || 0 }
   }
-  for (const row of table(detail.body, detail.name, footer)) yield billLine(row, detail.name)
+  for await (const row of table(detail.body, detail.name, footer)) yield billLine(row, detail.name)
   // Without its end marker the file was cut short: nothing of it is believed.
   if (!ended) throw new Error(`${detail.name}: no 业务明细列表结束 line; the file is not whole`)
-  yield billTotal(summaryRow(summary), refunds, summary.name)
+  yield billTotal(await summaryRow(summary), refunds, summary.name)
 }

@@ -2,8 +2,10 @@
  * The Alipay adapter's daily statement (docs/providers.md#alipay-alipay): the trade bill of a
  * Beijing day. alipay.data.dataservice.bill.downloadurl.query (signed and verified like every call)
  * names a download URL that lives 30 s; the download is a zip of two GBK CSV files, unpacked whole
- * and each entry checked against its CRC-32 (zip.ts), read by bill.ts. Nothing partial is used.
+ * (a zip's directory is at its end) and each entry checked against its CRC-32 (zip.ts). The core
+ * keeps the two files and bill.ts reads them back as streams. Nothing partial is used.
  */
+import { oneChunk } from '../statement-stream.js'
 import type { StatementFetch, StatementSource } from '../statements.js'
 import { ProviderError } from '../types.js'
 import { billItems, BILL_TYPE, DETAIL_FILE, SUMMARY_FILE } from './bill.js'
@@ -57,7 +59,7 @@ export function alipayStatements(client: AlipayClient, now: () => Date): Stateme
       const detail = entries.find((x) => x.name.endsWith('业务明细.csv'))
       const summary = entries.find((x) => x.name.endsWith('业务明细(汇总).csv'))
       if (!detail || !summary) throw new ProviderError('unknown', 'malformed_bill', `Alipay's bill zip holds ${entries.map((x) => x.name).join(', ') || 'nothing'}, not the detail and summary files`)
-      return { ready: true, files: [{ name: DETAIL_FILE, body: detail.body, type: BILL_TYPE }, { name: SUMMARY_FILE, body: summary.body, type: BILL_TYPE }] }
+      return { ready: true, files: [{ name: DETAIL_FILE, body: oneChunk(detail.body), type: BILL_TYPE }, { name: SUMMARY_FILE, body: oneChunk(summary.body), type: BILL_TYPE }] }
     },
 
     parse: (files) => billItems(files),

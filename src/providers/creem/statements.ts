@@ -3,15 +3,17 @@
  * file and its transaction search has no date filter, so the day's statement is what
  * `GET /v1/transactions/search` lists for each product of the configuration, paged, kept to the
  * transactions created that day (UTC): one JSON file per page that held any, each item exactly as
- * Creem sent it. Creem gives no hash; what guards against a partial answer is its own count: every
- * page must agree on total_records, and the items seen must add up to it.
+ * Creem sent it, handed over as its page arrives. Creem gives no hash; what guards against a partial
+ * answer is its own count: every page must agree on total_records, and the items seen must add up
+ * to it, or the fetch throws StatementNotReady and the core keeps none of its pages.
  *
  * A transaction is a payment; its refunded_amount (settled refunds, tax included) is one refund line
  * on the payment's day, naming the payment by its order id: Creem's transactions carry neither the
  * refund's id nor our request_id. So the source states its refunds per payment, and, a live view
  * rather than a published file, is read again when a day is run again.
  */
-import type { StatementFetch, StatementFile, StatementItem, StatementLine, StatementSource } from '../statements.js'
+import { gathered, oneChunk } from '../statement-stream.js'
+import { StatementNotReady, type StatementFetch, type StatementFile, type StatementItem, type StatementLine, type StatementSource } from '../statements.js'
 import type { ProductStore, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { PATHS } from './constants.js'
@@ -57,9 +59,11 @@ export function creemStatements(client: CreemClient, products: ProductStore, now
     return [...new Set(await products.list(cfg.id))]
   }
 
-  /** One product's transactions of the day, page by page; why not, when the pages disagree. */
-  async function productPages(cfg: ProviderConfig, productId: string, day: string, from: number): Promise<StatementFile[] | string> {
-    const files: StatementFile[] = []
+  /**
+   * One product's transactions of the day, a file per page as it arrives; pages that disagree throw
+   * StatementNotReady at the end, and the core keeps nothing of the fetch.
+   */
+  async function* productPages(cfg: ProviderConfig, productId: string, day: string, from: number): AsyncGenerator<StatementFile> {
     let total: number | undefined
     let seen = 0
     for (let page = 1; ; page++) {
@@ -67,15 +71,26 @@ export function creemStatements(client: CreemClient, products: ProductStore, now
       const items = res.items
       const count = res.pagination?.total_records
       if (!Array.isArray(items) || typeof count !== 'number') throw new ProviderError('unknown', 'malformed_response', 'Creem answered the transaction search without items and total_records')
-      if (total !== undefined && count !== total) return `product ${productId}: Creem's count changed while paging (${total}, then ${count})`
+      if (total !== undefined && count !== total) throw new StatementNotReady(`product ${productId}: Creem's count changed while paging (${total}, then ${count})`, RETRY_S)
       total = count
       seen += items.length
       const kept = items.filter((t) => typeof t.created_at === 'number' && t.created_at >= from && t.created_at < from + DAY_MS)
-      if (kept.length) files.push({ name: `transactions-${productId}-${page}`, body: Buffer.from(JSON.stringify({ day, product_id: productId, page_number: page, items: kept } satisfies KeptPage)), type: JSON_TYPE })
+      if (kept.length) yield keptFile(`transactions-${productId}-${page}`, { day, product_id: productId, page_number: page, items: kept })
       if (!res.pagination?.next_page || items.length === 0) break
     }
-    if (seen !== total) return `product ${productId}: Creem's pages held ${seen} transactions, its count says ${total}`
-    return files
+    if (seen !== total) throw new StatementNotReady(`product ${productId}: Creem's pages held ${seen} transactions, its count says ${total}`, RETRY_S)
+  }
+
+  async function* dayFiles(cfg: ProviderConfig, day: string, from: number): AsyncGenerator<StatementFile> {
+    let any = false
+    for (const productId of await productsOf(cfg)) {
+      for await (const f of productPages(cfg, productId, day, from)) {
+        any = true
+        yield f
+      }
+    }
+    // A day without business is ready all the same, with a file that holds nothing.
+    if (!any) yield keptFile('transactions', { day, product_id: null, page_number: null, items: [] })
   }
 
   return {
@@ -89,24 +104,19 @@ export function creemStatements(client: CreemClient, products: ProductStore, now
       if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(from)) throw new ProviderError('rejected', 'invalid_day', `not a day: ${day}`, false)
       const wait = from + DAY_MS + SETTLE_MS - now().getTime()
       if (wait > 0) return { ready: false, reason: `${day} (UTC) is not over at Creem yet`, retryAfterS: Math.ceil(wait / 1000) }
-      const files: StatementFile[] = []
-      for (const productId of await productsOf(cfg)) {
-        const got = await productPages(cfg, productId, day, from)
-        if (typeof got === 'string') return { ready: false, reason: got, retryAfterS: RETRY_S }
-        files.push(...got)
-      }
-      // A day without business is ready all the same, with a file that holds nothing.
-      if (files.length === 0) files.push({ name: 'transactions', body: Buffer.from(JSON.stringify({ day, product_id: null, page_number: null, items: [] } satisfies KeptPage)), type: JSON_TYPE })
-      return { ready: true, files }
+      return { ready: true, files: dayFiles(cfg, day, from) }
     },
 
     parse: (files) => parseFiles(files),
   }
 }
 
+const keptFile = (name: string, page: KeptPage): StatementFile => ({ name, body: oneChunk(Buffer.from(JSON.stringify(page))), type: JSON_TYPE })
+
 async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem> {
   for (const f of files) {
-    const kept = JSON.parse(f.body.toString('utf8')) as KeptPage
+    // A page holds at most a hundred transactions: read whole.
+    const kept = JSON.parse((await gathered(f.body)).toString('utf8')) as KeptPage
     if (!kept || !Array.isArray(kept.items)) throw new Error(`${f.name}: not a page of Creem transactions`)
     let item = 0
     let line = 0

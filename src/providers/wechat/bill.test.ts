@@ -7,7 +7,20 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { StatementItem } from '../statements.js'
-import { billRows, checkFundFlowBill, minorUnits, roundedMinorUnits, splitFields, tradeBillItems } from './bill.js'
+import * as bill from './bill.js'
+import { minorUnits, roundedMinorUnits, splitFields, type TradeBillOptions } from './bill.js'
+
+/** A file as a download hands it over: in pieces of 7 bytes, so lines (and characters) straddle them. */
+async function* pieces(b: Buffer): AsyncGenerator<Buffer> {
+  for (let i = 0; i < b.length; i += 7) yield b.subarray(i, i + 7)
+}
+const tradeBillItems = (b: Buffer, o: TradeBillOptions) => bill.tradeBillItems(pieces(b), o)
+const checkFundFlowBill = (b: Buffer, file: string) => bill.checkFundFlowBill(pieces(b), file)
+async function billRows(b: Buffer, file: string) {
+  const rows: bill.BillRow[] = []
+  for await (const r of bill.billRows(pieces(b), file)) rows.push(r)
+  return rows
+}
 
 const ALL_HEADER = '交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,交易状态,付款银行,货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,充值券退款金额,退款类型,退款状态,商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,费率备注'
 const ALL_SUMMARY = '总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额'
@@ -55,14 +68,14 @@ test('fields: split on the backtick that starts each one, so a comma inside a fi
   assert.throws(() => splitFields('a,b'), /backtick/)
 })
 
-test('rows: paired with the header by name, whatever the column order; a line whose count differs is refused', () => {
+test('rows: paired with the header by name, whatever the column order; a line whose count differs is refused', async () => {
   const body = Buffer.from('\ufeffb,a\r\n`2,`1\r\n\r\nsum\n`3\n')
-  assert.deepEqual([...billRows(body, 'f')], [
+  assert.deepEqual(await billRows(body, 'f'), [
     { part: 'detail', line: 2, fields: { b: '2', a: '1' } },
     { part: 'summary', line: 5, fields: { sum: '3' } },
   ])
-  assert.throws(() => [...billRows(Buffer.from('a,b\n`1\n'), 'f')], /f line 2: 1 fields, its header has 2/)
-  assert.throws(() => [...billRows(Buffer.from('`1\n'), 'f')], /f line 1: data before any header/)
+  await assert.rejects(billRows(Buffer.from('a,b\n`1\n'), 'f'), /f line 2: 1 fields, its header has 2/)
+  await assert.rejects(billRows(Buffer.from('`1\n'), 'f'), /f line 1: data before any header/)
 })
 
 test('trade bill (ALL): a payment, its refund and the summary, each with its source', async () => {
@@ -132,9 +145,9 @@ test('WeChat Pay Global statement: the listed currency and its amount, the fee w
   assert.equal(other.fee, null, 'a fee in another currency than the line is not shown as if it were the same')
 })
 
-test('fund-flow bill: read through for its format, yields nothing', () => {
+test('fund-flow bill: read through for its format, yields nothing', async () => {
   const header = '记账时间,微信支付业务单号,资金流水单号,业务名称,业务类型,收支类型,收支金额(元),账户结余(元),资金变更提交申请人,备注,业务凭证号'
   const line = row(['2026-05-20 12:00:05', '4200000925202605204997714292', '50300806962026052005978994968', '交易', '交易', '收入', '99.00', '99.00', '1230000109API', '', 'att_A'])
-  checkFundFlowBill(Buffer.from([header, line, '资金流水总笔数,收入笔数,收入金额,支出笔数,支出金额', row(['1', '1', '99.00', '0', '0.00'])].join('\n')), 'fundflowbill')
-  assert.throws(() => checkFundFlowBill(Buffer.from([ALL_HEADER, PAY].join('\n')), 'fundflowbill'), /fundflowbill line 2: no 记账时间/)
+  await checkFundFlowBill(Buffer.from([header, line, '资金流水总笔数,收入笔数,收入金额,支出笔数,支出金额', row(['1', '1', '99.00', '0', '0.00'])].join('\n')), 'fundflowbill')
+  await assert.rejects(checkFundFlowBill(Buffer.from([ALL_HEADER, PAY].join('\n')), 'fundflowbill'), /fundflowbill line 2: no 记账时间/)
 })

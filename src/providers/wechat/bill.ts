@@ -1,5 +1,6 @@
 /**
- * WeChat Pay's statement files, read as a stream of lines (docs/providers.md#statements). Pure: no I/O.
+ * WeChat Pay's statement files, read as a stream of lines (docs/providers.md#statements). Pure: no
+ * I/O of its own; it reads the bytes it is handed.
  *
  * The format (mainland trade and fund-flow bills, WeChat Pay Global's statement): a header line of
  * column names, detail lines, then for the mainland a summary header and one summary line. Every
@@ -9,6 +10,7 @@
  * currency's major unit) as decimal text, converted to minor units without floating point.
  */
 import { fromDecimalText, isCurrency, type DecimalTextRules } from '../../domain/money.js'
+import { textLines } from '../statement-stream.js'
 import type { StatementItem, StatementLine, StatementTotal } from '../statements.js'
 
 export interface BillRow {
@@ -16,24 +18,6 @@ export interface BillRow {
   /** 1-based line number in the file. */
   line: number
   fields: Record<string, string>
-}
-
-const BOM = '\ufeff'
-
-/** The file's lines, decoded one at a time (a day may hold 100,000 of them). */
-function* textLines(body: Buffer): Generator<{ text: string; line: number }> {
-  let start = 0
-  let line = 0
-  while (start < body.length) {
-    let end = body.indexOf(0x0a, start)
-    if (end < 0) end = body.length
-    let text = body.toString('utf8', start, end)
-    if (text.endsWith('\r')) text = text.slice(0, -1)
-    if (line === 0 && text.startsWith(BOM)) text = text.slice(1)
-    line++
-    start = end + 1
-    if (text !== '') yield { text, line }
-  }
 }
 
 /** "`a,`b,`" → ["a", "b", ""]. */
@@ -46,10 +30,10 @@ export function splitFields(text: string): string[] {
  * Header and data lines paired by column name. A line without a leading backtick is a header: the
  * first one names the detail columns, a later one the summary's.
  */
-export function* billRows(body: Buffer, file: string): Generator<BillRow> {
+export async function* billRows(body: AsyncIterable<Buffer>, file: string): AsyncGenerator<BillRow> {
   let header: string[] | null = null
   let part: BillRow['part'] = 'detail'
-  for (const { text, line } of textLines(body)) {
+  for await (const { text, line } of textLines(body)) {
     if (!text.startsWith('`')) {
       if (header) part = 'summary'
       header = text.split(',').map((h) => h.trim())
@@ -185,10 +169,10 @@ const SUM = {
  * A trade bill's lines, then its summary as the total. The summary has no count per kind (总交易单数
  * counts every row), so the counts are the detail rows'; its amounts are WeChat's own sums.
  */
-export async function* tradeBillItems(body: Buffer, o: TradeBillOptions): AsyncGenerator<StatementItem> {
+export async function* tradeBillItems(body: AsyncIterable<Buffer>, o: TradeBillOptions): AsyncGenerator<StatementItem> {
   const counts = { payment: 0, refund: 0 }
   let currency: string | undefined
-  for (const row of billRows(body, o.file)) {
+  for await (const row of billRows(body, o.file)) {
     if (row.part === 'detail') {
       const line = tradeLine(row, o)
       counts[line.kind]++
@@ -217,8 +201,8 @@ const FUND_FLOW_COLUMNS = ['记账时间', '业务类型', '收支类型', '收�
  * the operator; its rows repeat the trade bill's payments and refunds, so it yields no line. It is
  * still read through, so a file that is not one fails here rather than sitting unnoticed.
  */
-export function checkFundFlowBill(body: Buffer, file: string): void {
-  for (const row of billRows(body, file)) {
+export async function checkFundFlowBill(body: AsyncIterable<Buffer>, file: string): Promise<void> {
+  for await (const row of billRows(body, file)) {
     if (row.part !== 'detail') continue
     for (const c of FUND_FLOW_COLUMNS) if (row.fields[c] === undefined) throw new Error(`${file} line ${row.line}: no ${c}`)
     minorUnits(row.fields['收支金额(元)'], 'CNY')

@@ -5,7 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto'
 import type { Dispatcher } from 'undici'
-import { clientDispatcher, exchange } from '../exchange.js'
+import { clientDispatcher, exchange, exchangeStream, type Exchange } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { DEFAULT_API_BASE, DEFAULT_GLOBAL_API_BASE, GLOBAL_PATHS, PATHS } from './constants.js'
@@ -152,13 +152,23 @@ export class WechatClient {
   /**
    * A signed GET of `target` (path and query on the API's origin) whose answer is not verified here:
    * a bill download carries no WeChat signature, and a WeChat Pay Global statement signs its SHA1
-   * header rather than its bytes. The body comes back as bytes (it may be gzip).
+   * header rather than its bytes. The body comes back as a stream of bytes (it may be gzip), to be
+   * read through.
    */
   async getFile(cfg: ProviderConfig, target: string, headers: Record<string, string> = {}) {
-    return this.signedExchange(cfg, 'GET', target, undefined, { 'Wechatpay-Serial': await this.acceptSerial(cfg), ...headers })
+    const { url, init } = this.signed(cfg, 'GET', target, undefined, { 'Wechatpay-Serial': await this.acceptSerial(cfg), ...headers })
+    const res = await exchangeStream(url, init, 'WeChat Pay')
+    return { status: res.statusCode, headers: res.headers, body: res.body }
   }
 
   private async signedExchange(cfg: ProviderConfig, method: 'GET' | 'POST', target: string, text: string | undefined, extra: Record<string, string>) {
+    const { url, init } = this.signed(cfg, method, target, text, extra)
+    const res = await exchange(url, init, 'WeChat Pay')
+    return { status: res.status, headers: res.headers, body: res.body }
+  }
+
+  /** The request, signed: its URL and what `exchange` takes. */
+  private signed(cfg: ProviderConfig, method: 'GET' | 'POST', target: string, text: string | undefined, extra: Record<string, string>): { url: string; init: Exchange } {
     const c = credentialsOf(cfg)
     const timestamp = String(Math.floor(this.opts.now().getTime() / 1000))
     const headers: Record<string, string> = {
@@ -171,8 +181,7 @@ export class WechatClient {
     // Which key Till can verify with (Wechatpay-Serial, in extra): public-key mode must say so, or a
     // merchant mid-migration gets answers signed with the certificate (P3); the certificate list itself is asked for without one.
     if (!headers['Wechatpay-Serial']) delete headers['Wechatpay-Serial']
-    const res = await exchange(new URL(apiBaseOf(cfg)).origin + target, { method, headers, body: text, dispatcher: this.dispatcher, timeoutMs: this.opts.timeoutMs }, 'WeChat Pay')
-    return { status: res.status, headers: res.headers, body: res.body }
+    return { url: new URL(apiBaseOf(cfg)).origin + target, init: { method, headers, body: text, dispatcher: this.dispatcher, timeoutMs: this.opts.timeoutMs } }
   }
 }
 

@@ -5,10 +5,9 @@
  */
 import { and, asc, desc, eq, gt, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm'
 import type { Difference, ItemCategory } from '../../domain/reconciliation.js'
-import type { StatementFile, StatementLine } from '../../providers/statements.js'
+import type { StatementLine } from '../../providers/statements.js'
 import type { Executor, Tx } from '../db.js'
-import { binaryQuery } from '../prepared.js'
-import { reconciliationItems as items, statementFiles, statementLines, statements } from '../schema.js'
+import { reconciliationItems as items, statementFileChunks, statementFiles, statementLines, statements } from '../schema.js'
 import type { Scope } from './scope.js'
 
 export type StatementRow = typeof statements.$inferSelect
@@ -79,25 +78,41 @@ export async function statementsWithLapsedExpected(ex: Executor, now: Date, limi
   return rows.map((r) => r.id)
 }
 
-/** The day's files, replacing any kept before. */
-export async function storeFiles(tx: Tx, statementId: string, files: (StatementFile & { sha256: string })[], now: Date) {
+/** Forgets the day's files (before a fetch keeps new ones); their chunks go with them. */
+export async function deleteFiles(tx: Tx, statementId: string) {
   await tx.delete(statementFiles).where(eq(statementFiles.statementId, statementId))
-  for (const f of files) {
-    await tx.insert(statementFiles).values({ statementId, name: f.name, type: f.type, sha256: f.sha256, size: f.body.length, body: f.body, createdAt: now })
-  }
 }
 
-/** The kept files with the SHA-256 each had when it was kept. */
-export async function loadFiles(ex: Executor, statementId: string): Promise<(StatementFile & { sha256: string })[]> {
-  const files = await ex.select({ name: statementFiles.name, type: statementFiles.type, sha256: statementFiles.sha256 }).from(statementFiles)
+/** Starts keeping a file; its size and SHA-256 are known once its last chunk is written (`finishFile`). */
+export async function startFile(tx: Tx, statementId: string, f: { name: string; type: string }, now: Date) {
+  await tx.insert(statementFiles).values({ statementId, name: f.name, type: f.type, sha256: '', size: 0, createdAt: now })
+}
+
+export async function insertChunk(tx: Tx, statementId: string, name: string, seq: number, data: Buffer) {
+  await tx.insert(statementFileChunks).values({ statementId, name, seq, data })
+}
+
+export async function finishFile(tx: Tx, statementId: string, name: string, f: { size: number; sha256: string }) {
+  await tx.update(statementFiles).set(f).where(and(eq(statementFiles.statementId, statementId), eq(statementFiles.name, name)))
+}
+
+/** The kept files (without their bytes), in name order, with the SHA-256 each had when it was kept. */
+export async function listFiles(ex: Executor, statementId: string) {
+  return ex.select({ name: statementFiles.name, type: statementFiles.type, size: statementFiles.size, sha256: statementFiles.sha256 }).from(statementFiles)
     .where(eq(statementFiles.statementId, statementId)).orderBy(asc(statementFiles.name))
-  const out: (StatementFile & { sha256: string })[] = []
-  for (const f of files) {
-    const { rows } = await binaryQuery<{ body: Buffer }>(ex, 'select body from statement_files where statement_id = $1 and name = $2', [statementId, f.name])
-    // A binary value is a view into the connection's receive buffer, which the next answer overwrites: copied.
-    out.push({ ...f, body: Buffer.from(rows[0].body) })
+}
+
+/** A kept file's bytes, a chunk (at most 1 MiB) at a time, in order. */
+export async function* fileChunks(ex: Executor, statementId: string, name: string): AsyncGenerator<Buffer> {
+  for (let seq = 0; ; seq++) {
+    // Text mode (hex), parsed into a buffer of its own. A binary-mode value is a view into the
+    // connection's receive buffer, which pg-protocol may reuse for the answer's next packets while
+    // the query has not resolved yet: a large value read that way came back damaged under load.
+    const [row] = await ex.select({ data: statementFileChunks.data }).from(statementFileChunks)
+      .where(and(eq(statementFileChunks.statementId, statementId), eq(statementFileChunks.name, name), eq(statementFileChunks.seq, seq)))
+    if (!row) return
+    yield row.data
   }
-  return out
 }
 
 export async function deleteLines(tx: Tx, statementId: string) {

@@ -1,0 +1,81 @@
+/**
+ * Helpers for statement adapters (statements.ts): a file's bytes as a stream, checked, decompressed
+ * and read line by line without ever holding the whole file.
+ */
+import { createHash } from 'node:crypto'
+import { pipeline, Readable } from 'node:stream'
+import { createGunzip } from 'node:zlib'
+import { StatementNotReady } from './statements.js'
+
+/** A whole buffer as a body: how an adapter that has one hands it over. */
+export async function* oneChunk(b: Buffer): AsyncGenerator<Buffer> {
+  if (b.length) yield b
+}
+
+/** A body gathered whole: for a small file (a page of JSON) or a format that needs its end first. */
+export async function gathered(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = []
+  for await (const c of body) parts.push(c)
+  return Buffer.concat(parts)
+}
+
+/**
+ * The body passed through while its `algorithm` digest is taken; at its end, a digest other than
+ * `expected` (hex, any case) throws `mismatch()`: a fetch's StatementNotReady, and the fetch is undone.
+ */
+export async function* hashChecked(body: AsyncIterable<Buffer>, algorithm: string, expected: string, mismatch: () => Error): AsyncGenerator<Buffer> {
+  const hash = createHash(algorithm)
+  for await (const c of body) {
+    hash.update(c)
+    yield c
+  }
+  if (hash.digest('hex') !== expected.toLowerCase()) throw mismatch()
+}
+
+/** The body gunzipped as it arrives; a stream that is not whole gzip throws StatementNotReady with `reason`. */
+export async function* gunzipped(body: AsyncIterable<Buffer>, reason: string, retryAfterS?: number): AsyncGenerator<Buffer> {
+  // pipeline destroys both sides on an error (the HTTP answer too) and hands it to the reader.
+  const out = pipeline(Readable.from(body), createGunzip(), () => {})
+  try {
+    for await (const c of out) yield c as Buffer
+  } catch (e) {
+    if (e instanceof StatementNotReady) throw e
+    throw new StatementNotReady(reason, retryAfterS)
+  } finally {
+    out.destroy()
+  }
+}
+
+const BOM = '\ufeff'
+
+/**
+ * The body's lines, decoded one at a time as UTF-8 (a day may hold 100,000 of them), numbered from 1
+ * with empty lines counted but not given; a leading byte order mark and each line's `\r` dropped.
+ * Lines split on byte 0x0a, which is never part of a multi-byte character in UTF-8 (nor in GBK).
+ */
+export async function* textLines(body: AsyncIterable<Buffer>): AsyncGenerator<{ text: string; line: number }> {
+  let rest: Buffer = Buffer.alloc(0)
+  let line = 0
+  const decoded = (b: Buffer) => {
+    let text = b.toString('utf8')
+    if (text.endsWith('\r')) text = text.slice(0, -1)
+    if (line === 0 && text.startsWith(BOM)) text = text.slice(1)
+    line++
+    return text
+  }
+  for await (const chunk of body) {
+    const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk
+    let start = 0
+    for (let end = buf.indexOf(0x0a, start); end >= 0; end = buf.indexOf(0x0a, start)) {
+      const text = decoded(buf.subarray(start, end))
+      start = end + 1
+      if (text !== '') yield { text, line }
+    }
+    // Copied: the chunk may be a view into a buffer its producer reuses.
+    rest = Buffer.from(buf.subarray(start))
+  }
+  if (rest.length) {
+    const text = decoded(rest)
+    if (text !== '') yield { text, line }
+  }
+}
