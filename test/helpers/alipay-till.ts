@@ -49,8 +49,10 @@ export async function alipayAdapter(t: TestContext, o: { mode?: KeyMode; timeout
 }
 
 /** A live merchant with an alipay configuration at the fake (public-key mode unless told). */
-export async function alipayTill(t: TestContext, o: { mode?: KeyMode; settings?: Record<string, unknown>; config?: Partial<Config> } = {}) {
+export async function alipayTill(t: TestContext, o: { mode?: KeyMode; settings?: Record<string, unknown>; config?: Partial<Config>; at?: Date } = {}) {
   const ta = await startTestApp(t, o.config)
+  // A configuration made at `at`: reconciliation's daily job looks from its day.
+  if (o.at) ta.clock.set(o.at)
   const { fake, ctl, apps } = await alipayWithApps(t, { clock: ta.clock })
   const app = apps[o.mode ?? 'publicKey']
   const addConfig = async (label: string, credentials: object, settings: Record<string, unknown> = {}) => {

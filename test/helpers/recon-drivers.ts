@@ -10,6 +10,8 @@ import { addDays, dayIn } from '../../src/domain/reconciliation.js'
 import type { statementKnobCalls } from '../../src/providers/fake-kit/statement-knobs.js'
 import { startAttempt } from '../../src/services/payments.js'
 import type { TestApp } from './app.js'
+import { alipayBillPublishedAt } from './alipay.js'
+import { alipayTill } from './alipay-till.js'
 import { creemStatementReadyAt } from './creem.js'
 import { creemTill } from './creem-till.js'
 import { getSession, refundRecord } from './merchant-api.js'
@@ -43,10 +45,17 @@ export interface ReconSubject {
   pay(amount?: number): Promise<Paid>
   /** A refund of `amount` (all that is left when omitted), completed at the fake. */
   refund(p: Paid, amount?: number): Promise<Refunded>
-  /** A refund whose line the knobs make say the other outcome than Till's; answers Till's refund id. */
-  statusDiffers(day: string, p: Paid): Promise<string>
-  /** A currency the statement's format can write other than the sessions' own. */
-  otherCurrency: string
+  /**
+   * A refund whose line the knobs make say the other outcome than Till's; answers Till's refund id.
+   * None where the statement lists only refunds made (Alipay's trade bill has no refund status).
+   */
+  statusDiffers?(day: string, p: Paid): Promise<string>
+  /** A currency the statement's format can write other than the sessions' own; null where it names none (Alipay: CNY only). */
+  otherCurrency: string | null
+  /** What a run of a held day says (not published yet, in the provider's words). */
+  heldReason: RegExp
+  /** What a run of a corrupted download says: the check that refused it (a hash, a count, a zip's CRC). */
+  corruptReason: RegExp
   /** The statement has a summary of its own, so its totals can agree (WeChat Pay Global's and Creem's have none). */
   summary: boolean
   /**
@@ -123,6 +132,8 @@ function wechatDriver(name: string, currency: string, crossBorder?: string): Rec
           return r.refundId
         },
         otherCurrency: 'USD',
+        heldReason: /creating/,
+        corruptReason: /SHA1/,
         summary: !crossBorder,
         holdWaits: true,
         lateRefund: true,
@@ -183,10 +194,45 @@ const creemDriver: ReconDriver = {
         return res.body.refund.id as string
       },
       otherCurrency: 'USD',
+      heldReason: /creating/,
+      corruptReason: /count/,
       summary: false,
       holdWaits: false,
       lateRefund: false,
       refundsOnPaymentDay: true,
+      gaps: {},
+    }
+  },
+}
+
+const alipayDriver: ReconDriver = {
+  name: 'Alipay',
+  async start(t, at) {
+    const a = await alipayTill(t, { at })
+    return {
+      ta: a.ta, provider: 'alipay', configId: a.configId, zone: 'Asia/Shanghai', ctl: a.ctl,
+      readyAt: (day) => new Date(alipayBillPublishedAt(day).getTime() + 30 * 60_000),
+      async pay(amount = 8888) {
+        a.ta.clock.advance(60_000)
+        const p = await a.paid({ amount })
+        return { recordId: p.recordId, attemptId: p.attemptId, amount, currency: 'CNY', ref: p.attemptId }
+      },
+      // Alipay answers a refund at once: succeeded, no notification to wait for.
+      async refund(p, amount) {
+        a.ta.clock.advance(60_000)
+        const res = await a.refund(p.recordId, amount)
+        assert.equal(res.status, 200, JSON.stringify(res.body))
+        const r = res.body.refund
+        assert.equal(r.status, 'succeeded')
+        return { refundId: r.id, amount: r.amount, ref: r.id }
+      },
+      otherCurrency: null,
+      heldReason: /has not made/,
+      corruptReason: /zip is damaged/,
+      summary: true,
+      holdWaits: true,
+      lateRefund: true,
+      refundsOnPaymentDay: false,
       gaps: {},
     }
   },
@@ -197,4 +243,5 @@ export const RECON_DRIVERS: ReconDriver[] = [
   wechatDriver('WeChat Pay (mainland)', 'CNY'),
   wechatDriver('WeChat Pay Global', 'HKD', 'HKD'),
   creemDriver,
+  alipayDriver,
 ]

@@ -2,7 +2,7 @@
  * Reconciliation end to end through the real fakes (docs/reconciliation.md, issue #26 §6): for each
  * provider a Till with a live configuration at its fake, sessions paid and refunds completed there,
  * the fake's statement of the day fetched, parsed and matched through the admin API, and read back.
- * One app and fake per provider; each case takes a day of its own. The drivers are in
+ * One app and fake per provider (WeChat Pay mainland and Global, Creem, Alipay); each case takes a day of its own. The drivers are in
  * helpers/recon-drivers.ts: a provider more is a driver more.
  */
 import assert from 'node:assert/strict'
@@ -98,13 +98,14 @@ const CASES: Case[] = [{
     const refundedPay = await s.pay()
     const refundDropped = await s.refund(refundedPay, 700)
     const cheaper = await s.pay()
-    const otherCurrency = await s.pay()
-    const flippedPay = await s.pay()
-    const flipped = await s.statusDiffers(day, flippedPay)
+    // The kinds a statement's format can show: Alipay's trade bill names no currency and lists refunds made only.
+    const otherCurrency = s.otherCurrency ? await s.pay() : null
+    const flippedPay = s.statusDiffers ? await s.pay() : null
+    const flipped = flippedPay ? await s.statusDiffers!(day, flippedPay) : null
     await s.ctl.statementDrop(day, { ref: dropped.ref, kind: 'payment' })
     await s.ctl.statementDrop(day, { ref: refundDropped.ref, kind: 'refund' })
     await s.ctl.statementAmount(day, { ref: cheaper.ref, kind: 'payment' }, cheaper.amount - 100)
-    await s.ctl.statementCurrency(day, { ref: otherCurrency.ref, kind: 'payment' }, s.otherCurrency)
+    if (otherCurrency) await s.ctl.statementCurrency(day, { ref: otherCurrency.ref, kind: 'payment' }, s.otherCurrency!)
     const unknown = await s.ctl.statementUnknownPayment(day, { amount: 777, currency: ok.currency })
     s.ta.clock.set(s.readyAt(day))
     const r = await run(s, day)
@@ -114,15 +115,17 @@ const CASES: Case[] = [{
     const found = (await items(s, r.id)).map((i) => [i.category, i.till?.id ?? (unknownIds.includes(i.line.providerRef) ? 'unknown' : i.line.providerRef)]).sort()
     assert.deepEqual(found, [
       ['amount_differs', cheaper.recordId],
-      ['currency_differs', otherCurrency.recordId],
+      ...(otherCurrency ? [['currency_differs', otherCurrency.recordId]] : []),
       ['missing_at_provider', dropped.recordId],
       ['missing_at_provider', refundDropped.refundId],
       ['missing_in_till', 'unknown'],
-      ['status_differs', flipped],
+      ...(flipped ? [['status_differs', flipped]] : []),
     ].sort(), 'exactly these mismatches')
-    assert.deepEqual(r.counts, { ...ZERO, matched: 3, missing_in_till: 1, missing_at_provider: 2, amount_differs: 1, currency_differs: 1, status_differs: 1 })
+    assert.deepEqual(r.counts, {
+      ...ZERO, matched: flippedPay ? 3 : 2, missing_in_till: 1, missing_at_provider: 2, amount_differs: 1, currency_differs: otherCurrency ? 1 : 0, status_differs: flipped ? 1 : 0,
+    })
     // Everything else matched: the untouched payment, and the payments whose refunds were knobbed.
-    assert.deepEqual(tillIds(await items(s, r.id, 'matched')), [ok.recordId, refundedPay.recordId, flippedPay.recordId].sort())
+    assert.deepEqual(tillIds(await items(s, r.id, 'matched')), [ok.recordId, refundedPay.recordId, ...(flippedPay ? [flippedPay.recordId] : [])].sort())
   },
 }, {
   name: 'a late statement: the run says it is not published, the job reconciles it once it is',
@@ -131,7 +134,7 @@ const CASES: Case[] = [{
     const { day, p, first: held } = await onePaymentDay(s, (day) => s.ctl.statementHold(day))
     if (s.holdWaits) {
       assert.equal(held.state, 'waiting')
-      assert.match(held.reason, /creating/)
+      assert.match(held.reason, s.heldReason)
       assert.deepEqual(await kept(s, held.id), { files: 0, lines: 0, items: 0 })
       await s.ctl.statementRelease(day)
       // The job asks again when the report says, not before.
@@ -154,7 +157,7 @@ const CASES: Case[] = [{
   async run(s) {
     const { day, p, first: refused } = await onePaymentDay(s, (day) => s.ctl.statementCorrupt(day))
     assert.equal(refused.state, 'waiting')
-    assert.match(refused.reason, /SHA1|count/)
+    assert.match(refused.reason, s.corruptReason)
     assert.deepEqual(await kept(s, refused.id), { files: 0, lines: 0, items: 0 })
     await onlyMatched(s, await run(s, day), p)
   },
