@@ -40,9 +40,10 @@ export interface Ceiling {
   stop(): Promise<void>
 }
 
-export async function startCeiling(databaseUrl: string, merchantId: string): Promise<Ceiling> {
+/** `profileDir`: the ceiling runs with --cpu-prof, its profile written there when it stops. */
+export async function startCeiling(databaseUrl: string, merchantId: string, profileDir?: string): Promise<Ceiling> {
   const child = fork(fileURLToPath(new URL('./ceiling.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx'],
     env: { ...process.env, DATABASE_URL: databaseUrl, POOL_SIZE: String(POOL), MERCHANT_ID: merchantId },
     stdio: 'inherit',
   })

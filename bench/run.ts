@@ -11,6 +11,7 @@ import { benchFailover } from './failover.js'
 import { benchLatency } from './latency.js'
 import { benchMemory } from './memory.js'
 import { benchReconciliation } from './reconciliation.js'
+import { benchProfile } from './profile-bench.js'
 import { benchRelay } from './relay.js'
 import { writeSection } from './report.js'
 import { names as benchNames } from './run-options.js'
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   failover: benchFailover,
   latency: benchLatency,
   memory: benchMemory,
+  profile: benchProfile,
   reconciliation: benchReconciliation,
   relay: benchRelay,
   scale: benchScale,

@@ -43,10 +43,9 @@ export async function waitReady(base: string, child: ChildProcess, output: () =>
 
 export const SECRETS_KEY = randomBytes(32).toString('base64')
 
-/** Starts one instance; `env` overrides (RATE_LIMIT_PER_SECOND, DB_POOL_SIZE, TILL_JOBS…). */
-export async function startTill(databaseUrl: string, env: Record<string, string> = {}): Promise<TillProcess> {
+/** Starts one instance; `env` overrides (RATE_LIMIT_PER_SECOND, DB_POOL_SIZE, TILL_JOBS…); `profileDir` as BENCH_PROFILE. */
+export async function startTill(databaseUrl: string, env: Record<string, string> = {}, profileDir = process.env.BENCH_PROFILE): Promise<TillProcess> {
   const port = await freePort()
-  const profileDir = process.env.BENCH_PROFILE
   const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), '--import', 'tsx', 'src/main.ts']
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
