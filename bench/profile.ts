@@ -23,7 +23,7 @@ export interface Profile {
 /** The areas a request's CPU time is summed into, in the order reports list them. */
 export const AREAS = [
   'HTTP server (node:http)', 'sockets (node:net, to clients and PostgreSQL)', 'Fastify (routing, hooks, reply)', 'validation', 'authentication', 'rate limit', 'idempotency',
-  'handler and service', 'SQL (Drizzle, pg driver, socket I/O)', 'serialisation (JSON)', 'logging', 'crypto', 'HTTP client (undici)', 'garbage collection', 'other',
+  'handler and service', 'SQL (Drizzle, pg driver, socket I/O)', 'serialisation (JSON)', 'logging', 'metrics', 'crypto', 'HTTP client (undici)', 'garbage collection', 'other',
 ] as const
 export type Area = (typeof AREAS)[number]
 
@@ -33,6 +33,7 @@ const PACKAGE_AREAS: [RegExp, Area][] = [
   [/^(ajv|ajv-formats|fast-deep-equal|json-schema-traverse)$/, 'validation'],
   [/^(fast-json-stringify|@fastify\/fast-json-stringify-compiler|fast-decode-uri-component)$/, 'serialisation (JSON)'],
   [/^undici$/, 'HTTP client (undici)'],
+  [/^(prom-client|bintrees|tdigest)$/, 'metrics'],
   [/^(pino|pino-std-serializers|sonic-boom|thread-stream|on-exit-leak-free|quick-format-unescaped|fast-redact)$/, 'logging'],
 ]
 const TILL_AREAS: [RegExp, Area][] = [
@@ -42,6 +43,7 @@ const TILL_AREAS: [RegExp, Area][] = [
   [/idempotency/, 'idempotency'],
   [/^store\//, 'SQL (Drizzle, pg driver, socket I/O)'],
   [/^logging/, 'logging'],
+  [/^metrics\//, 'metrics'],
   [/^security\/secret-box/, 'crypto'],
   [/^api\/plugins\/(errors|methods)/, 'Fastify (routing, hooks, reply)'],
 ]
