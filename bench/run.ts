@@ -12,6 +12,7 @@ import { benchLatency } from './latency.js'
 import { benchMemory } from './memory.js'
 import { benchReconciliation } from './reconciliation.js'
 import { benchProfile } from './profile-bench.js'
+import { benchProviders } from './providers.js'
 import { benchRelay } from './relay.js'
 import { writeSection } from './report.js'
 import { names as benchNames } from './run-options.js'
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   latency: benchLatency,
   memory: benchMemory,
   profile: benchProfile,
+  providers: benchProviders,
   reconciliation: benchReconciliation,
   relay: benchRelay,
   scale: benchScale,
