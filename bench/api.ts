@@ -5,7 +5,7 @@
  * p99) and the latency at a fixed rate; checkout and refunds with a fresh Idempotency-Key against the
  * same without one; then GET at 10 thousand against a million stored sessions.
  *
- * Knobs: BENCH_DURATION (s per run, 10), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000), BENCH_REFUND_RATE (100), BENCH_ROUNDS (3),
+ * Knobs: BENCH_DURATION (s per run, 5), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000), BENCH_REFUND_RATE (100), BENCH_ROUNDS (3),
  * BENCH_LARGE (1,000,000 sessions), DB_POOL_SIZE (10, both sides), BENCH_PROFILE (dir: Till with --cpu-prof).
  */
 import { fork } from 'node:child_process'
@@ -18,7 +18,7 @@ import { runLoad, type LoadResult, type LoadSpec } from './load.js'
 import { context, failures, fmt, ms, pct, table } from './report.js'
 import { benchMerchant, startTill, type TillProcess } from './till.js'
 
-const SECONDS = Number(process.env.BENCH_DURATION) || 10
+const SECONDS = Number(process.env.BENCH_DURATION) || 5
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS) || 32
 const FIXED_RATE = Number(process.env.BENCH_FIXED_RATE) || 1000
 const LARGE = Number(process.env.BENCH_LARGE) || 1_000_000

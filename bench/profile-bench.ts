@@ -6,7 +6,7 @@
  * CLOCK_MONOTONIC), so one process gives every load's figures. Self time is summed by area
  * (bench/profile.ts `byArea`) and divided by the requests answered: CPU µs per request by area.
  * The profiles are kept in BENCH_PROFILE_DIR (default: a temporary directory, removed) for
- * `npx tsx bench/profile.ts FILE`. Knobs: BENCH_PROFILE_SECONDS (8 per load), BENCH_CONNECTIONS (32).
+ * `npx tsx bench/profile.ts FILE`. Knobs: BENCH_PROFILE_SECONDS (5 per load), BENCH_CONNECTIONS (32).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -20,7 +20,7 @@ import { context, failures, fmt, table } from './report.js'
 import { benchMerchant, startTill } from './till.js'
 import { profileWebhooks } from './webhooks.js'
 
-const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS) || 8
+const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS) || 5
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
 
 interface Window {

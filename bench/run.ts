@@ -3,6 +3,7 @@
  * its results beside a ceiling measured in the same run, and rewrites its own section of
  * docs/benchmarks.md (bench/report.ts).
  */
+import os from 'node:os'
 import { benchApi } from './api.js'
 import { benchCli } from './cli.js'
 import { benchConsole } from './console.js'
@@ -39,5 +40,14 @@ const BENCHES: Record<string, () => Promise<string>> = {
 
 const names = benchNames()
 for (const name of names) if (!BENCHES[name]) throw new Error(`unknown bench ${name}; known: ${Object.keys(BENCHES).join(', ')}`)
-for (const name of names.length ? names : Object.keys(BENCHES)) writeSection(name, await BENCHES[name]())
+// Each bench's time and the whole run's, for docs/benchmarks.md (`npm run bench` must stay under 25 minutes).
+const started = performance.now()
+const took: string[] = []
+for (const name of names.length ? names : Object.keys(BENCHES)) {
+  const t0 = performance.now()
+  writeSection(name, await BENCHES[name]())
+  took.push(`${name} ${((performance.now() - t0) / 60_000).toFixed(1)} min (load ${os.loadavg()[0].toFixed(1)})`)
+  console.log(`bench ${took.at(-1)}`)
+}
+console.log(`npm run bench: ${((performance.now() - started) / 60_000).toFixed(1)} minutes in all: ${took.join(', ')}`)
 process.exit(0)
