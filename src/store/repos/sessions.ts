@@ -2,7 +2,7 @@ import { and, eq, gt, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm'
 import { unionAll } from 'drizzle-orm/pg-core'
 import { storedStatusesFor, type SessionStatus } from '../../domain/session-machine.js'
 import type { Executor } from '../db.js'
-import { rawStatement, statement, withDefaults } from '../prepared.js'
+import { rawStatement, statement, tableRows, withDefaults } from '../prepared.js'
 import { attempts, sessions } from '../schema.js'
 import { CLAIM_SQL, claimValues, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
@@ -59,18 +59,13 @@ export async function insertSessionClaiming(tx: Executor, row: SessionRow, claim
   if (!rowCount) throw new KeyTaken()
 }
 
-// The API's session read (GET /sessions/{id}, its hottest path) as plain SQL: pg's own parsers give
-// the row's types, and one function names its fields, cheaper than Drizzle's mapping of each column.
-const scopedRowStmt = rawStatement('session_get_scoped_row', `select ${COLUMNS} from sessions where id = $1 and merchant_id = $2 and mode = $3`)
-const sessionFromRow = (r: Record<string, any>): SessionRow => ({
-  id: r.id, merchantId: r.merchant_id, mode: r.mode, status: r.status, amount: r.amount, currency: r.currency, description: r.description, metadata: r.metadata,
-  successUrl: r.success_url, cancelUrl: r.cancel_url, chosenProvider: r.chosen_provider, providerConfigId: r.provider_config_id,
-  expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at,
-})
+// The API's session read (GET /sessions/{id}, its hottest path) as plain SQL (store/prepared.ts tableRows).
+const sessionRows = tableRows(sessions)
+const scopedRowStmt = rawStatement('session_get_scoped_row', `select ${sessionRows.columns} from sessions where id = $1 and merchant_id = $2 and mode = $3`)
 
 export async function getSession(tx: Executor, scope: Scope, id: string): Promise<SessionRow | null> {
   const { rows } = await scopedRowStmt(tx, [id, scope.merchantId, scope.mode])
-  return rows[0] ? sessionFromRow(rows[0]) : null
+  return rows[0] ? sessionRows.map(rows[0]) : null
 }
 
 /** Unscoped, by id: for the customer's pages and provider notifications, which carry no key. */
