@@ -9,7 +9,7 @@
  *
  * Statements are named (prepared once per connection), as Till's are.
  *
- * - POST /api/v1/checkout: one INSERT … RETURNING of the session row (Till's columns and statement).
+ * - POST /api/v1/checkout: one INSERT of the session row (Till's columns), answered from the values sent.
  * - GET /api/v1/sessions/{id}: one SELECT scoped by (merchant, mode), plus the record once paid.
  * - POST /api/v1/refunds: Till's design done by hand: reserve (lock the record, sum pending refunds,
  *   insert the refund, commit), the mock provider's answer (in memory), settle (lock, update the
@@ -47,7 +47,7 @@ const SESSION_COLS = '"id", "merchant_id", "mode", "status", "amount", "currency
 const RECORD_COLS = '"id", "session_id", "attempt_id", "merchant_id", "mode", "provider", "provider_config_id", "provider_ref", "provider_data", "amount", "refunded_amount", "currency", "status", "paid_at", "created_at"'
 const REFUND_COLS = '"id", "record_id", "merchant_id", "mode", "amount", "status", "provider_ref", "reason", "initiated_by", "idempotency_key", "provider_pending", "failure_reason", "next_check_at", "checks", "created_at", "updated_at"'
 
-const INSERT_SESSION = `insert into "sessions" (${SESSION_COLS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) returning ${SESSION_COLS}`
+const INSERT_SESSION = `insert into "sessions" (${SESSION_COLS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
 const SELECT_SESSION = `select ${SESSION_COLS} from "sessions" where ("sessions"."id" = $1 and "sessions"."merchant_id" = $2 and "sessions"."mode" = $3)`
 const SELECT_RECORD_BY_SESSION = `select ${RECORD_COLS} from "records" where "records"."session_id" = $1`
 const LOCK_RECORD_SCOPED = `select ${RECORD_COLS} from "records" where ("records"."id" = $1 and "records"."merchant_id" = $2 and "records"."mode" = $3) for update`
@@ -110,10 +110,13 @@ async function checkout(body: Row, claim: Claim | null) {
     newId('sess'), MERCHANT, MODE, 'pending', body.amount, body.currency, body.description ?? null, body.metadata ?? {}, body.successUrl ?? null,
     'mock', null, new Date(now.getTime() + 3600_000), now, now,
   ]
-  if (!claim) return created((await run(pool, INSERT_SESSION, values)).rows[0])
-  // The answer is made from the row about to be inserted, and stored with it.
+  // The answer is made from the row about to be inserted (every column is given), and with a key stored with it.
   const [id, merchantId, mode, status, amount, currency, , , , , , expiresAt, createdAt] = values as [string, string, string, string, number, string, ...unknown[]]
   const answer = created({ id, merchant_id: merchantId, mode, status, amount, currency, expires_at: expiresAt, created_at: createdAt })
+  if (!claim) {
+    await run(pool, INSERT_SESSION, values)
+    return answer
+  }
   const { rowCount } = await run(pool, INSERT_SESSION_CLAIMING, [...claimValues(claim, JSON.stringify(answer)), ...values.slice(0, 7), JSON.stringify(values[7]), ...values.slice(8)])
   if (!rowCount) throw taken()
   return answer
