@@ -107,7 +107,7 @@ export async function benchProfile(): Promise<string> {
     '## Where the time goes: CPU profiles by area',
     context([
       `Till and the ceiling (bench/ceiling.ts) each one process under \`node --cpu-prof\` on one embedded PostgreSQL, 32 connections, ${SECONDS} s per load after a 2 s warm-up, loads one after another (ceiling, then Till); the webhook worker and the plain signed-POST loop in the bench's own process (inspector profiler), ${fmt(hooks.deliveries)} deliveries each`,
-      'Self time of each sample counted to an area by its frame, or, for Node internals and V8 builtins, by the nearest caller that has one (a JSON.stringify under Fastify is Fastify\'s); socket reads and writes, to clients and to PostgreSQL alike, are their own area; idle and V8\'s own `(program)` time left out; divided by the requests answered (2xx) in the window. PostgreSQL\'s own CPU is not in these figures (the api section gives it)',
+      'Self time of each sample counted to an area by its frame, or, for Node internals and V8 builtins, by the nearest caller that has one (a hash under the key check is authentication; JSON builtins are serialisation wherever called); socket reads and writes, to clients and to PostgreSQL alike, are their own area; idle and V8\'s own `(program)` time left out; divided by the requests answered (2xx) in the window. PostgreSQL\'s own CPU is not in these figures (the api section gives it)',
       `Requests per second in the windows (Till vs ceiling): ${api.map((c, i) => `${c.name} ${fmt(windows.till[i].requests / SECONDS)} vs ${fmt(windows.ceiling[i].requests / SECONDS)}`).join('; ')}`,
     ]),
     '',
