@@ -275,7 +275,7 @@ export async function benchLatency(): Promise<string> {
   return [
     '## Latency at a fixed rate: p99 over many rounds, and the disk',
     context([
-      `${CONFIG_NAMES.length > 1 ? 'PostgreSQL commit settings compared in the same run: ' + CONFIG_NAMES.join(', ') : ''}; fsync=on and synchronous_commit=on throughout`,
+      `${CONFIG_NAMES.length > 1 ? 'PostgreSQL commit settings compared in the same run: ' + CONFIG_NAMES.join(', ') : `PostgreSQL commit settings: ${CONFIG_NAMES.join(', ')} (others with BENCH_LATENCY_CONFIGS)`}; fsync=on and synchronous_commit=on throughout`,
       `${ROUNDS} rounds; in each, every configuration, and for each endpoint Till and the ceiling one after the other (which goes first alternates), ${SECONDS} s measured after 1 s, evenly paced (open loop, up to 32 connections, bench/load-worker.ts). Refunds at ${fmt(ENDPOINTS[2].rate)}/s: two transactions and fourteen statements each, of which even the ceiling answers only a few hundred a second on 2 cores (the api section), so 1,000/s would measure a growing queue`,
       `Disk probe: fdatasync of an 8 KiB write on the cluster's file system every 10 ms during each run; PostgreSQL's WAL fsync time from pg_stat_io (track_wal_io_timing on)`,
       `\`uptime\` at the start: ${uptimes[0]}; at the end: ${uptimes[1] ?? '–'}`,
