@@ -6,7 +6,7 @@
  * same load; the report gives the median of the per-round ratios. Then `till webhooks listen`
  * against a real Till, timed from the spawn to its "Ready." line.
  *
- * Knobs: BENCH_CLI_ROUNDS (30), BENCH_LISTEN_ROUNDS (10).
+ * Knobs: BENCH_CLI_ROUNDS (15), BENCH_LISTEN_ROUNDS (10).
  */
 import { spawn } from 'node:child_process'
 import path from 'node:path'
@@ -17,7 +17,7 @@ import { context, ms, table } from './report.js'
 import { benchMerchant, freePort, startTill } from './till.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS) || 30
+const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS) || 15
 const LISTEN_ROUNDS = Number(process.env.BENCH_LISTEN_ROUNDS) || 10
 const BIN = path.join(ROOT, 'bin/till.mjs')
 

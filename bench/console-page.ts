@@ -7,7 +7,7 @@
  * handful of requests: one stall of a shared machine moves it). Jobs are off, so nothing else uses the pool.
  *
  * Knobs: BENCH_PAGE_VIEWERS (12 viewers, each loading the page once a second), BENCH_PAGE_SECONDS
- * (15 per phase), BENCH_PAGE_RATE (the other merchant's GETs per second, 50), BENCH_PAGE_ROUNDS (3).
+ * (8 per phase), BENCH_PAGE_RATE (the other merchant's GETs per second, 50), BENCH_PAGE_ROUNDS (3).
  */
 import { appendEvent } from '../src/store/repos/events.js'
 import { openBenchDb } from './db.js'
@@ -16,7 +16,7 @@ import { context, failures, fmt, ms, table } from './report.js'
 import { benchMerchant, consoleCookie, startTill } from './till.js'
 
 const VIEWERS = Number(process.env.BENCH_PAGE_VIEWERS) || 12
-const SECONDS = Number(process.env.BENCH_PAGE_SECONDS) || 15
+const SECONDS = Number(process.env.BENCH_PAGE_SECONDS) || 8
 const RATE = Number(process.env.BENCH_PAGE_RATE) || 50
 const ROUNDS = Number(process.env.BENCH_PAGE_ROUNDS) || 3
 const EVENTS = 200

@@ -3,6 +3,7 @@
  * its results beside a ceiling measured in the same run, and rewrites its own section of
  * docs/benchmarks.md (bench/report.ts).
  */
+import os from 'node:os'
 import { benchApi } from './api.js'
 import { benchCli } from './cli.js'
 import { benchConsole } from './console.js'
@@ -11,6 +12,8 @@ import { benchFailover } from './failover.js'
 import { benchLatency } from './latency.js'
 import { benchMemory } from './memory.js'
 import { benchReconciliation } from './reconciliation.js'
+import { benchProfile } from './profile-bench.js'
+import { benchProviders } from './providers.js'
 import { benchRelay } from './relay.js'
 import { writeSection } from './report.js'
 import { names as benchNames } from './run-options.js'
@@ -26,6 +29,8 @@ const BENCHES: Record<string, () => Promise<string>> = {
   failover: benchFailover,
   latency: benchLatency,
   memory: benchMemory,
+  profile: benchProfile,
+  providers: benchProviders,
   reconciliation: benchReconciliation,
   relay: benchRelay,
   scale: benchScale,
@@ -35,5 +40,14 @@ const BENCHES: Record<string, () => Promise<string>> = {
 
 const names = benchNames()
 for (const name of names) if (!BENCHES[name]) throw new Error(`unknown bench ${name}; known: ${Object.keys(BENCHES).join(', ')}`)
-for (const name of names.length ? names : Object.keys(BENCHES)) writeSection(name, await BENCHES[name]())
+// Each bench's time and the whole run's, for docs/benchmarks.md (`npm run bench` must stay under 25 minutes).
+const started = performance.now()
+const took: string[] = []
+for (const name of names.length ? names : Object.keys(BENCHES)) {
+  const t0 = performance.now()
+  writeSection(name, await BENCHES[name]())
+  took.push(`${name} ${((performance.now() - t0) / 60_000).toFixed(1)} min (load ${os.loadavg()[0].toFixed(1)})`)
+  console.log(`bench ${took.at(-1)}`)
+}
+console.log(`npm run bench: ${((performance.now() - started) / 60_000).toFixed(1)} minutes in all: ${took.join(', ')}`)
 process.exit(0)

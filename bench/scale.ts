@@ -52,7 +52,7 @@ export async function benchScale(): Promise<string> {
     '## Scale-out: instances on one PostgreSQL',
     context([
       `${db.describe}; each instance pool ${POOL}, LOG_LEVEL=warn, jobs on, shared SECRETS_KEY; all started at once`,
-      `Load: one autocannon per instance URL, in one load-generator process, ${CONNECTIONS} connections in all, split evenly; ${process.env.BENCH_DURATION || 10} s per run after a 2 s warm-up`,
+      `Load: one autocannon per instance URL, in one load-generator process, ${CONNECTIONS} connections in all, split evenly; ${process.env.BENCH_DURATION || 5} s per run after a 2 s warm-up`,
     ]),
     '',
     table(

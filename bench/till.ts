@@ -43,10 +43,9 @@ export async function waitReady(base: string, child: ChildProcess, output: () =>
 
 export const SECRETS_KEY = randomBytes(32).toString('base64')
 
-/** Starts one instance; `env` overrides (RATE_LIMIT_PER_SECOND, DB_POOL_SIZE, TILL_JOBS…). */
-export async function startTill(databaseUrl: string, env: Record<string, string> = {}): Promise<TillProcess> {
+/** Starts one instance; `env` overrides (RATE_LIMIT_PER_SECOND, DB_POOL_SIZE, TILL_JOBS…); `profileDir` as BENCH_PROFILE. */
+export async function startTill(databaseUrl: string, env: Record<string, string> = {}, profileDir = process.env.BENCH_PROFILE): Promise<TillProcess> {
   const port = await freePort()
-  const profileDir = process.env.BENCH_PROFILE
   const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), '--import', 'tsx', 'src/main.ts']
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -94,16 +93,16 @@ export async function stopAll(instances: TillProcess[]) {
   await Promise.all(instances.map((i) => i.stop()))
 }
 
-/** A merchant through the admin API; returns its id and test key. */
-export async function benchMerchant(base: string, name = 'Bench'): Promise<{ id: string; key: string }> {
+/** A merchant through the admin API; returns its id, test key and live key. */
+export async function benchMerchant(base: string, name = 'Bench'): Promise<{ id: string; key: string; liveKey: string }> {
   const res = await fetch(`${base}/admin/v1/merchants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ name }),
   })
-  const body = (await res.json()) as { id: string; keys: { test: string } }
+  const body = (await res.json()) as { id: string; keys: { test: string; live: string } }
   if (res.status !== 201) throw new Error(`merchant not created: ${res.status} ${JSON.stringify(body)}`)
-  return { id: body.id, key: body.keys.test }
+  return { id: body.id, key: body.keys.test, liveKey: body.keys.live }
 }
 
 /** The merchant given a console login (admin API), signed in as a browser would: its session cookie. */

@@ -33,6 +33,7 @@ import { openPool, runMigrations, type Database } from '../src/store/db.js'
 import { startEmbedded, stopEmbedded } from '../src/store/embedded.js'
 import { appendEvent } from '../src/store/repos/events.js'
 import { cpuMeter, postmasterOf, type CpuSample } from './cpu.js'
+import { perRequest, type PerRequest, type Profile } from './profile.js'
 import { context } from './report.js'
 
 const EVENTS = Number(process.env.BENCH_EVENTS) || 2000
@@ -178,6 +179,17 @@ async function newEndpoints(deps: Deps, name: string, port: number, n: number) {
 
 const eventData = (i: number) => ({ sessionId: `sess_bench${i}`, status: 'paid', amount: 9900, currency: 'CNY', metadata: { order: `B-${i}` } })
 
+/** EVENTS events fanned out to the scope's endpoints, committed 100 to a transaction, not yet delivered. */
+async function backlog(deps: Deps, database: Database, scope: { merchantId: string; mode: 'test' }) {
+  for (let i = 0; i < EVENTS; i += 100) {
+    await deps.db.transaction(async (tx) => {
+      for (let j = i; j < Math.min(EVENTS, i + 100); j++) await appendEvent(tx, scope, 'payment.succeeded', eventData(j), deps.clock())
+    })
+  }
+  // Planner statistics, as autovacuum keeps them on a running system (a table that grew from empty has none).
+  await database.pool.query('analyze')
+}
+
 async function openDatabase(): Promise<{ database: Database; close(): Promise<void> }> {
   if (process.env.BENCH_DATABASE_URL) {
     const database = openPool(process.env.BENCH_DATABASE_URL, 10)
@@ -198,11 +210,51 @@ async function openDatabase(): Promise<{ database: Database; close(): Promise<vo
   }
 }
 
+/**
+ * For `npm run bench -- profile` (bench/profile-bench.ts): one backlog delivered by the worker, then
+ * as many signed POSTs by the plain loop, under one CPU profile of this process cut to each's window;
+ * CPU µs per delivery by area. The profile is written to `dir`.
+ */
+export async function profileWebhooks(dir: string): Promise<{ deliveries: number; worker: PerRequest; loop: PerRequest }> {
+  const { database, close } = await openDatabase()
+  const receiver = await startReceiver()
+  const deps = createDeps({ ...loadConfig({}), jobsEnabled: true }, database.db, randomBytes(32), silent)
+  const total = EVENTS * ENDPOINTS
+  try {
+    const bulk = await newEndpoints(deps, 'bulk', receiver.port, ENDPOINTS)
+    await backlog(deps, database, bulk)
+    await ceilingThroughput(receiver.port, total / 4, ENDPOINTS * PER_ENDPOINT) // warms the loop's code as the backlog above warmed the worker's
+    await receiver.reset()
+    const session = new Session()
+    session.connect()
+    await session.post('Profiler.enable')
+    await session.post('Profiler.start')
+    const at = () => Number(process.hrtime.bigint() / 1000n)
+    const w0 = at()
+    const jobs = startJobs(deps, [webhooks()])
+    await receiver.waitFor(total)
+    await jobs.stop()
+    const w1 = at()
+    await ceilingThroughput(receiver.port, total, ENDPOINTS * PER_ENDPOINT)
+    const w2 = at()
+    const { profile } = await session.post('Profiler.stop')
+    session.disconnect()
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(path.join(dir, 'webhooks.cpuprofile'), JSON.stringify(profile))
+    const p = profile as unknown as Profile
+    return { deliveries: total, worker: perRequest(p, { from: w0, to: w1, requests: total }), loop: perRequest(p, { from: w1, to: w2, requests: total }) }
+  } finally {
+    await receiver.stop()
+    await close()
+  }
+}
+
+const webhooks = () => JOBS.find((j) => j.name === 'webhooks')!
+
 export async function benchWebhooks(): Promise<string> {
   const { database, close } = await openDatabase()
   const receiver = await startReceiver()
   const deps = createDeps({ ...loadConfig({}), jobsEnabled: true }, database.db, randomBytes(32), silent)
-  const webhooks = JOBS.find((j) => j.name === 'webhooks')!
   try {
     // 1. Throughput: a backlog of EVENTS × ENDPOINTS deliveries, then the worker starts; then the ceiling.
     const bulk = await newEndpoints(deps, 'bulk', receiver.port, ENDPOINTS)
@@ -211,17 +263,11 @@ export async function benchWebhooks(): Promise<string> {
     const perDelivery = (c: CpuSample) => ({ node: c.http / total, pg: c.pg / total })
     const rounds: { worker: number; workerCpu: { node: number; pg: number }; ceiling: number; ceilingCpu: { node: number; pg: number } }[] = []
     for (let round = 1; round <= ROUNDS; round++) {
-      for (let i = 0; i < EVENTS; i += 100) {
-        await deps.db.transaction(async (tx) => {
-          for (let j = i; j < Math.min(EVENTS, i + 100); j++) await appendEvent(tx, bulk, 'payment.succeeded', eventData(j), deps.clock())
-        })
-      }
-      // Planner statistics, as autovacuum keeps them on a running system (a table that grew from empty has none).
-      await database.pool.query('analyze')
+      await backlog(deps, database, bulk)
       await receiver.reset()
       const stopProfile = await profile(`webhooks-worker-${round}`)
       const [arrivals, workerCpu] = await cpuOf(postmaster, async () => {
-        const jobs = startJobs(deps, [webhooks])
+        const jobs = startJobs(deps, [webhooks()])
         const got = await receiver.waitFor(total)
         await jobs.stop()
         return got.map(([, at]) => at).sort((a, b) => a - b)
@@ -242,7 +288,7 @@ export async function benchWebhooks(): Promise<string> {
     // 2. Latency: one event per transaction at RATE/s to one endpoint, the worker running.
     const steady = await newEndpoints(deps, 'steady', receiver.port, 1)
     await receiver.reset()
-    const jobs = startJobs(deps, [webhooks])
+    const jobs = startJobs(deps, [webhooks()])
     await new Promise((resolve) => setTimeout(resolve, 500)) // its LISTEN connection is up
     const committed = new Map<string, number>()
     const started = now()

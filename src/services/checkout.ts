@@ -7,7 +7,7 @@ import { fitsSession, isLiveProvider, LIVE_PROVIDERS, supportsAmount, supportsCu
 import type { Executor } from '../store/db.js'
 import { findByLabel, listEnabledDefaults } from '../store/repos/provider-configs.js'
 import { getRecordBySession } from '../store/repos/records.js'
-import { getSession, insertSession, insertSessionClaiming, type SessionRow } from '../store/repos/sessions.js'
+import { getSession, insertSessionClaiming, insertSessionRow, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { Deps, KeyWithWork, RequestContext } from './deps.js'
 import { sessionCreated, sessionView } from './present.js'
@@ -54,7 +54,10 @@ function jsonbOrder(m: Record<string, string>): Record<string, string> {
   return Object.fromEntries(keys.map(([k]) => [k, m[k]]))
 }
 
-/** With a key (`once`), the key and the session are one command: the answer is made from the row before it is written. */
+/**
+ * The answer is made from the row before it is written (every column is given); with a key
+ * (`once`), the key and the session are one command.
+ */
 export async function createSession(deps: Deps, ctx: RequestContext, input: CheckoutInput, once?: KeyWithWork) {
   const metadata = checkMetadata(input.metadata)
   const successUrl = checkSuccessUrl(input.successUrl, ctx.mode)
@@ -79,10 +82,10 @@ export async function createSession(deps: Deps, ctx: RequestContext, input: Chec
     createdAt: now,
     updatedAt: now,
   }
-  if (!once) return sessionCreated(await insertSession(deps.db, values), deps.config.baseUrl)
   const row: SessionRow = { ...values, metadata: jsonbOrder(values.metadata) }
   const view = sessionCreated(row, deps.config.baseUrl)
-  await insertSessionClaiming(deps.db, row, once.claim, once.answer(view))
+  if (once) await insertSessionClaiming(deps.db, row, once.claim, once.answer(view))
+  else await insertSessionRow(deps.db, row)
   return view
 }
 

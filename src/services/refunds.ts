@@ -11,7 +11,7 @@ import { recordStatus, refundable, refundAmount } from '../domain/refund-math.js
 import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
 import { ProviderError, type RefundState } from '../providers/types.js'
 import type { Executor } from '../store/db.js'
-import { claimInFlight, saveResponse } from '../store/repos/idempotency.js'
+import { saveResponse } from '../store/repos/idempotency.js'
 import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
 import type { Deps, KeyWithWork, RequestContext } from './deps.js'
@@ -34,13 +34,14 @@ export interface RefundInput {
  */
 async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, once?: KeyWithWork) {
   const reserved = await deps.db.transaction(async (tx) => {
-    if (once) await claimInFlight(tx, once.claim)
+    // The API's key is claimed with the lookup of the refund it made before (one statement); the console's is only looked up.
+    const keyed = once ? await refundRepo.claimKeyFindingRefund(tx, once.claim) : undefined
     const record = await records.lockRecord(tx, ctx, input.recordId)
     if (!record) throw new NotFound()
     const now = deps.clock()
     let idempotencyKey = ctx.idempotencyKey
     if (idempotencyKey) {
-      const earlier = await refundRepo.findRefundByIdempotencyKey(tx, ctx, idempotencyKey)
+      const earlier = keyed !== undefined ? keyed : await refundRepo.findRefundByIdempotencyKey(tx, ctx, idempotencyKey)
       if (earlier && now.getTime() - earlier.createdAt.getTime() < KEY_RETENTION_MS) {
         if (earlier.recordId !== record.id || (input.amount !== undefined && input.amount !== earlier.amount)) throw new IdempotencyMismatch()
         return { refund: earlier, record, fresh: false }

@@ -3,10 +3,13 @@ import { fileURLToPath } from 'node:url'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
-import * as schema from './schema.js'
 
-/** The pool stays reachable (`$client`) for what Drizzle does not do: LISTEN on a dedicated connection. */
-export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool }
+/**
+ * The pool stays reachable (`$client`) for what Drizzle does not do: LISTEN on a dedicated connection.
+ * No schema is given to Drizzle: its relational queries (`db.query.…`), unused here, would be built
+ * anew for every table on every transaction.
+ */
+export type Db = NodePgDatabase & { $client: pg.Pool }
 /** A transaction handle; repositories take one of these (or the pool-backed Db) first. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export type Executor = Db | Tx
@@ -141,7 +144,7 @@ export function openPool(connection: pg.PoolConfig | string, max = 10, options: 
     unnamed.add(pool)
     pool.on('connect', (client) => unnamed.add(client))
   }
-  const db = drizzle(pool, { schema })
+  const db = drizzle(pool)
   return { pool, db, close: () => pool.end() }
 }
 

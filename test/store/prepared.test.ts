@@ -1,15 +1,17 @@
 /**
  * The hot path's prepared statements (src/store/prepared.ts) behave as the queries they replace:
  * inside a transaction they run on its connection (its locks, its rollback), and rows come back
- * mapped the same way (Dates, JSON, nulls).
+ * mapped the same way (Dates, JSON, nulls), also those read as plain SQL (tableRows); and the API's
+ * hot paths make no more round trips to PostgreSQL than their statements need.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { eq } from 'drizzle-orm'
+import pg from 'pg'
 import { newId } from '../../src/domain/ids.js'
 import { getRecordUnscoped } from '../../src/store/repos/records.js'
-import { insertRefund } from '../../src/store/repos/refunds.js'
-import { getSessionUnscoped, insertSession } from '../../src/store/repos/sessions.js'
+import { claimKeyFindingRefund, findRefundByIdempotencyKey, insertRefund } from '../../src/store/repos/refunds.js'
+import { getSession, getSessionUnscoped, insertSession } from '../../src/store/repos/sessions.js'
 import { sessions } from '../../src/store/schema.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { openTestPool } from '../helpers/db.js'
@@ -48,4 +50,59 @@ test('prepared rows map as Drizzle maps them; omitted columns take the schema de
   const paid = await paidSession(ta)
   const refund = await insertRefund(db, { id: newId('ref'), recordId: paid.record.id, merchantId: ta.merchant.id, mode: 'test', amount: 5, status: 'pending', nextCheckAt: null, providerRef: 'ext_1', initiatedBy: 'provider' })
   assert.deepEqual([refund.nextCheckAt, refund.initiatedBy, refund.providerPending, refund.checks, refund.idempotencyKey], [null, 'provider', false, 0, null])
+})
+
+test('rows read as plain SQL (tableRows) equal the rows Drizzle maps: a session with metadata, a refund found with its key', async (t) => {
+  const ta = await startTestApp(t)
+  const db = ta.deps.db
+  const scope = { merchantId: ta.merchant.id, mode: 'test' as const }
+  const created = await insertSession(db, { ...scope, id: newId('sess'), status: 'pending', amount: 250, currency: 'EUR', metadata: { order: 'A-1', b: '2' }, successUrl: 'https://shop.example.com/ok', expiresAt: new Date('2030-01-01T00:00:00.123Z') })
+  assert.deepEqual(await getSession(db, scope, created.id), created)
+  assert.equal(await getSession(db, { ...scope, mode: 'live' }, created.id), null)
+
+  const paid = await paidSession(ta)
+  const refund = await insertRefund(db, { ...scope, id: newId('ref'), recordId: paid.record.id, amount: 5, status: 'pending', idempotencyKey: 'k-1', nextCheckAt: new Date() })
+  assert.deepEqual(await findRefundByIdempotencyKey(db, scope, 'k-1'), refund)
+  const claim = (key: string) => ({ ...scope, key, fingerprint: 'f', now: new Date(), lockedUntil: new Date(Date.now() + 60_000) })
+  await db.transaction(async (tx) => {
+    assert.deepEqual(await claimKeyFindingRefund(tx, claim('k-1')), refund)
+    assert.equal(await claimKeyFindingRefund(tx, claim('k-2')), null)
+  })
+})
+
+test('round trips to PostgreSQL per API request: GET of a paid session 2, checkout 1 with a key or without, a refund 16, with a key 18', async (t) => {
+  // Counted where every statement goes: pg's Client.query, which Till's connections (store/db.ts) bind when made.
+  let count = 0
+  const query = pg.Client.prototype.query
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    count++
+    return (query as (...a: unknown[]) => unknown).apply(this, args)
+  } as typeof query
+  t.after(() => {
+    pg.Client.prototype.query = query
+  })
+  const ta = await startTestApp(t)
+  const key = ta.merchant.testKey
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY' })
+  let n = 0
+  const requests: [string, () => Promise<unknown>, number][] = [
+    ['GET', () => ta.request('GET', `/api/v1/sessions/${paid.id}`, { key }), 2], // a paid session: its record too
+    ['checkout', () => ta.request('POST', '/api/v1/checkout', { key, body: { amount: 100, currency: 'CNY' } }), 1],
+    ['checkout with a key', () => ta.request('POST', '/api/v1/checkout', { key, body: { amount: 100, currency: 'CNY' }, headers: { 'idempotency-key': `c-${n++}` } }), 1],
+    // begin, lock the record, pending sum, insert, mark it refunding, commit; begin, lock record and refund, settle, sums, record, session, event, deliveries, commit
+    ['refund', () => ta.request('POST', '/api/v1/refunds', { key, body: { recordId: paid.record.id, amount: 1 } }), 16],
+    // the key's claim with the lookup of its earlier refund, and the answer stored with the settlement
+    ['refund with a key', () => ta.request('POST', '/api/v1/refunds', { key, body: { recordId: paid.record.id, amount: 1 }, headers: { 'idempotency-key': `r-${n++}` } }), 18],
+  ]
+  const counted: Record<string, number> = {}
+  const expected: Record<string, number> = {}
+  for (const [name, send, trips] of requests) {
+    await send() // the first of each kind may claim the key's rate-limit tokens
+    count = 0
+    const res = await send() as { status: number }
+    assert.equal(res.status, 200, name)
+    counted[name] = count
+    expected[name] = trips
+  }
+  assert.deepEqual(counted, expected)
 })

@@ -84,12 +84,6 @@ export const claimValues = (c: KeyClaim, answer: { status: number; body: string 
   [c.merchantId, c.mode, c.key, c.fingerprint, answer?.status ?? null, answer?.body ?? null, answer ? null : c.lockedUntil, c.now]
 const claimWithWorkStmt = rawStatement('idempotency_claim_with_work', CLAIM_SQL)
 
-/** Claims the key in flight inside the work's transaction (a refund's reservation); throws KeyTaken when it is another's. */
-export async function claimInFlight(tx: Executor, claim: KeyClaim) {
-  const { rowCount } = await claimWithWorkStmt(tx, claimValues(claim, null))
-  if (!rowCount) throw new KeyTaken()
-}
-
 /** Stores an answer made without the work (a refusal): false when the key is another request's. */
 export async function claimAnswered(tx: Executor, claim: KeyClaim, answer: { status: number; body: string }) {
   const { rowCount } = await claimWithWorkStmt(tx, claimValues(claim, answer))

@@ -1,8 +1,9 @@
 /** Refunds: each one row of a payment record, read by the merchant's scope or, for the jobs and the provider's reports, by record. */
 import { and, asc, eq, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { setTo, statement, withDefaults } from '../prepared.js'
+import { rawStatement, setTo, statement, tableRows, withDefaults } from '../prepared.js'
 import { refunds } from '../schema.js'
+import { CLAIM_SQL, claimValues, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
 import type { Scope } from './scope.js'
 
@@ -80,6 +81,21 @@ export async function getRefundScoped(tx: Executor, scope: Scope, id: string): P
 export async function findRefundByIdempotencyKey(tx: Executor, scope: Scope, key: string): Promise<RefundRow | null> {
   const [r] = await refundByKeyStmt(tx, { merchantId: scope.merchantId, mode: scope.mode, key })
   return r ?? null
+}
+
+// An Idempotency-Key claimed in flight (store/repos/idempotency.ts) and the refund an earlier use of
+// the key made, in one statement: a keyed refund's reservation saves a round trip. The lookup needs no
+// lock of its own: while this transaction holds the key's claim, no other request can use the key.
+const refundRows = tableRows(refunds)
+const claimFindingStmt = rawStatement('refund_claim_key_finding_refund', `with claim as (${CLAIM_SQL})
+  select (select count(*) from claim)::int as claimed, r.*
+  from (select 1) one left join refunds r on r.merchant_id = $1 and r.mode = $2 and r.idempotency_key = $3`)
+
+/** Claims the key in flight; throws KeyTaken when it is another request's. Returns the refund the key made before, if any. */
+export async function claimKeyFindingRefund(tx: Executor, claim: KeyClaim): Promise<RefundRow | null> {
+  const { rows: [row] } = await claimFindingStmt(tx, claimValues(claim, null))
+  if (!row.claimed) throw new KeyTaken()
+  return row.id ? refundRows.map(row) : null
 }
 
 export async function findRefundByProviderRef(tx: Executor, recordId: string, providerRef: string): Promise<RefundRow | null> {

@@ -2,7 +2,7 @@ import { and, eq, gt, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm'
 import { unionAll } from 'drizzle-orm/pg-core'
 import { storedStatusesFor, type SessionStatus } from '../../domain/session-machine.js'
 import type { Executor } from '../db.js'
-import { rawStatement, statement, withDefaults } from '../prepared.js'
+import { rawStatement, statement, tableRows, withDefaults } from '../prepared.js'
 import { attempts, sessions } from '../schema.js'
 import { CLAIM_SQL, claimValues, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
@@ -18,8 +18,6 @@ const insertStmt = statement('session_insert', (ex) => ex.insert(sessions).value
   description: p('description'), metadata: p('metadata'), successUrl: p('successUrl'), cancelUrl: p('cancelUrl'), chosenProvider: p('chosenProvider'),
   providerConfigId: p('providerConfigId'), expiresAt: p('expiresAt'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
 }).returning())
-const scopedStmt = statement('session_get_scoped', (ex) => ex.select().from(sessions)
-  .where(and(eq(sessions.id, p('id')), eq(sessions.merchantId, p('merchantId')), eq(sessions.mode, p('mode')))))
 const byIdStmt = statement('session_get', (ex) => ex.select().from(sessions).where(eq(sessions.id, p('id'))))
 const lockStmt = statement('session_get_for_update', (ex) => ex.select().from(sessions).where(eq(sessions.id, p('id'))).for('update'))
 
@@ -30,28 +28,44 @@ export async function insertSession(tx: Executor, row: typeof sessions.$inferIns
   return s
 }
 
+// A complete session row, every column given: the caller answers from it, not from the database
+// (no RETURNING to parse and map back, which cost checkout more CPU than the INSERT's own round trip).
+const COLUMNS = 'id, merchant_id, mode, status, amount, currency, description, metadata, success_url, cancel_url, chosen_provider, provider_config_id, expires_at, created_at, updated_at'
+const rowValues = (row: SessionRow) => [row.id, row.merchantId, row.mode, row.status, row.amount, row.currency, row.description, JSON.stringify(row.metadata),
+  row.successUrl, row.cancelUrl, row.chosenProvider, row.providerConfigId, row.expiresAt, row.createdAt, row.updatedAt]
+const params = (from: number) => ['text', 'text', 'text', 'text', 'int', 'text', 'text', 'jsonb', 'text', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'timestamptz']
+  .map((type, i) => `$${from + i}::${type}`).join(', ')
+
+const insertRowStmt = rawStatement('session_insert_row', `insert into sessions (${COLUMNS}) values (${params(1)})`)
+
+/** Inserts a complete session row (checkout without an Idempotency-Key). */
+export async function insertSessionRow(tx: Executor, row: SessionRow) {
+  await insertRowStmt(tx, rowValues(row))
+}
+
 // The key's claim and the session in one command, so one commit: the session is inserted only
 // if the key was claimed (its answer stored with it), and nothing at all if it was not.
 const insertClaimingStmt = rawStatement('session_insert_claiming_key', `with claim as (${CLAIM_SQL})
-  insert into sessions (id, merchant_id, mode, status, amount, currency, description, metadata, success_url, cancel_url, chosen_provider, provider_config_id, expires_at, created_at, updated_at)
-  select $9::text, $10::text, $11::text, $12::text, $13::int, $14::text, $15::text, $16::jsonb, $17::text, $18::text, $19::text, $20::text, $21::timestamptz, $22::timestamptz, $23::timestamptz
+  insert into sessions (${COLUMNS})
+  select ${params(9)}
   where exists (select 1 from claim)`)
 
 /**
- * Inserts a complete session row (every column given: the caller answers from it, not from the
- * database) with its Idempotency-Key holding `answer`. Throws KeyTaken, having inserted nothing,
- * when the key is another request's.
+ * Inserts a complete session row with its Idempotency-Key holding `answer`. Throws KeyTaken, having
+ * inserted nothing, when the key is another request's.
  */
 export async function insertSessionClaiming(tx: Executor, row: SessionRow, claim: KeyClaim, answer: { status: number; body: string }) {
-  const { rowCount } = await insertClaimingStmt(tx, [...claimValues(claim, answer),
-    row.id, row.merchantId, row.mode, row.status, row.amount, row.currency, row.description, JSON.stringify(row.metadata), row.successUrl, row.cancelUrl,
-    row.chosenProvider, row.providerConfigId, row.expiresAt, row.createdAt, row.updatedAt])
+  const { rowCount } = await insertClaimingStmt(tx, [...claimValues(claim, answer), ...rowValues(row)])
   if (!rowCount) throw new KeyTaken()
 }
 
+// The API's session read (GET /sessions/{id}, its hottest path) as plain SQL (store/prepared.ts tableRows).
+const sessionRows = tableRows(sessions)
+const scopedRowStmt = rawStatement('session_get_scoped_row', `select ${sessionRows.columns} from sessions where id = $1 and merchant_id = $2 and mode = $3`)
+
 export async function getSession(tx: Executor, scope: Scope, id: string): Promise<SessionRow | null> {
-  const [s] = await scopedStmt(tx, { id, merchantId: scope.merchantId, mode: scope.mode })
-  return s ?? null
+  const { rows } = await scopedRowStmt(tx, [id, scope.merchantId, scope.mode])
+  return rows[0] ? sessionRows.map(rows[0]) : null
 }
 
 /** Unscoped, by id: for the customer's pages and provider notifications, which carry no key. */
