@@ -11,10 +11,20 @@ import pg from 'pg'
 import { newId } from '../../src/domain/ids.js'
 import { getRecordUnscoped } from '../../src/store/repos/records.js'
 import { claimKeyFindingRefund, findRefundByIdempotencyKey, insertRefund } from '../../src/store/repos/refunds.js'
-import { getSession, getSessionUnscoped, insertSession } from '../../src/store/repos/sessions.js'
+import { getSession, getSessionUnscoped, insertSessionRow, type SessionRow } from '../../src/store/repos/sessions.js'
 import { sessions } from '../../src/store/schema.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { openTestPool } from '../helpers/db.js'
+
+/** A complete session row, as checkout writes it (insertSessionRow), inserted; the row answered. */
+async function insertSession(ex: Parameters<typeof insertSessionRow>[0], o: Pick<SessionRow, 'id' | 'merchantId' | 'mode' | 'status' | 'amount' | 'currency' | 'expiresAt'> & Partial<SessionRow>): Promise<SessionRow> {
+  const now = new Date()
+  const row: SessionRow = {
+    description: null, metadata: {}, successUrl: null, cancelUrl: null, chosenProvider: null, providerConfigId: null, createdAt: now, updatedAt: now, ...o,
+  }
+  await insertSessionRow(ex, row)
+  return row
+}
 
 test('a prepared statement in a transaction runs on its connection: rolled back with it, and its row lock held by it', async (t) => {
   const ta = await startTestApp(t)
@@ -38,14 +48,15 @@ test('a prepared statement in a transaction runs on its connection: rolled back 
   assert.equal((await other.pool.query('select id from records where id = $1 for update nowait', [paid.record.id])).rows.length, 1)
 })
 
-test('prepared rows map as Drizzle maps them; omitted columns take the schema defaults; a null timestamp stays null', async (t) => {
+test('prepared rows map as Drizzle maps them; a refund\'s omitted columns take the schema defaults; a null timestamp stays null', async (t) => {
   const ta = await startTestApp(t)
   const db = ta.deps.db
   const created = await insertSession(db, { id: newId('sess'), merchantId: ta.merchant.id, mode: 'test', status: 'pending', amount: 250, currency: 'EUR', expiresAt: new Date('2030-01-01T00:00:00.000Z') })
   const [plain] = await db.select().from(sessions).where(eq(sessions.id, created.id))
-  assert.deepEqual(await getSessionUnscoped(db, created.id), plain)
-  assert.deepEqual([created.metadata, created.description, created.chosenProvider], [{}, null, null])
-  assert.ok(created.createdAt instanceof Date && created.expiresAt.toISOString() === '2030-01-01T00:00:00.000Z')
+  const read = (await getSessionUnscoped(db, created.id))!
+  assert.deepEqual(read, plain)
+  assert.deepEqual([read.metadata, read.description, read.chosenProvider], [{}, null, null])
+  assert.ok(read.createdAt instanceof Date && read.expiresAt.toISOString() === '2030-01-01T00:00:00.000Z')
 
   const paid = await paidSession(ta)
   const refund = await insertRefund(db, { id: newId('ref'), recordId: paid.record.id, merchantId: ta.merchant.id, mode: 'test', amount: 5, status: 'pending', nextCheckAt: null, providerRef: 'ext_1', initiatedBy: 'provider' })

@@ -2,7 +2,7 @@ import { and, eq, gt, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm'
 import { unionAll } from 'drizzle-orm/pg-core'
 import { storedStatusesFor, type SessionStatus } from '../../domain/session-machine.js'
 import type { Executor } from '../db.js'
-import { rawStatement, statement, tableRows, withDefaults } from '../prepared.js'
+import { rawStatement, statement, tableRows } from '../prepared.js'
 import { attempts, sessions } from '../schema.js'
 import { CLAIM_SQL, claimValues, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
@@ -13,20 +13,8 @@ export type AttemptRow = typeof attempts.$inferSelect
 
 const p = sql.placeholder
 // The hot paths' statements (checkout, session reads, payments), built once: see store/prepared.ts.
-const insertStmt = statement('session_insert', (ex) => ex.insert(sessions).values({
-  id: p('id'), merchantId: p('merchantId'), mode: p('mode'), status: p('status'), amount: p('amount'), currency: p('currency'),
-  description: p('description'), metadata: p('metadata'), successUrl: p('successUrl'), cancelUrl: p('cancelUrl'), chosenProvider: p('chosenProvider'),
-  providerConfigId: p('providerConfigId'), expiresAt: p('expiresAt'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
-}).returning())
 const byIdStmt = statement('session_get', (ex) => ex.select().from(sessions).where(eq(sessions.id, p('id'))))
 const lockStmt = statement('session_get_for_update', (ex) => ex.select().from(sessions).where(eq(sessions.id, p('id'))).for('update'))
-
-export async function insertSession(tx: Executor, row: typeof sessions.$inferInsert) {
-  // Every column is a parameter of the prepared INSERT: the ones a caller leaves out take the schema's defaults here.
-  const now = new Date()
-  const [s] = await insertStmt(tx, withDefaults({ description: null, metadata: {}, successUrl: null, cancelUrl: null, chosenProvider: null, providerConfigId: null, createdAt: now, updatedAt: now }, row))
-  return s
-}
 
 // A complete session row, every column given: the caller answers from it, not from the database
 // (no RETURNING to parse and map back, which cost checkout more CPU than the INSERT's own round trip).
