@@ -184,6 +184,15 @@ export async function reconTill(t: TestContext, o: { at?: string; zone?: string 
 
 export type ReconTill = Awaited<ReturnType<typeof reconTill>>
 
+/** The day reconTill's clock starts (Beijing time); 10:30 the next morning its statement is published. */
+export const RECON_DAY = '2026-05-20'
+export const RECON_NEXT_MORNING = new Date('2026-05-21T02:30:00.000Z')
+export const reconAt = (hhmm: string) => new Date(`${RECON_DAY}T${hhmm}:00.000+08:00`)
+
+/** A run by hand through the admin API: of the configuration's day, or of every configuration's when none is named. */
+export const runReconciliation = (r: ReconTill, date = RECON_DAY, providerConfigId: string | undefined = r.configId) =>
+  r.ta.admin('POST', '/reconciliation/runs', { date, ...(providerConfigId ? { providerConfigId } : {}) })
+
 let lineNo = 0
 const PRODUCT = 'Blue mug <b>&amp;</b>'
 
