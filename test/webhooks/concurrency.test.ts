@@ -8,7 +8,9 @@ import { test } from 'node:test'
 import { createOutbox, deliverDue } from '../../src/jobs/outbox.js'
 import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import type { Deps } from '../../src/services/deps.js'
+import { recordAttempts, type Claimed, type Recorded } from '../../src/store/repos/deliveries.js'
 import { paidSession, secondInstance, startTestApp } from '../helpers/app.js'
+import { openTestPool } from '../helpers/db.js'
 import { createEndpoint, deliveryRows, startReceiver } from '../helpers/receiver.js'
 import { until, within } from '../helpers/wait.js'
 
@@ -122,6 +124,44 @@ test('two service instances on one PostgreSQL never attempt the same delivery tw
   const { rows } = await ta.database.pool.query('select count(*)::int as n from webhook_attempts')
   assert.equal(rows[0].n, events * 4)
   assert.ok((await deliveryRows(ta)).every((d) => d.status === 'delivered' && d.attempts === 1))
+})
+
+test('instances recording attempts for the same endpoints at once never deadlock: every statement commits, every attempt is counted', async (t) => {
+  // Each statement updates its endpoints' health and hourly counts; before their locks were taken in
+  // one order, PostgreSQL aborted some of them as deadlocked and their batches were never recorded.
+  const ta = await startTestApp(t)
+  const rx = await startReceiver(t)
+  for (let i = 0; i < 6; i++) await createEndpoint(ta, `${rx.url}/${i}`)
+  await paidSession(ta)
+  const deliveries = await deliveryRows(ta)
+  const instances = Array.from({ length: 4 }, () => openTestPool(ta.databaseUrl, 1))
+  t.after(() => Promise.all(instances.map((p) => p.close())))
+  const failures: string[] = []
+  let recorded = 0
+  await Promise.all(instances.map(async (instance) => {
+    for (let i = 0; i < 60; i++) {
+      const now = ta.clock()
+      // A different subset and size each time; half delivered, half failed. The tokens are no
+      // lease's: the attempts are logged and counted, the deliveries stay as they are.
+      const items: Recorded[] = deliveries.filter(() => Math.random() < 0.6).map((d, j) => ({
+        claimed: { id: Number(d.id), leaseToken: 'not-a-lease', endpointId: d.endpoint_id } as Claimed,
+        attempt: { attemptedAt: new Date(now.getTime() - j), statusCode: j % 2 ? 200 : 500, latencyMs: 1, responseBody: null, error: null },
+        status: j % 2 ? 'delivered' : 'pending',
+        nextAttemptAt: now,
+      }))
+      try {
+        await recordAttempts(instance.db, items, now)
+        recorded += items.length
+      } catch (e) {
+        failures.push(String(e))
+      }
+    }
+  }))
+  assert.deepEqual(failures, [])
+  const { rows: [logged] } = await ta.database.pool.query('select count(*)::int as n from webhook_attempts')
+  assert.equal(logged.n, recorded)
+  const { rows: [hours] } = await ta.database.pool.query('select sum(delivered + failed)::int as n from webhook_endpoint_hours')
+  assert.equal(hours.n, recorded)
 })
 
 test('the background worker is woken by the commit (NOTIFY), not by its timer', async (t) => {

@@ -141,7 +141,7 @@ const HEALTH = `outcome as (
             ) y
           ) x
         )
-      from per_endpoint p join after_ok a on a.endpoint_id = p.endpoint_id
+      from per_endpoint p join after_ok a on a.endpoint_id = p.endpoint_id join endpoints_locked l on l.id = p.endpoint_id
       where ep.id = p.endpoint_id
       returning ep.id, ep.merchant_id, ep.mode, ep.url, ep.enabled, ep.disabled_for_failing_at, ep.failing_since, ep.failures_since_success, ep.last_failure_reason
     ), disabled_logged as (
@@ -152,12 +152,12 @@ const HEALTH = `outcome as (
       from healthed where not enabled and disabled_for_failing_at = $10::timestamptz
     ), hours as (
       insert into webhook_endpoint_hours as h (endpoint_id, hour, delivered, failed)
-      select endpoint_id, date_trunc('hour', attempted_at, 'UTC'), count(*) filter (where ok), count(*) filter (where not ok)
-      from outcome group by 1, 2
+      select o.endpoint_id, date_trunc('hour', o.attempted_at, 'UTC'), count(*) filter (where o.ok), count(*) filter (where not o.ok)
+      from outcome o join endpoints_locked l on l.id = o.endpoint_id group by 1, 2
       on conflict (endpoint_id, hour) do update set delivered = h.delivered + excluded.delivered, failed = h.failed + excluded.failed
     ), hours_gone as (
-      delete from webhook_endpoint_hours h using per_endpoint p
-      where h.endpoint_id = p.endpoint_id and h.hour < $10::timestamptz - interval '48 hours'
+      delete from webhook_endpoint_hours h using per_endpoint p, endpoints_locked l
+      where h.endpoint_id = p.endpoint_id and l.id = p.endpoint_id and h.hour < $10::timestamptz - interval '48 hours'
     )`
 
 /**
@@ -165,7 +165,10 @@ const HEALTH = `outcome as (
  *
  * Recording: every attempt is logged (it happened); a delivery moves on only if its worker still
  * holds the lease it claimed, so a redelivery or a lapsed lease taken over by another worker fences
- * the late result off.
+ * the late result off. The batch's endpoints are locked first, in id order, and every row of an
+ * endpoint (its deliveries, health, hourly counts) is written only after its lock: two instances
+ * recording for the same endpoints at once queue on the first shared one instead of deadlocking
+ * (PostgreSQL would abort one statement, and its batch would be sent again after the lease).
  *
  * Claiming: due deliveries are leased, rows another worker holds skipped, not waited for. At most
  * `perEndpoint` deliveries of one endpoint are in flight, counted over all instances through their
@@ -179,10 +182,12 @@ const HEALTH = `outcome as (
 const recordAndClaimStmt = rawStatement('deliveries_record_and_claim', `
     with input (id, token, status, next_attempt_at, attempted_at, status_code, latency_ms, response_body, error, endpoint_id) as (
       select * from unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[], $15::text[])
+    ), endpoints_locked as materialized (
+      select ep.id from webhook_endpoints ep where ep.id in (select endpoint_id from input) order by ep.id for update of ep
     ), moved as (
       update webhook_deliveries d set status = i.status, attempts = d.attempts + 1, next_attempt_at = i.next_attempt_at,
         delivered_at = case when i.status = 'delivered' then $10::timestamptz end, leased_until = null, lease_token = null, updated_at = $10
-      from input i
+      from input i join endpoints_locked l on l.id = i.endpoint_id
       where d.id = i.id and d.lease_token = i.token
       returning d.id
     ), logged as (
