@@ -80,12 +80,15 @@ export const setTo = <T>(name: string) => sql.placeholder(name) as unknown as T
  */
 export function tableRows<T extends PgTable>(table: T) {
   const fields = Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name] as const)
+  const map = (row: Record<string, unknown>): T['$inferSelect'] => {
+    const out: Record<string, unknown> = {}
+    for (const [key, name] of fields) out[key] = row[name]
+    return out as T['$inferSelect']
+  }
   return {
     columns: fields.map(([, name]) => `"${name}"`).join(', '),
-    map(row: Record<string, unknown>): T['$inferSelect'] {
-      const out: Record<string, unknown> = {}
-      for (const [key, name] of fields) out[key] = row[name]
-      return out as T['$inferSelect']
-    },
+    map,
+    /** The first row of a result, mapped, or null. */
+    first: ({ rows }: { rows: Record<string, unknown>[] }): T['$inferSelect'] | null => (rows[0] ? map(rows[0]) : null),
   }
 }
