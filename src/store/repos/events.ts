@@ -5,14 +5,17 @@ import { eventPayload } from '../../domain/webhooks.js'
 import type { Executor } from '../db.js'
 import { rawStatement } from '../prepared.js'
 import { events } from '../schema.js'
-import { fanOut } from './deliveries.js'
+import { FAN_OUT_SQL } from './deliveries.js'
 import { before, newestFirst, toPage } from './page.js'
 import type { Scope } from './scope.js'
 
 export type EventRow = typeof events.$inferSelect
 
-// Every state change appends one, as plain SQL (store/prepared.ts): the row is the one given, no RETURNING.
-const insertStmt = rawStatement('event_insert_row', 'insert into events (id, merchant_id, mode, type, data, payload, created_at) values ($1, $2, $3, $4, $5, $6, $7)')
+// Every state change appends one, as plain SQL (store/prepared.ts): the row is the one given, no RETURNING;
+// its deliveries are inserted by the same statement.
+const INSERT_SQL = 'insert into events (id, merchant_id, mode, type, data, payload, created_at) values ($1, $2, $3, $4, $5, $6, $7)'
+const insertStmt = rawStatement('event_insert_row', INSERT_SQL)
+const insertFanningOutStmt = rawStatement('event_insert_fanning_out', `with event as (${INSERT_SQL}), ${FAN_OUT_SQL}`)
 const refundEventStmt = rawStatement('event_of_refund', `select 1 from events
   where merchant_id = $1 and mode = $2 and data->>'sessionId' = $3 and type = $4 and data->>'refundId' = $5 limit 1`)
 
@@ -24,9 +27,8 @@ export async function appendEvent(tx: Executor, scope: Scope, type: EventType, d
   const id = newId('evt')
   const payload = eventPayload({ id, type, mode: scope.mode, data, createdAt: now })
   const e: EventRow = { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now }
-  await insertStmt(tx, [id, e.merchantId, e.mode, type, JSON.stringify(data), payload, now])
   // A console test event goes only to the endpoint it was sent to (deliveries.schedule).
-  if (opts.fanOut !== false) await fanOut(tx, e, now)
+  await (opts.fanOut === false ? insertStmt : insertFanningOutStmt)(tx, [id, e.merchantId, e.mode, type, JSON.stringify(data), payload, now])
   return e
 }
 
