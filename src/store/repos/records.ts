@@ -54,7 +54,7 @@ export async function updateRecord(tx: Executor, id: string, patch: Partial<type
  */
 export async function setRecordRefunds(tx: Executor, record: RecordRow, refundedAmount: number, status: RecordStatus): Promise<RecordRow> {
   await recordRefundsStmt(tx, [record.id, refundedAmount, status])
-  return { ...record, refundedAmount, status }
+  return Object.assign({}, record, { refundedAmount, status })
 }
 
 export async function getRecordScoped(tx: Executor, scope: Scope, id: string): Promise<RecordRow | null> {

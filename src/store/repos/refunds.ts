@@ -19,8 +19,7 @@ const sumsStmt = rawStatement<{ succeeded: number; pendingSum: number; pendingCo
   from refunds where record_id = $1`)
 const pendingSumStmt = rawStatement<{ sum: number; count: number }>('refund_pending_sum_row',
   `select coalesce(sum(amount), 0)::int as sum, count(*)::int as count from refunds where record_id = $1 and status = 'pending'`)
-const refundInsertStmt = rawStatement('refund_insert_row', `insert into refunds (${refundRows.columns})
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`)
+const refundInsertStmt = rawStatement('refund_insert_row', `insert into refunds (${refundRows.columns}) values (${refundRows.placeholders})`)
 const refundStmt = rawStatement('refund_get_row', `select ${refundRows.columns} from refunds where id = $1`)
 const refundLockStmt = rawStatement('refund_get_row_for_update', `select ${refundRows.columns} from refunds where id = $1 for update`)
 const refundByKeyStmt = rawStatement('refund_by_idempotency_key_row', `select ${refundRows.columns} from refunds where merchant_id = $1 and mode = $2 and idempotency_key = $3`)
@@ -52,8 +51,7 @@ export async function insertRefund(tx: Executor, row: typeof refunds.$inferInser
     providerRef: null, reason: null, initiatedBy: 'merchant', idempotencyKey: null, providerPending: false, failureReason: null,
     nextCheckAt: null, checks: 0, createdAt: now, updatedAt: now,
   }, row as RefundRow)
-  await refundInsertStmt(tx, [r.id, r.recordId, r.merchantId, r.mode, r.amount, r.status, r.providerRef, r.reason, r.initiatedBy, r.idempotencyKey,
-    r.providerPending, r.failureReason, r.nextCheckAt, r.checks, r.createdAt, r.updatedAt])
+  await refundInsertStmt(tx, refundRows.values(r))
   return r
 }
 
@@ -115,13 +113,13 @@ export async function updateRefund(tx: Executor, id: string, patch: Partial<type
 /** A refund settled: its status and the provider's reference and reason, no further checks. The caller holds its lock. */
 export async function setRefundOutcome(tx: Executor, refund: RefundRow, o: { status: RefundRow['status']; providerRef: string | null; failureReason: string | null; updatedAt: Date }): Promise<RefundRow> {
   await refundOutcomeStmt(tx, [refund.id, o.status, o.providerRef, o.failureReason, o.updatedAt])
-  return { ...refund, ...o, nextCheckAt: null }
+  return Object.assign({}, refund, o, { nextCheckAt: null })
 }
 
 /** The provider answered `pending`: the refund waits on it (see settleLocked). The caller holds its lock. */
 export async function setProviderPending(tx: Executor, refund: RefundRow, providerRef: string | null, updatedAt: Date): Promise<RefundRow> {
   await providerPendingStmt(tx, [refund.id, providerRef, updatedAt])
-  return { ...refund, providerPending: true, providerRef, updatedAt }
+  return Object.assign({}, refund, { providerPending: true, providerRef, updatedAt })
 }
 
 /** Pending refunds whose next check is due, leased with SKIP LOCKED. */
