@@ -19,10 +19,10 @@ import { recordDiscrepancy } from './discrepancies.js'
 async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordRow> {
   const sums = await refundRepo.refundSums(tx, record.id)
   const refunded = sums.succeeded
-  const updated = await records.setRecordRefunds(tx, record.id, refunded, recordStatus(record.amount, refunded, sums.pendingCount > 0))
+  const updated = await records.setRecordRefunds(tx, record, refunded, recordStatus(record.amount, refunded, sums.pendingCount > 0))
   if (refunded >= record.amount) {
     const s = (await sessions.getSessionUnscoped(tx, record.sessionId, true))!
-    if (nextStatus(s.status as SessionStatus, 'refund_full')) await sessions.updateSession(tx, s.id, { status: 'refunded' }, deps.clock())
+    if (nextStatus(s.status as SessionStatus, 'refund_full')) await sessions.setSessionStatus(tx, s.id, 'refunded', deps.clock())
   }
   return updated
 }
@@ -43,16 +43,12 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
     return { record, refund }
   }
   if (state.status === 'pending') {
-    const updated = await refundRepo.updateRefund(tx, refund.id, {
-      providerPending: true,
-      providerRef: state.providerRefundRef ?? refund.providerRef,
-      updatedAt: now,
-    })
+    const updated = await refundRepo.setProviderPending(tx, refund, state.providerRefundRef ?? refund.providerRef, now)
     const rec = await recompute(tx, deps, record)
     if (!refund.providerPending) await announcePending(tx, deps, rec, updated, now)
     return { record: rec, refund: updated }
   }
-  const updated = await refundRepo.setRefundOutcome(tx, refund.id, {
+  const updated = await refundRepo.setRefundOutcome(tx, refund, {
     status: state.status,
     providerRef: state.providerRefundRef ?? refund.providerRef,
     failureReason: state.failureReason ?? null,

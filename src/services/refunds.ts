@@ -71,7 +71,7 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, once
       updatedAt: now,
     })
     // In the same commit as the reservation: a crash before the provider answers leaves `refunding`.
-    const marked = record.status === 'refunding' ? record : await records.setRecordRefunds(tx, record.id, record.refundedAmount, recordStatus(record.amount, record.refundedAmount, true))
+    const marked = record.status === 'refunding' ? record : await records.setRecordRefunds(tx, record, record.refundedAmount, recordStatus(record.amount, record.refundedAmount, true))
     return { refund, record: marked, fresh: true }
   })
   once?.held()

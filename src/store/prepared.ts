@@ -12,7 +12,7 @@
  * Behind a transaction pooler (openPool's `statements: 'unnamed'`) the same statements run unnamed:
  * parsed on every run, but valid on whichever server connection the pooler picks.
  */
-import { getTableColumns, sql } from 'drizzle-orm'
+import { getTableColumns } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type pg from 'pg'
 import { namesStatements, type Executor } from './db.js'
@@ -69,9 +69,6 @@ export function withDefaults<T extends object>(defaults: Partial<T>, row: T): T 
   return out as T
 }
 
-/** A placeholder in `.set()`: Drizzle encodes it through the column like any value there, but its types admit none. */
-export const setTo = <T>(name: string) => sql.placeholder(name) as unknown as T
-
 /**
  * A table's rows as plain SQL reads them: its column list for a SELECT, and a mapper from a row of
  * those columns to the table's field names. pg's own parsers give the values (timestamptz as a Date,
@@ -80,12 +77,19 @@ export const setTo = <T>(name: string) => sql.placeholder(name) as unknown as T
  */
 export function tableRows<T extends PgTable>(table: T) {
   const fields = Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name] as const)
+  const map = (row: Record<string, unknown>): T['$inferSelect'] => {
+    const out: Record<string, unknown> = {}
+    for (const [key, name] of fields) out[key] = row[name]
+    return out as T['$inferSelect']
+  }
   return {
     columns: fields.map(([, name]) => `"${name}"`).join(', '),
-    map(row: Record<string, unknown>): T['$inferSelect'] {
-      const out: Record<string, unknown> = {}
-      for (const [key, name] of fields) out[key] = row[name]
-      return out as T['$inferSelect']
-    },
+    /** $1… for an INSERT of every column, in the order of `columns`. */
+    placeholders: fields.map((_, i) => `$${i + 1}`).join(', '),
+    /** A row's values in the order of `columns` (pg encodes them; a jsonb array would need JSON.stringify). */
+    values: (row: T['$inferSelect']): unknown[] => fields.map(([key]) => (row as Record<string, unknown>)[key]),
+    map,
+    /** The first row of a result, mapped, or null. */
+    first: ({ rows }: { rows: Record<string, unknown>[] }): T['$inferSelect'] | null => (rows[0] ? map(rows[0]) : null),
   }
 }

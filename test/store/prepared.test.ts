@@ -9,10 +9,13 @@ import { test } from 'node:test'
 import { eq } from 'drizzle-orm'
 import pg from 'pg'
 import { newId } from '../../src/domain/ids.js'
-import { getRecordUnscoped } from '../../src/store/repos/records.js'
-import { claimKeyFindingRefund, findRefundByIdempotencyKey, insertRefund } from '../../src/store/repos/refunds.js'
-import { getSession, getSessionUnscoped, insertSessionRow, type SessionRow } from '../../src/store/repos/sessions.js'
-import { sessions } from '../../src/store/schema.js'
+import type { Executor } from '../../src/store/db.js'
+import { appendEvent } from '../../src/store/repos/events.js'
+import { getProviderConfigUnscoped, insertProviderConfig } from '../../src/store/repos/provider-configs.js'
+import { getRecordUnscoped, lockRecord, setRecordRefunds } from '../../src/store/repos/records.js'
+import { claimKeyFindingRefund, findRefundByIdempotencyKey, getRefundUnscoped, insertRefund, setProviderPending, setRefundOutcome } from '../../src/store/repos/refunds.js'
+import { getSession, getSessionUnscoped, insertSessionRow, setSessionStatus, type SessionRow } from '../../src/store/repos/sessions.js'
+import { events, providerConfigs, records, refunds, sessions } from '../../src/store/schema.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { openTestPool } from '../helpers/db.js'
 
@@ -81,7 +84,49 @@ test('rows read as plain SQL (tableRows) equal the rows Drizzle maps: a session 
   })
 })
 
-test('round trips to PostgreSQL per API request: GET of a paid session 2, checkout 1 with a key or without, a refund 16, with a key 18', async (t) => {
+/** The row Drizzle reads back, to compare the plain SQL path with. */
+async function drizzleRow<T extends typeof records | typeof refunds | typeof events | typeof sessions | typeof providerConfigs>(ex: Executor, table: T, id: string) {
+  const [row] = await ex.select().from(table as typeof records).where(eq((table as typeof records).id, id))
+  return row as unknown as T['$inferSelect']
+}
+
+test('the refund path as plain SQL: rows read equal Drizzle\'s, and each write without RETURNING answers the row it stored', async (t) => {
+  const ta = await startTestApp(t)
+  const db = ta.deps.db
+  const scope = { merchantId: ta.merchant.id, mode: 'test' as const }
+  const paid = await paidSession(ta, { amount: 1000, currency: 'CNY', metadata: { order: 'A-1' } })
+  const at = (ms: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, 0, ms))
+  await db.transaction(async (tx) => {
+    const record = (await lockRecord(tx, scope, paid.record.id))!
+    assert.deepEqual(record, await drizzleRow(tx, records, paid.record.id))
+    assert.equal(await lockRecord(tx, { ...scope, mode: 'live' }, paid.record.id), null, 'scoped by mode')
+    assert.deepEqual(await getRecordUnscoped(tx, record.id, true), record)
+    assert.deepEqual(await setRecordRefunds(tx, record, 0, 'refunding'), await drizzleRow(tx, records, record.id))
+
+    const inserted = await insertRefund(tx, { ...scope, id: newId('ref'), recordId: record.id, amount: 1000, status: 'pending', reason: 'why', idempotencyKey: 'k', nextCheckAt: at(7), createdAt: at(1), updatedAt: at(1) })
+    assert.deepEqual(inserted, await drizzleRow(tx, refunds, inserted.id))
+    assert.deepEqual(await getRefundUnscoped(tx, inserted.id, true), inserted)
+    const pending = await setProviderPending(tx, inserted, 'ext_1', at(2))
+    assert.deepEqual(pending, await drizzleRow(tx, refunds, inserted.id))
+    const settled = await setRefundOutcome(tx, pending, { status: 'failed', providerRef: null, failureReason: 'no: refused', updatedAt: at(3) })
+    assert.deepEqual(settled, await drizzleRow(tx, refunds, inserted.id))
+    assert.deepEqual([settled.nextCheckAt, settled.providerPending], [null, true])
+
+    await setSessionStatus(tx, record.sessionId, 'refunded', at(4))
+    const session = (await getSessionUnscoped(tx, record.sessionId, true))!
+    assert.deepEqual(session, await drizzleRow(tx, sessions, record.sessionId))
+    assert.deepEqual([session.status, session.updatedAt, session.metadata], ['refunded', at(4), { order: 'A-1' }])
+
+    const event = await appendEvent(tx, scope, 'refund.failed', { refundId: inserted.id, metadata: { order: 'A-1' }, reason: null, list: [1, 'two'] }, at(5))
+    assert.deepEqual(event, await drizzleRow(tx, events, event.id))
+  })
+
+  const config = await insertProviderConfig(db, { id: newId('pc'), merchantId: ta.merchant.id, provider: 'wechat', label: 'main', credentialsEnc: 'sealed', settings: { apiBase: 'https://x.example', n: 2 } })
+  assert.deepEqual(await getProviderConfigUnscoped(db, config.id), await drizzleRow(db, providerConfigs, config.id))
+  assert.equal(await getProviderConfigUnscoped(db, 'pc_none'), null)
+})
+
+test('round trips to PostgreSQL per API request: GET of a paid session 2, checkout 1 with a key or without, a refund 15, with a key 17', async (t) => {
   // Counted where every statement goes: pg's Client.query, which Till's connections (store/db.ts) bind when made.
   let count = 0
   const query = pg.Client.prototype.query
@@ -100,10 +145,10 @@ test('round trips to PostgreSQL per API request: GET of a paid session 2, checko
     ['GET', () => ta.request('GET', `/api/v1/sessions/${paid.id}`, { key }), 2], // a paid session: its record too
     ['checkout', () => ta.request('POST', '/api/v1/checkout', { key, body: { amount: 100, currency: 'CNY' } }), 1],
     ['checkout with a key', () => ta.request('POST', '/api/v1/checkout', { key, body: { amount: 100, currency: 'CNY' }, headers: { 'idempotency-key': `c-${n++}` } }), 1],
-    // begin, lock the record, pending sum, insert, mark it refunding, commit; begin, lock record and refund, settle, sums, record, session, event, deliveries, commit
-    ['refund', () => ta.request('POST', '/api/v1/refunds', { key, body: { recordId: paid.record.id, amount: 1 } }), 16],
+    // begin, lock the record, pending sum, insert, mark it refunding, commit; begin, lock record and refund, settle, sums, record, session, the event with its deliveries, commit
+    ['refund', () => ta.request('POST', '/api/v1/refunds', { key, body: { recordId: paid.record.id, amount: 1 } }), 15],
     // the key's claim with the lookup of its earlier refund, and the answer stored with the settlement
-    ['refund with a key', () => ta.request('POST', '/api/v1/refunds', { key, body: { recordId: paid.record.id, amount: 1 }, headers: { 'idempotency-key': `r-${n++}` } }), 18],
+    ['refund with a key', () => ta.request('POST', '/api/v1/refunds', { key, body: { recordId: paid.record.id, amount: 1 }, headers: { 'idempotency-key': `r-${n++}` } }), 17],
   ]
   const counted: Record<string, number> = {}
   const expected: Record<string, number> = {}

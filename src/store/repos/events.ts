@@ -1,21 +1,23 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { EventType } from '../../domain/events.js'
 import { newId } from '../../domain/ids.js'
 import { eventPayload } from '../../domain/webhooks.js'
 import type { Executor } from '../db.js'
-import { statement } from '../prepared.js'
+import { rawStatement } from '../prepared.js'
 import { events } from '../schema.js'
-import { fanOut } from './deliveries.js'
+import { FAN_OUT_SQL } from './deliveries.js'
 import { before, newestFirst, toPage } from './page.js'
 import type { Scope } from './scope.js'
 
 export type EventRow = typeof events.$inferSelect
 
-const p = sql.placeholder
-// Every state change appends one: built once (store/prepared.ts).
-const insertStmt = statement('event_insert', (ex) => ex.insert(events).values({
-  id: p('id'), merchantId: p('merchantId'), mode: p('mode'), type: p('type'), data: p('data'), payload: p('payload'), createdAt: p('createdAt'),
-}).returning())
+// Every state change appends one, as plain SQL (store/prepared.ts): the row is the one given, no RETURNING;
+// its deliveries are inserted by the same statement.
+const INSERT_SQL = 'insert into events (id, merchant_id, mode, type, data, payload, created_at) values ($1, $2, $3, $4, $5, $6, $7)'
+const insertStmt = rawStatement('event_insert_row', INSERT_SQL)
+const insertFanningOutStmt = rawStatement('event_insert_fanning_out', `with event as (${INSERT_SQL}), ${FAN_OUT_SQL}`)
+const refundEventStmt = rawStatement('event_of_refund', `select 1 from events
+  where merchant_id = $1 and mode = $2 and data->>'sessionId' = $3 and type = $4 and data->>'refundId' = $5 limit 1`)
 
 /**
  * Appends an event to the outbox, with one pending delivery per matching endpoint. Call it inside
@@ -24,19 +26,16 @@ const insertStmt = statement('event_insert', (ex) => ex.insert(events).values({
 export async function appendEvent(tx: Executor, scope: Scope, type: EventType, data: Record<string, unknown>, now: Date, opts: { fanOut?: boolean } = {}) {
   const id = newId('evt')
   const payload = eventPayload({ id, type, mode: scope.mode, data, createdAt: now })
-  const [e] = await insertStmt(tx, { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now })
+  const e: EventRow = { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now }
   // A console test event goes only to the endpoint it was sent to (deliveries.schedule).
-  if (opts.fanOut !== false) await fanOut(tx, e, now)
+  await (opts.fanOut === false ? insertStmt : insertFanningOutStmt)(tx, [id, e.merchantId, e.mode, type, JSON.stringify(data), payload, now])
   return e
 }
 
 /** Whether a refund's event of `type` was appended (found through its session's events: events_session_idx). */
 export async function hasRefundEvent(tx: Executor, scope: Scope, sessionId: string, type: EventType, refundId: string) {
-  const found = await tx.select({ id: events.id }).from(events).where(and(
-    eq(events.merchantId, scope.merchantId), eq(events.mode, scope.mode), sql`${events.data}->>'sessionId' = ${sessionId}`,
-    eq(events.type, type), sql`${events.data}->>'refundId' = ${refundId}`,
-  )).limit(1)
-  return found.length > 0
+  const { rowCount } = await refundEventStmt(tx, [scope.merchantId, scope.mode, sessionId, type, refundId])
+  return rowCount === 1
 }
 
 export async function getEvent(tx: Executor, scope: Scope, id: string): Promise<EventRow | null> {

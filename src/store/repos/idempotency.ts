@@ -12,9 +12,8 @@ const claimStmt = statement('idempotency_claim', (ex) => ex.insert(idempotencyKe
   .values({ merchantId: p('merchantId'), mode: p('mode'), key: p('key'), fingerprint: p('fingerprint'), lockedUntil: p('lockedUntil'), createdAt: p('createdAt') })
   .onConflictDoNothing()
   .returning({ key: idempotencyKeys.key }))
-const saveStmt = statement('idempotency_save', (ex) => ex.update(idempotencyKeys)
-  .set({ responseStatus: p('status') as unknown as number, responseBody: p('body') as unknown as string, lockedUntil: null })
-  .where(and(eq(idempotencyKeys.merchantId, p('merchantId')), eq(idempotencyKeys.mode, p('mode')), eq(idempotencyKeys.key, p('key')))))
+const saveStmt = rawStatement('idempotency_save_row',
+  'update idempotency_keys set response_status = $4, response_body = $5, locked_until = null where merchant_id = $1 and mode = $2 and key = $3')
 
 const where = (scope: Scope, key: string) =>
   and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.mode, scope.mode), eq(idempotencyKeys.key, key))
@@ -38,8 +37,7 @@ export async function claimKey(tx: Executor, scope: Scope, key: string, fingerpr
 }
 
 export async function saveResponse(tx: Executor, scope: Scope, key: string, status: number, body: string) {
-  // Drizzle encodes a placeholder in .set() through its column like any value; its types admit none.
-  await saveStmt(tx, { merchantId: scope.merchantId, mode: scope.mode, key, status, body })
+  await saveStmt(tx, [scope.merchantId, scope.mode, key, status, body])
 }
 
 /** Releases a key still in flight under this lease: not one another request took over after it lapsed. */

@@ -1,5 +1,6 @@
 import { and, eq, inArray, ne } from 'drizzle-orm'
 import type { Executor } from '../db.js'
+import { rawStatement, tableRows } from '../prepared.js'
 import { providerConfigs } from '../schema.js'
 
 export type ProviderConfigRow = typeof providerConfigs.$inferSelect
@@ -15,10 +16,13 @@ export async function getProviderConfig(tx: Executor, merchantId: string, id: st
   return c ?? null
 }
 
-/** For a provider notification: the configuration named in the URL, whoever owns it. */
-export async function getProviderConfigUnscoped(tx: Executor, id: string) {
-  const [c] = await tx.select().from(providerConfigs).where(eq(providerConfigs.id, id))
-  return c ?? null
+// Read with every live provider's refund and notification: plain SQL (store/prepared.ts).
+const configRows = tableRows(providerConfigs)
+const byIdStmt = rawStatement('provider_config_get_row', `select ${configRows.columns} from provider_configs where id = $1`)
+
+/** For a provider notification or a refund: the configuration named, whoever owns it. */
+export async function getProviderConfigUnscoped(tx: Executor, id: string): Promise<ProviderConfigRow | null> {
+  return configRows.first(await byIdStmt(tx, [id]))
 }
 
 export async function findByLabel(tx: Executor, merchantId: string, provider: string, label: string) {

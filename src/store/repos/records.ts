@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm'
 import type { RecordStatus } from '../../domain/refund-math.js'
 import type { Executor } from '../db.js'
-import { setTo, statement } from '../prepared.js'
+import { rawStatement, statement, tableRows } from '../prepared.js'
 import { records } from '../schema.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
 import type { Scope } from './scope.js'
@@ -9,17 +9,18 @@ import type { Scope } from './scope.js'
 export type RecordRow = typeof records.$inferSelect
 
 const p = sql.placeholder
-// The hot paths' statements (session reads and refund settlement), built once: see store/prepared.ts.
+// The session reads' and payments' statements, built once: see store/prepared.ts.
 const recordBySessionStmt = statement('record_by_session', (ex) => ex.select().from(records).where(eq(records.sessionId, p('sessionId'))))
 // The same row found through the same unique index, the merchant named: on a database sharded by merchant it reaches one shard (docs/scaling.md).
 const recordBySessionScopedStmt = statement('record_by_session_scoped', (ex) => ex.select().from(records)
   .where(and(eq(records.sessionId, p('sessionId')), eq(records.merchantId, p('merchantId')), eq(records.mode, p('mode')))))
-const recordStmt = statement('record_get', (ex) => ex.select().from(records).where(eq(records.id, p('id'))))
-const recordLockStmt = statement('record_get_for_update', (ex) => ex.select().from(records).where(eq(records.id, p('id'))).for('update'))
-const recordLockScopedStmt = statement('record_lock_scoped', (ex) => ex.select().from(records)
-  .where(and(eq(records.id, p('id')), eq(records.merchantId, p('merchantId')), eq(records.mode, p('mode')))).for('update'))
-const recordRefundsStmt = statement('record_set_refunds', (ex) => ex.update(records)
-  .set({ refundedAmount: setTo<number>('refundedAmount'), status: setTo<RecordStatus>('status') }).where(eq(records.id, p('id'))).returning())
+// The refund path's reads and its one write, as plain SQL (store/prepared.ts tableRows).
+const recordRows = tableRows(records)
+const recordStmt = rawStatement('record_get_row', `select ${recordRows.columns} from records where id = $1`)
+const recordLockStmt = rawStatement('record_get_row_for_update', `select ${recordRows.columns} from records where id = $1 for update`)
+const recordLockScopedStmt = rawStatement('record_lock_scoped_row', `select ${recordRows.columns} from records where id = $1 and merchant_id = $2 and mode = $3 for update`)
+const recordRefundsStmt = rawStatement('record_set_refunds_row', 'update records set refunded_amount = $2, status = $3 where id = $1')
+
 export async function insertRecord(tx: Executor, row: typeof records.$inferInsert) {
   const [r] = await tx.insert(records).values(row).returning()
   return r
@@ -34,14 +35,12 @@ export async function getRecordBySession(tx: Executor, sessionId: string, scope?
 }
 
 export async function getRecordUnscoped(tx: Executor, id: string, forUpdate = false): Promise<RecordRow | null> {
-  const [r] = await (forUpdate ? recordLockStmt : recordStmt)(tx, { id })
-  return r ?? null
+  return recordRows.first(await (forUpdate ? recordLockStmt : recordStmt)(tx, [id]))
 }
 
 /** The merchant's record, row-locked: every refund decision on it is serialised here. */
 export async function lockRecord(tx: Executor, scope: Scope, id: string): Promise<RecordRow | null> {
-  const [r] = await recordLockScopedStmt(tx, { id, merchantId: scope.merchantId, mode: scope.mode })
-  return r ?? null
+  return recordRows.first(await recordLockScopedStmt(tx, [id, scope.merchantId, scope.mode]))
 }
 
 export async function updateRecord(tx: Executor, id: string, patch: Partial<typeof records.$inferInsert>) {
@@ -49,10 +48,13 @@ export async function updateRecord(tx: Executor, id: string, patch: Partial<type
   return r
 }
 
-/** A record's refunded amount and status, as recomputed from its refunds. */
-export async function setRecordRefunds(tx: Executor, id: string, refundedAmount: number, status: RecordStatus): Promise<RecordRow> {
-  const [r] = await recordRefundsStmt(tx, { id, refundedAmount, status })
-  return r
+/**
+ * A record's refunded amount and status, as recomputed from its refunds. The caller holds the
+ * record's lock, so its row with these two set is the stored one: no RETURNING to parse and map.
+ */
+export async function setRecordRefunds(tx: Executor, record: RecordRow, refundedAmount: number, status: RecordStatus): Promise<RecordRow> {
+  await recordRefundsStmt(tx, [record.id, refundedAmount, status])
+  return Object.assign({}, record, { refundedAmount, status })
 }
 
 export async function getRecordScoped(tx: Executor, scope: Scope, id: string): Promise<RecordRow | null> {

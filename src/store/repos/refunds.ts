@@ -1,7 +1,7 @@
 /** Refunds: each one row of a payment record, read by the merchant's scope or, for the jobs and the provider's reports, by record. */
 import { and, asc, eq, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { rawStatement, setTo, statement, tableRows, withDefaults } from '../prepared.js'
+import { rawStatement, tableRows, withDefaults } from '../prepared.js'
 import { refunds } from '../schema.js'
 import { CLAIM_SQL, claimValues, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
@@ -9,42 +9,31 @@ import type { Scope } from './scope.js'
 
 export type RefundRow = typeof refunds.$inferSelect
 
-const p = sql.placeholder
-/** A timestamp placeholder that may be null: Drizzle's encoder would call toISOString on it, pg sends a Date or NULL as it is. */
-const maybeTime = (name: string) => sql`${sql.placeholder(name)}`
-// The hot paths' statements (refunds and their settlement), built once: see store/prepared.ts.
-const sumsStmt = statement('refund_sums', (ex) => ex.select({
-  succeeded: sql<number>`coalesce(sum(${refunds.amount}) filter (where ${refunds.status} = 'succeeded'), 0)::int`,
-  pendingSum: sql<number>`coalesce(sum(${refunds.amount}) filter (where ${refunds.status} = 'pending'), 0)::int`,
-  pendingCount: sql<number>`(count(*) filter (where ${refunds.status} = 'pending'))::int`,
-}).from(refunds).where(eq(refunds.recordId, p('recordId'))))
-const pendingSumStmt = statement('refund_pending_sum', (ex) => ex
-  .select({ sum: sql<number>`coalesce(sum(${refunds.amount}), 0)::int`, count: sql<number>`count(*)::int` })
-  .from(refunds).where(and(eq(refunds.recordId, p('recordId')), eq(refunds.status, 'pending'))))
-const refundInsertStmt = statement('refund_insert', (ex) => ex.insert(refunds).values({
-  id: p('id'), recordId: p('recordId'), merchantId: p('merchantId'), mode: p('mode'), amount: p('amount'), status: p('status'),
-  providerRef: p('providerRef'), reason: p('reason'), initiatedBy: p('initiatedBy'), idempotencyKey: p('idempotencyKey'),
-  providerPending: p('providerPending'), failureReason: p('failureReason'), nextCheckAt: maybeTime('nextCheckAt'), checks: p('checks'),
-  createdAt: p('createdAt'), updatedAt: p('updatedAt'),
-}).returning())
-const refundStmt = statement('refund_get', (ex) => ex.select().from(refunds).where(eq(refunds.id, p('id'))))
-const refundLockStmt = statement('refund_get_for_update', (ex) => ex.select().from(refunds).where(eq(refunds.id, p('id'))).for('update'))
-const refundByKeyStmt = statement('refund_by_idempotency_key', (ex) => ex.select().from(refunds)
-  .where(and(eq(refunds.merchantId, p('merchantId')), eq(refunds.mode, p('mode')), eq(refunds.idempotencyKey, p('key')))))
-const refundOutcomeStmt = statement('refund_set_outcome', (ex) => ex.update(refunds).set({
-  status: setTo<RefundRow['status']>('status'), providerRef: setTo<string | null>('providerRef'), failureReason: setTo<string | null>('failureReason'),
-  nextCheckAt: null, updatedAt: setTo<Date>('updatedAt'),
-}).where(eq(refunds.id, p('id'))).returning())
+// The refund path's statements as plain SQL (store/prepared.ts): rows mapped by tableRows, and
+// writes without RETURNING where the caller already holds the row they leave (its lock, its values).
+const refundRows = tableRows(refunds)
+const sumsStmt = rawStatement<{ succeeded: number; pendingSum: number; pendingCount: number }>('refund_sums_row', `select
+  coalesce(sum(amount) filter (where status = 'succeeded'), 0)::int as "succeeded",
+  coalesce(sum(amount) filter (where status = 'pending'), 0)::int as "pendingSum",
+  (count(*) filter (where status = 'pending'))::int as "pendingCount"
+  from refunds where record_id = $1`)
+const pendingSumStmt = rawStatement<{ sum: number; count: number }>('refund_pending_sum_row',
+  `select coalesce(sum(amount), 0)::int as sum, count(*)::int as count from refunds where record_id = $1 and status = 'pending'`)
+const refundInsertStmt = rawStatement('refund_insert_row', `insert into refunds (${refundRows.columns}) values (${refundRows.placeholders})`)
+const refundStmt = rawStatement('refund_get_row', `select ${refundRows.columns} from refunds where id = $1`)
+const refundLockStmt = rawStatement('refund_get_row_for_update', `select ${refundRows.columns} from refunds where id = $1 for update`)
+const refundByKeyStmt = rawStatement('refund_by_idempotency_key_row', `select ${refundRows.columns} from refunds where merchant_id = $1 and mode = $2 and idempotency_key = $3`)
+const refundOutcomeStmt = rawStatement('refund_set_outcome_row',
+  'update refunds set status = $2, provider_ref = $3, failure_reason = $4, next_check_at = null, updated_at = $5 where id = $1')
+const providerPendingStmt = rawStatement('refund_set_provider_pending_row', 'update refunds set provider_pending = true, provider_ref = $2, updated_at = $3 where id = $1')
 
 export async function pendingRefundSum(tx: Executor, recordId: string): Promise<{ sum: number; count: number }> {
-  const [row] = await pendingSumStmt(tx, { recordId })
-  return row
+  return (await pendingSumStmt(tx, [recordId])).rows[0]
 }
 
 /** Succeeded and pending refunds of a record, summed in one statement. */
 export async function refundSums(tx: Executor, recordId: string): Promise<{ succeeded: number; pendingSum: number; pendingCount: number }> {
-  const [row] = await sumsStmt(tx, { recordId })
-  return row
+  return (await sumsStmt(tx, [recordId])).rows[0]
 }
 
 export async function succeededRefundSum(tx: Executor, recordId: string): Promise<number> {
@@ -55,19 +44,19 @@ export async function succeededRefundSum(tx: Executor, recordId: string): Promis
   return row.sum
 }
 
-export async function insertRefund(tx: Executor, row: typeof refunds.$inferInsert) {
-  // Every column is a parameter of the prepared INSERT: the ones a caller leaves out take the schema's defaults here.
+/** Inserts a refund, every column given (the ones a caller leaves out take the schema's defaults here), and answers the row stored. */
+export async function insertRefund(tx: Executor, row: typeof refunds.$inferInsert): Promise<RefundRow> {
   const now = new Date()
-  const [r] = await refundInsertStmt(tx, withDefaults({
+  const r = withDefaults<RefundRow>({
     providerRef: null, reason: null, initiatedBy: 'merchant', idempotencyKey: null, providerPending: false, failureReason: null,
     nextCheckAt: null, checks: 0, createdAt: now, updatedAt: now,
-  }, row))
+  }, row as RefundRow)
+  await refundInsertStmt(tx, refundRows.values(r))
   return r
 }
 
 export async function getRefundUnscoped(tx: Executor, id: string, forUpdate = false): Promise<RefundRow | null> {
-  const [r] = await (forUpdate ? refundLockStmt : refundStmt)(tx, { id })
-  return r ?? null
+  return refundRows.first(await (forUpdate ? refundLockStmt : refundStmt)(tx, [id]))
 }
 
 export async function getRefundScoped(tx: Executor, scope: Scope, id: string): Promise<RefundRow | null> {
@@ -79,14 +68,12 @@ export async function getRefundScoped(tx: Executor, scope: Scope, id: string): P
 }
 
 export async function findRefundByIdempotencyKey(tx: Executor, scope: Scope, key: string): Promise<RefundRow | null> {
-  const [r] = await refundByKeyStmt(tx, { merchantId: scope.merchantId, mode: scope.mode, key })
-  return r ?? null
+  return refundRows.first(await refundByKeyStmt(tx, [scope.merchantId, scope.mode, key]))
 }
 
 // An Idempotency-Key claimed in flight (store/repos/idempotency.ts) and the refund an earlier use of
 // the key made, in one statement: a keyed refund's reservation saves a round trip. The lookup needs no
 // lock of its own: while this transaction holds the key's claim, no other request can use the key.
-const refundRows = tableRows(refunds)
 const claimFindingStmt = rawStatement('refund_claim_key_finding_refund', `with claim as (${CLAIM_SQL})
   select (select count(*) from claim)::int as claimed, r.*
   from (select 1) one left join refunds r on r.merchant_id = $1 and r.mode = $2 and r.idempotency_key = $3`)
@@ -123,10 +110,16 @@ export async function updateRefund(tx: Executor, id: string, patch: Partial<type
   return r
 }
 
-/** A refund settled: its status and the provider's reference and reason, no further checks. */
-export async function setRefundOutcome(tx: Executor, id: string, o: { status: RefundRow['status']; providerRef: string | null; failureReason: string | null; updatedAt: Date }): Promise<RefundRow> {
-  const [r] = await refundOutcomeStmt(tx, { id, ...o })
-  return r
+/** A refund settled: its status and the provider's reference and reason, no further checks. The caller holds its lock. */
+export async function setRefundOutcome(tx: Executor, refund: RefundRow, o: { status: RefundRow['status']; providerRef: string | null; failureReason: string | null; updatedAt: Date }): Promise<RefundRow> {
+  await refundOutcomeStmt(tx, [refund.id, o.status, o.providerRef, o.failureReason, o.updatedAt])
+  return Object.assign({}, refund, o, { nextCheckAt: null })
+}
+
+/** The provider answered `pending`: the refund waits on it (see settleLocked). The caller holds its lock. */
+export async function setProviderPending(tx: Executor, refund: RefundRow, providerRef: string | null, updatedAt: Date): Promise<RefundRow> {
+  await providerPendingStmt(tx, [refund.id, providerRef, updatedAt])
+  return Object.assign({}, refund, { providerPending: true, providerRef, updatedAt })
 }
 
 /** Pending refunds whose next check is due, leased with SKIP LOCKED. */

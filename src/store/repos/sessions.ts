@@ -2,7 +2,7 @@ import { and, eq, gt, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm'
 import { unionAll } from 'drizzle-orm/pg-core'
 import { storedStatusesFor, type SessionStatus } from '../../domain/session-machine.js'
 import type { Executor } from '../db.js'
-import { rawStatement, statement, tableRows } from '../prepared.js'
+import { rawStatement, tableRows } from '../prepared.js'
 import { attempts, sessions } from '../schema.js'
 import { CLAIM_SQL, claimValues, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
@@ -10,11 +10,6 @@ import type { Scope } from './scope.js'
 
 export type SessionRow = typeof sessions.$inferSelect
 export type AttemptRow = typeof attempts.$inferSelect
-
-const p = sql.placeholder
-// The hot paths' statements (checkout, session reads, payments), built once: see store/prepared.ts.
-const byIdStmt = statement('session_get', (ex) => ex.select().from(sessions).where(eq(sessions.id, p('id'))))
-const lockStmt = statement('session_get_for_update', (ex) => ex.select().from(sessions).where(eq(sessions.id, p('id'))).for('update'))
 
 // A complete session row, every column given: the caller answers from it, not from the database
 // (no RETURNING to parse and map back, which cost checkout more CPU than the INSERT's own round trip).
@@ -51,15 +46,23 @@ export async function insertSessionClaiming(tx: Executor, row: SessionRow, claim
 const sessionRows = tableRows(sessions)
 const scopedRowStmt = rawStatement('session_get_scoped_row', `select ${sessionRows.columns} from sessions where id = $1 and merchant_id = $2 and mode = $3`)
 
+// Unscoped, for the customer's pages, provider notifications and refund settlement.
+const byIdStmt = rawStatement('session_get_row', `select ${sessionRows.columns} from sessions where id = $1`)
+const lockStmt = rawStatement('session_get_row_for_update', `select ${sessionRows.columns} from sessions where id = $1 for update`)
+const statusStmt = rawStatement('session_set_status', 'update sessions set status = $2, updated_at = $3 where id = $1')
+
 export async function getSession(tx: Executor, scope: Scope, id: string): Promise<SessionRow | null> {
-  const { rows } = await scopedRowStmt(tx, [id, scope.merchantId, scope.mode])
-  return rows[0] ? sessionRows.map(rows[0]) : null
+  return sessionRows.first(await scopedRowStmt(tx, [id, scope.merchantId, scope.mode]))
 }
 
 /** Unscoped, by id: for the customer's pages and provider notifications, which carry no key. */
 export async function getSessionUnscoped(tx: Executor, id: string, forUpdate = false): Promise<SessionRow | null> {
-  const [s] = await (forUpdate ? lockStmt : byIdStmt)(tx, { id })
-  return s ?? null
+  return sessionRows.first(await (forUpdate ? lockStmt : byIdStmt)(tx, [id]))
+}
+
+/** A session's new status alone (a full refund's `refunded`), the row locked by the caller. */
+export async function setSessionStatus(tx: Executor, id: string, status: SessionStatus, now: Date) {
+  await statusStmt(tx, [id, status, now])
 }
 
 export async function updateSession(tx: Executor, id: string, patch: Partial<typeof sessions.$inferInsert>, now: Date) {
