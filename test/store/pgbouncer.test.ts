@@ -63,8 +63,8 @@ test('a statement prepared by name is lost when PgBouncer moves the client to an
       await till.close()
     }
   }
-  // Drizzle wraps PostgreSQL's error: 26000 is "prepared statement … does not exist".
-  await assert.rejects(run('named'), (e: { cause?: { code?: string } }) => e.cause?.code === '26000')
+  // PostgreSQL's 26000: "prepared statement … does not exist" (pg's error as it is: the session read is plain SQL).
+  await assert.rejects(run('named'), (e: { code?: string }) => e.code === '26000')
   assert.equal(await run('unnamed'), null)
 })
 
