@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { sql } from 'drizzle-orm'
 import { createOutbox, deliverDue } from '../../src/jobs/outbox.js'
 import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import type { Deps } from '../../src/services/deps.js'
 import { recordAttempts, type Claimed, type Recorded } from '../../src/store/repos/deliveries.js'
+import { appendEvent } from '../../src/store/repos/events.js'
 import { paidSession, secondInstance, startTestApp } from '../helpers/app.js'
 import { openTestPool } from '../helpers/db.js'
 import { createEndpoint, deliveryRows, startReceiver } from '../helpers/receiver.js'
@@ -162,6 +164,50 @@ test('instances recording attempts for the same endpoints at once never deadlock
   assert.equal(logged.n, recorded)
   const { rows: [hours] } = await ta.database.pool.query('select sum(delivered + failed)::int as n from webhook_endpoint_hours')
   assert.equal(hours.n, recorded)
+})
+
+test('recording attempts for an endpoint does not wait for a transaction that is appending an event to it', async (t) => {
+  // The event's deliveries reference their endpoint (a foreign key: a KEY SHARE lock on its row until
+  // that transaction commits); the recording statement's lock on the endpoint must not conflict with it.
+  const ta = await startTestApp(t)
+  const rx = await startReceiver(t)
+  await createEndpoint(ta, rx.url)
+  await paidSession(ta)
+  const [d] = await deliveryRows(ta)
+  const open = openTestPool(ta.databaseUrl, 1)
+  const recorder = openTestPool(ta.databaseUrl, 1)
+  t.after(async () => {
+    await open.close()
+    await recorder.close()
+  })
+  const now = ta.clock()
+  let appended!: () => void
+  const appending = new Promise<void>((resolve) => (appended = resolve))
+  let finish!: () => void
+  const finished = new Promise<void>((resolve) => (finish = resolve))
+  const holder = open.db.transaction(async (tx) => {
+    await appendEvent(tx, { merchantId: ta.merchant.id, mode: 'test' }, 'session.expired', { sessionId: 'sess_OPEN' }, now)
+    appended()
+    await finished
+  })
+  await appending
+  try {
+    // Bounded by lock_timeout, not by the test's clock: a conflicting lock fails the statement at once.
+    await recorder.db.transaction(async (tx) => {
+      await tx.execute(sql`set local lock_timeout = '5s'`)
+      await recordAttempts(tx, [{
+        claimed: { id: Number(d.id), leaseToken: 'not-a-lease', endpointId: d.endpoint_id } as Claimed,
+        attempt: { attemptedAt: now, statusCode: 200, latencyMs: 1, responseBody: null, error: null },
+        status: 'delivered',
+        nextAttemptAt: null,
+      }], now)
+    })
+  } finally {
+    finish()
+    await holder
+  }
+  const { rows: [logged] } = await ta.database.pool.query('select count(*)::int as n from webhook_attempts')
+  assert.equal(logged.n, 1)
 })
 
 test('the background worker is woken by the commit (NOTIFY), not by its timer', async (t) => {

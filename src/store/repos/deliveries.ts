@@ -167,7 +167,9 @@ const HEALTH = `outcome as (
  * the late result off. The batch's endpoints are locked first, in id order, and every row of an
  * endpoint (its deliveries, health, hourly counts) is written only after its lock: two instances
  * recording for the same endpoints at once queue on the first shared one instead of deadlocking
- * (PostgreSQL would abort one statement, and its batch would be sent again after the lease).
+ * (PostgreSQL would abort one statement, and its batch would be sent again after the lease). The
+ * lock is the one an UPDATE of the row takes (no key update): a transaction appending an event holds
+ * its endpoints' rows for its deliveries' foreign key, and neither waits for the other.
  *
  * Claiming: due deliveries are leased, rows another worker holds skipped, not waited for. At most
  * `perEndpoint` deliveries of one endpoint are in flight, counted over all instances through their
@@ -182,7 +184,7 @@ const recordAndClaimStmt = rawStatement('deliveries_record_and_claim', `
     with input (id, token, status, next_attempt_at, attempted_at, status_code, latency_ms, response_body, error, endpoint_id) as (
       select * from unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[], $15::text[])
     ), endpoints_locked as materialized (
-      select ep.id from webhook_endpoints ep where ep.id in (select endpoint_id from input) order by ep.id for update of ep
+      select ep.id from webhook_endpoints ep where ep.id in (select endpoint_id from input) order by ep.id for no key update of ep
     ), moved as (
       update webhook_deliveries d set status = i.status, attempts = d.attempts + 1, next_attempt_at = i.next_attempt_at,
         delivered_at = case when i.status = 'delivered' then $10::timestamptz end, leased_until = null, lease_token = null, updated_at = $10
