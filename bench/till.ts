@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { appendFileSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -46,7 +47,9 @@ export const SECRETS_KEY = randomBytes(32).toString('base64')
 /** Starts one instance; `env` overrides (RATE_LIMIT_PER_SECOND, DB_POOL_SIZE, TILL_JOBS…); `profileDir` as BENCH_PROFILE. */
 export async function startTill(databaseUrl: string, env: Record<string, string> = {}, profileDir = process.env.BENCH_PROFILE): Promise<TillProcess> {
   const port = await freePort()
-  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), '--import', 'tsx', 'src/main.ts']
+  // BENCH_TILL_NODE_FLAGS: flags for the instances' node (e.g. --trace-gc, which NODE_OPTIONS does not take).
+  const flags = process.env.BENCH_TILL_NODE_FLAGS?.split(' ').filter(Boolean) ?? []
+  const args = [...flags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), '--import', 'tsx', 'src/main.ts']
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,6 +70,9 @@ export async function startTill(databaseUrl: string, env: Record<string, string>
     },
   })
   let out = ''
+  // BENCH_TILL_LOG=file keeps everything the instances print (with BENCH_TILL_NODE_FLAGS=--trace-gc, their pauses).
+  const log = process.env.BENCH_TILL_LOG
+  if (log) for (const s of [child.stdout!, child.stderr!]) s.on('data', (d: Buffer | string) => appendFileSync(log, d))
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = (out + d).slice(-20_000)))
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out = (out + d).slice(-20_000)))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
