@@ -41,10 +41,10 @@ export interface PoolOptions {
 /** How long Till waits for a connection: from the pool, and a new one's handshake. */
 export const CONNECT_TIMEOUT_MS = 5000
 /**
- * How long a query may go unanswered before its connection is given up (pg's client-side
- * `query_timeout`): a server frozen (SIGSTOP) or cut off without a reset never answers, and a
- * request waiting on it must end in a 503 rather than hang. Client-side, so it holds behind a pooler,
- * which does not pass a startup statement_timeout through; generous, so a slow but live server is not cut.
+ * How long a query may go unanswered before its connection is given up: a server frozen (SIGSTOP)
+ * or cut off without a reset never answers, and a request waiting on it must end in a 503 rather
+ * than hang. Client-side, so it holds behind a pooler, which does not pass a startup
+ * statement_timeout through; generous, so a slow but live server is not cut.
  */
 export const QUERY_TIMEOUT_MS = 10_000
 /** A connection that only waits (LISTEN) asks this often whether its server still answers as a primary. */
@@ -53,10 +53,19 @@ const HEARTBEAT_TIMEOUT_MS = 3000
 /** Idle connections probe their peer after this long (TCP keepalive), so a dead one is dropped, not reused. */
 const KEEPALIVE_DELAY_MS = 10_000
 
+/** A DbClient's settings: pg's, and how long a query may go unanswered (QUERY_TIMEOUT_MS unless given; 0: no limit). */
+export interface DbClientConfig extends pg.ClientConfig {
+  queryTimeoutMs?: number
+}
+
 /**
  * pg's client, made safe for a database that fails over:
- * - a query that timed out (`query_timeout`) ends its connection: pg leaves the query in flight on it,
- *   so the next one (the transaction's ROLLBACK) would wait behind it on a server that may never answer;
+ * - a query unanswered for `queryTimeoutMs` ends its connection (every query on it fails, the pool
+ *   drops it): pg would leave a timed-out query in flight, so the next one (the transaction's
+ *   ROLLBACK) would wait behind it on a server that may never answer. One timer per connection
+ *   looks at the query in flight, not pg's `query_timeout`, which arms one for every query: with
+ *   it, a GET under load left 1.4 KB to the old generation instead of 0.4, and young collections
+ *   paused it twice as long (docs/benchmarks.md, p99 at a fixed rate);
  * - checked out of the pool, a connection that dies is given back (as broken) at once, and a later
  *   release is a no-op: Drizzle's transaction takes a connection and runs BEGIN outside its
  *   try/finally, so a connection lost just then would otherwise never return to the pool, and
@@ -66,15 +75,28 @@ const KEEPALIVE_DELAY_MS = 10_000
 export class DbClient extends pg.Client {
   private give?: (err?: Error | boolean) => void
 
-  constructor(config?: string | pg.ClientConfig) {
+  constructor(config: DbClientConfig = {}) {
     super(config)
-    const query = this.query.bind(this) as (...args: unknown[]) => unknown
-    this.query = ((...args: unknown[]) => {
-      const result = query(...args)
-      if (result instanceof Promise) result.catch((e: Error) => e?.message === 'Query read timeout' && this.drop())
-      return result
-    }) as typeof this.query
+    if (typeof (this as unknown as InFlight)._getActiveQuery !== 'function') throw new Error('pg client has no _getActiveQuery: store/db.ts needs updating')
+    const limit = config.queryTimeoutMs ?? QUERY_TIMEOUT_MS
+    if (limit > 0) this.once('connect', () => this.watch(limit))
     this.on('error', (err) => this.release(err))
+  }
+
+  /** Every tenth of `limit`, the query in flight: one seen in flight for `limit` (at most two tenths more) ends the connection. */
+  private watch(limit: number) {
+    let seen: unknown = null
+    let since = 0
+    const timer = setInterval(() => {
+      const active = (this as unknown as InFlight)._getActiveQuery()
+      const now = performance.now()
+      if (!active || active !== seen) {
+        seen = active
+        since = now
+      } else if (now - since >= limit) this.drop()
+    }, limit / 10)
+    timer.unref()
+    this.once('end', () => clearInterval(timer))
   }
 
   // pg-pool lends a client by setting `release` on it, and takes it back when that is called.
@@ -109,7 +131,12 @@ export class DbClient extends pg.Client {
   }
 }
 
-const directOf = new WeakMap<pg.Pool, pg.ClientConfig>()
+/** pg's own accessor for the query it is waiting on (its `activeQuery` getter logs a deprecation). */
+interface InFlight {
+  _getActiveQuery(): unknown
+}
+
+const directOf = new WeakMap<pg.Pool, DbClientConfig>()
 /** Pools, and the clients they made, that must not name statements. */
 const unnamed = new WeakSet<object>()
 
@@ -123,7 +150,7 @@ export function namesStatements(client: pg.Pool | pg.ClientBase): boolean {
  * the pool has one, else made like the pool's. pg.Pool keeps the password non-enumerable, so a
  * spread of its options drops it: it is copied by name.
  */
-export function clientConfig(pool: pg.Pool, extra: pg.ClientConfig = {}): pg.ClientConfig {
+export function clientConfig(pool: pg.Pool, extra: DbClientConfig = {}): DbClientConfig {
   const direct = directOf.get(pool)
   if (direct) return { ...direct, ...extra }
   return { ...pool.options, password: pool.options.password, ...extra }
@@ -131,7 +158,7 @@ export function clientConfig(pool: pg.Pool, extra: pg.ClientConfig = {}): pg.Cli
 
 export function openPool(connection: pg.PoolConfig | string, max = 10, options: PoolOptions = {}): Database {
   const config = typeof connection === 'string' ? { connectionString: connection } : connection
-  const bounds = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS }
+  const bounds = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, queryTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS }
   // A client losing its server (PostgreSQL restarting) must not crash the process: DbClient listens
   // for its errors, idle (the pool then drops it) or checked out (its queries fail: a 503).
   const pool = new pg.Pool({ ...config, max, ...bounds, Client: DbClient })
@@ -157,7 +184,7 @@ export const MIGRATION_LOCK = 7_411_001 // arbitrary, Till's own advisory lock i
  */
 export async function runMigrations(pool: pg.Pool): Promise<void> {
   // No query timeout: a migration may take long, and so may the wait for another instance's lock.
-  const client = new DbClient(clientConfig(pool, { application_name: 'till-migrations', query_timeout: 0 }))
+  const client = new DbClient(clientConfig(pool, { application_name: 'till-migrations', queryTimeoutMs: 0 }))
   await client.connect()
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])

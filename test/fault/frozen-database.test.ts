@@ -64,6 +64,30 @@ test('requests to a frozen database end with a 503 within the bound, /readyz wit
   assert.equal((await ta.request('GET', `/api/v1/sessions/${session.id}`, { key })).status, 200)
 })
 
+test('a query unanswered for the pool\'s query timeout ends its connection, however it was sent, and not before; thawed, the pool answers on a new one', async (t) => {
+  const LIMIT_MS = 500
+  const proxy = await startPgProxy(t, directAdminUrl())
+  const { pool } = openPool(proxy.config(directAdminUrl()), 2, { queryTimeoutMs: LIMIT_MS })
+  t.after(() => pool.end())
+  // Both connections made before the freeze: one checked out, one idle for the pool's own query.
+  const client = await pool.connect()
+  const idle = await pool.connect()
+  idle.release()
+  proxy.freeze()
+  const failed = (p: Promise<unknown>) => timed(p.then(() => assert.fail('answered by a frozen server'), (e: Error) => e.message))
+  // A checked-out connection's query (a transaction's), and the pool's own (pg-pool sends it with a callback).
+  const [checkedOut, pooled] = await within(10_000, Promise.all([failed(client.query('select 1')), failed(pool.query('select 2'))]), 'the queries failing')
+  client.release()
+  for (const { value, ms } of [checkedOut, pooled]) {
+    assert.match(value, /Connection terminated|Query read timeout/)
+    assert.ok(ms >= LIMIT_MS - 20 && ms < LIMIT_MS * 3 + 1000, `given up after ${Math.round(ms)} ms`)
+  }
+  await until('both frozen connections closed by Till', 3000, () => proxy.connections.every((c) => c.closedAt !== null))
+  assert.equal(proxy.connections.length, 2)
+  proxy.thaw()
+  assert.deepEqual((await pool.query('select 3 as n')).rows, [{ n: 3 }])
+})
+
 test('the relay\'s LISTEN connection to a frozen database is given up within its heartbeat, and listens again once it is back', async (t) => {
   const proxy = await startPgProxy(t, directAdminUrl())
   const ta = await startTestApp(t)
