@@ -10,7 +10,7 @@
  * in flight with its reservation and stores its answer with its settlement. Only an answer made
  * without the work (a refusal) is stored on its own, here, when it is sent.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { IdempotencyInFlight, IdempotencyMismatch, InvalidField, TillError } from '../../domain/errors.js'
 import { outageLog } from '../../outage-log.js'
@@ -129,7 +129,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
     if (typeof key !== 'string' || key.length === 0 || key.length > 255) {
       throw new InvalidField('Idempotency-Key', 'must be 1 to 255 characters')
     }
-    const fingerprint = createHash('sha256').update(`${req.method} ${req.url}\n${canonicalJson(req.body ?? null)}`).digest('hex')
+    const fingerprint = hash('sha256', `${req.method} ${req.url}\n${canonicalJson(req.body ?? null)}`)
     const now = deps.clock()
     req.ctx.idempotencyKey = key
     if (req.routeOptions.config.keyWithWork) {
