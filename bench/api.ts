@@ -8,6 +8,7 @@
  * Knobs: BENCH_DURATION (s per run, 5), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000), BENCH_REFUND_RATE (100), BENCH_ROUNDS (3),
  * BENCH_LARGE (sessions for the lookup at scale, e.g. 1000000; none by default, so that `npm run bench` stays under 25 minutes), DB_POOL_SIZE (10, both sides), BENCH_PROFILE (dir: Till with --cpu-prof).
  */
+import { closeSync, openSync } from 'node:fs'
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type pg from 'pg'
@@ -40,13 +41,18 @@ export interface Ceiling {
   stop(): Promise<void>
 }
 
-/** `profileDir`: the ceiling runs with --cpu-prof, its profile written there when it stops. */
-export async function startCeiling(databaseUrl: string, merchantId: string, profileDir?: string): Promise<Ceiling> {
+/**
+ * `profileDir`: the ceiling runs with --cpu-prof, its profile written there when it stops; `gcLog`: its
+ * output goes to that file, with one line per garbage collection (bench/gc.ts).
+ */
+export async function startCeiling(databaseUrl: string, merchantId: string, profileDir?: string, gcLog?: string): Promise<Ceiling> {
+  const out = gcLog ? openSync(gcLog, 'a') : 'inherit'
   const child = fork(fileURLToPath(new URL('./ceiling.ts', import.meta.url)), {
-    execArgv: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx'],
+    execArgv: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(gcLog ? ['--trace-gc-nvp'] : []), '--import', 'tsx'],
     env: { ...process.env, DATABASE_URL: databaseUrl, POOL_SIZE: String(POOL), MERCHANT_ID: merchantId },
-    stdio: 'inherit',
+    stdio: ['ignore', out, out, 'ipc'],
   })
+  if (typeof out === 'number') closeSync(out)
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port))
     child.once('exit', (code) => reject(new Error(`ceiling exited with ${code}`)))

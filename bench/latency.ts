@@ -16,16 +16,20 @@
  * acknowledged write survives a crash); full_page_writes=off is not tried, since a torn page after
  * a crash could then lose acknowledged writes.
  *
+ * Both processes run with V8's --trace-gc-nvp (bench/gc.ts): each run's garbage collections, their
+ * pauses and what they moved to the old generation, are reported beside its latency.
+ *
  * Knobs: BENCH_LATENCY_ROUNDS (3), BENCH_LATENCY_SECONDS (5 s measured per run, after 1 s),
  * BENCH_FIXED_RATE (1000), BENCH_REFUND_RATE (100), BENCH_LATENCY_CONFIGS (names below, comma-separated).
  */
 import { execFileSync } from 'node:child_process'
-import { open, rm } from 'node:fs/promises'
+import { mkdtemp, open, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type pg from 'pg'
 import { spec, startCeiling, type Ceiling } from './api.js'
 import { cpuMeter, postmasterOf, type CpuSample } from './cpu.js'
+import { gcMark, gcSince } from './gc.js'
 import { openBenchDb } from './db.js'
 import { addPaidRecords, addSessions, sampleSessionIds } from './fixtures.js'
 import { runLoad, type LoadResult } from './load.js'
@@ -79,6 +83,8 @@ interface Run extends LoadResult {
   cpu: CpuSample
   /** WAL bytes written per answered request (pg_stat_wal; the other side's runs are not concurrent). */
   walBytes: number
+  /** The process's garbage collection: young collections' pause per second (ms), the longest pause (ms), bytes allocated and moved to the old generation per request. */
+  gc: { youngPausePerS: number; youngPerS: number; maxPauseMs: number; allocated: number; promoted: number }
 }
 type Side = 'till' | 'ceiling'
 const runs = new Map<string, Run[]>() // `${config}|${endpoint}|${side}`
@@ -141,13 +147,15 @@ async function applyConfig(pool: pg.Pool, name: string) {
 let postmaster: number | null = null
 let sizes: { name: string; n: number; bytes: number; heap: number }[] = []
 
-async function oneRun(pool: pg.Pool, probeFile: string, config: string, e: (typeof ENDPOINTS)[number], side: Side, target: TillProcess | Ceiling, key: string, data: object) {
+async function oneRun(pool: pg.Pool, probeFile: string, config: string, e: (typeof ENDPOINTS)[number], side: Side, target: TillProcess | Ceiling, key: string, data: object, gcLog: string) {
   const pid = 'child' in target ? target.child.pid! : target.pid
+  const mark = gcMark(gcLog)
   const before = await walIo(pool)
   const stopProbe = diskProbe(probeFile)
   const meter = cpuMeter(pid, postmaster)
   const r = await runLoad(spec(e.e, [target.base], key, data, { seconds: SECONDS, rate: e.rate }))
   const used = meter()
+  const gc = gcSince(gcLog, mark)
   const lat = await stopProbe()
   // pg_stat_io is flushed by each backend within a second or so of its work: read after a short pause.
   await new Promise((res) => setTimeout(res, 1100))
@@ -158,10 +166,14 @@ async function oneRun(pool: pg.Pool, probeFile: string, config: string, e: (type
   if (f) console.warn(`  ! ${config} ${e.e} ${side}: answers other than 2xx: ${f}`)
   // The load worker's first (warm-up) second is not in r.requests: counts are per measured request, close enough for a rate held steady.
   const all = r.requests * (1 + 1 / SECONDS)
-  const run: Run = { ...r, disk, cpu: { http: used.http / all, pg: used.pg / all }, walBytes: (after.bytes - before.bytes) / all }
+  const seconds = SECONDS + 1
+  const run: Run = {
+    ...r, disk, cpu: { http: used.http / all, pg: used.pg / all }, walBytes: (after.bytes - before.bytes) / all,
+    gc: { youngPausePerS: gc.youngPauseMs / seconds, youngPerS: gc.young / seconds, maxPauseMs: gc.maxPauseMs, allocated: gc.allocated / all, promoted: gc.promoted / all },
+  }
   const k = keyOf(config, e.e, side)
   runs.set(k, [...(runs.get(k) ?? []), run])
-  console.log(`    ${config.padEnd(16)} ${e.e.padEnd(8)} ${side.padEnd(7)} ${fmt(r.rps).padStart(5)}/s p50 ${ms(r.p50).padStart(8)} p99 ${ms(r.p99).padStart(8)} max ${ms(r.max).padStart(8)} | disk fdatasync p50 ${ms(disk.p50)} p99 ${ms(disk.p99)} max ${ms(disk.max)}; WAL fsyncs ${fmt(walFsyncs)} mean ${ms(disk.walFsyncMs)} | cpu ${fmt(run.cpu.http)} + ${fmt(run.cpu.pg)} µs/req, WAL ${fmt(run.walBytes)} B/req`)
+  console.log(`    ${config.padEnd(16)} ${e.e.padEnd(8)} ${side.padEnd(7)} ${fmt(r.rps).padStart(5)}/s p50 ${ms(r.p50).padStart(8)} p99 ${ms(r.p99).padStart(8)} max ${ms(r.max).padStart(8)} | disk fdatasync p50 ${ms(disk.p50)} p99 ${ms(disk.p99)} max ${ms(disk.max)}; WAL fsyncs ${fmt(walFsyncs)} mean ${ms(disk.walFsyncMs)} | cpu ${fmt(run.cpu.http)} + ${fmt(run.cpu.pg)} µs/req, WAL ${fmt(run.walBytes)} B/req | GC young ${run.gc.youngPausePerS.toFixed(1)} ms/s, longest ${ms(gc.maxPauseMs)}, promoted ${fmt(run.gc.promoted)} B/req`)
 }
 
 const uptime = () => {
@@ -183,13 +195,15 @@ export async function benchLatency(): Promise<string> {
   const ownCluster = !process.env.BENCH_DATABASE_URL
   if (!ownCluster && CONFIG_NAMES.some((c) => c !== 'baseline')) throw new Error('commit settings are compared on the benchmark\'s own embedded cluster only: set BENCH_LATENCY_CONFIGS=baseline with BENCH_DATABASE_URL')
   const db = await openBenchDb()
-  const till = await startTill(db.url, { DB_POOL_SIZE: String(POOL) })
+  const gcDir = await mkdtemp(path.join(os.tmpdir(), 'till-bench-gc-'))
+  const gcLogs: Record<Side, string> = { till: path.join(gcDir, 'till.log'), ceiling: path.join(gcDir, 'ceiling.log') }
+  const till = await startTill(db.url, { DB_POOL_SIZE: String(POOL) }, undefined, gcLogs.till)
   let ceiling: Ceiling | null = null
   const pool = db.database.pool
   const uptimes: string[] = [uptime()]
   try {
     const m = await benchMerchant(till.base)
-    ceiling = await startCeiling(db.url, m.id)
+    ceiling = await startCeiling(db.url, m.id, undefined, gcLogs.ceiling)
     postmaster = await postmasterOf(pool)
     await addSessions(pool, m.id, 10_000)
     const ids = await sampleSessionIds(pool, m.id, 10_000)
@@ -216,7 +230,7 @@ export async function benchLatency(): Promise<string> {
         if (ownCluster) await applyConfig(pool, config)
         for (const e of ENDPOINTS) {
           const order: Side[] = (round + ENDPOINTS.indexOf(e)) % 2 ? ['till', 'ceiling'] : ['ceiling', 'till']
-          for (const side of order) await oneRun(pool, probeFile, config, e, side, side === 'till' ? till : ceiling, m.key, data[side][e.e])
+          for (const side of order) await oneRun(pool, probeFile, config, e, side, side === 'till' ? till : ceiling, m.key, data[side][e.e], gcLogs[side])
         }
       }
     }
@@ -234,6 +248,7 @@ export async function benchLatency(): Promise<string> {
     await ceiling?.stop()
     await till.stop()
     await db.close()
+    await rm(gcDir, { recursive: true, force: true })
   }
 
   // Summary: per endpoint and configuration, each side's p99 over the rounds.
@@ -271,6 +286,18 @@ export async function benchLatency(): Promise<string> {
       ])
     }
   }
+  const gcRows: string[][] = []
+  for (const e of ENDPOINTS) {
+    for (const side of ['till', 'ceiling'] as Side[]) {
+      const all = CONFIG_NAMES.flatMap((c) => runs.get(keyOf(c, e.e, side)) ?? [])
+      gcRows.push([
+        side === 'till' ? e.label : '', side === 'till' ? 'Till' : 'ceiling',
+        median(all.map((r) => r.gc.youngPerS)).toFixed(1), ms(median(all.map((r) => r.gc.youngPausePerS))),
+        ms(median(all.map((r) => r.gc.youngPausePerS / r.gc.youngPerS))), ms(Math.max(...all.map((r) => r.gc.maxPauseMs))),
+        fmt(median(all.map((r) => r.gc.allocated / 1024))), fmt(median(all.map((r) => r.gc.promoted))),
+      ])
+    }
+  }
   const roundsLine = (c: string, e: Endpoint, side: Side) => (runs.get(keyOf(c, e, side)) ?? []).map((r) => ms(r.p99).replace(' ms', '')).join(', ')
   return [
     '## Latency at a fixed rate: p99 over many rounds, and the disk',
@@ -292,6 +319,12 @@ export async function benchLatency(): Promise<string> {
     `Every run of every configuration: its p99 beside the slowest fdatasync the probe saw during it. A p99 over ${STALL_MS} ms within a disk stall of at least its length may be the disk's; one longer than the run's slowest flush, or in a run without a flush over ${STALL_MS} ms, is not (requests queued for CPU).`,
     '',
     table(['endpoint', 'side', 'runs', 'median p99', 'median slowest disk flush in the run', `runs with p99 > ${STALL_MS} ms`, 'of which within a disk stall as long', 'longer than the run\'s slowest flush', 'in a run without a disk stall'], stallRows),
+    '',
+    '### Garbage collection during the runs',
+    '',
+    'Both processes under V8\'s `--trace-gc-nvp` (bench/gc.ts), over every run (warm-up second included): young-generation collections (scavenges) a second and their pause time a second (medians over the runs), the mean pause of one, the longest pause of any collection in any run, and per request the memory allocated and the bytes a young collection moved to the old generation (what survived it: the more, the longer the pause). A pause stops every request in flight: collections of a few ms several times a second are enough to decide a p99 of a few ms.',
+    '',
+    table(['endpoint', 'side', 'young collections / s', 'their pause per s (median)', 'mean young pause', 'longest pause (any run)', 'KiB allocated / request', 'bytes promoted / request'], gcRows),
     '',
     '### What the rows cost on disk (after the run, indexes and TOAST included)',
     '',

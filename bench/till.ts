@@ -44,11 +44,14 @@ export async function waitReady(base: string, child: ChildProcess, output: () =>
 
 export const SECRETS_KEY = randomBytes(32).toString('base64')
 
-/** Starts one instance; `env` overrides (RATE_LIMIT_PER_SECOND, DB_POOL_SIZE, TILL_JOBS…); `profileDir` as BENCH_PROFILE. */
-export async function startTill(databaseUrl: string, env: Record<string, string> = {}, profileDir = process.env.BENCH_PROFILE): Promise<TillProcess> {
+/**
+ * Starts one instance; `env` overrides (RATE_LIMIT_PER_SECOND, DB_POOL_SIZE, TILL_JOBS…); `profileDir` as BENCH_PROFILE;
+ * `gcLog`: a file that gets its output with one line per garbage collection (bench/gc.ts).
+ */
+export async function startTill(databaseUrl: string, env: Record<string, string> = {}, profileDir = process.env.BENCH_PROFILE, gcLog?: string): Promise<TillProcess> {
   const port = await freePort()
   // BENCH_TILL_NODE_FLAGS: flags for the instances' node (e.g. --trace-gc, which NODE_OPTIONS does not take).
-  const flags = process.env.BENCH_TILL_NODE_FLAGS?.split(' ').filter(Boolean) ?? []
+  const flags = [...(process.env.BENCH_TILL_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(gcLog ? ['--trace-gc-nvp'] : [])]
   const args = [...flags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), '--import', 'tsx', 'src/main.ts']
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -71,8 +74,7 @@ export async function startTill(databaseUrl: string, env: Record<string, string>
   })
   let out = ''
   // BENCH_TILL_LOG=file keeps everything the instances print (with BENCH_TILL_NODE_FLAGS=--trace-gc, their pauses).
-  const log = process.env.BENCH_TILL_LOG
-  if (log) for (const s of [child.stdout!, child.stderr!]) s.on('data', (d: Buffer | string) => appendFileSync(log, d))
+  for (const log of [process.env.BENCH_TILL_LOG, gcLog]) if (log) for (const s of [child.stdout!, child.stderr!]) s.on('data', (d: Buffer | string) => appendFileSync(log, d))
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = (out + d).slice(-20_000)))
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out = (out + d).slice(-20_000)))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
