@@ -7,11 +7,13 @@
  * throughput declines as the keys accumulate.
  *
  * Knobs: BENCH_KEYED_ROUNDS (3), BENCH_KEYED_SECONDS (6 s per run), BENCH_KEYED_LONG (120 s; 0 skips it),
- * BENCH_KEYED_WINDOW (10 s), BENCH_CONNECTIONS (32), DB_POOL_SIZE (10).
+ * BENCH_KEYED_WINDOW (10 s), BENCH_KEYED_ENDPOINTS (checkout,refund), BENCH_KEYED_SETUP (SQL run once
+ * after the migrations: a variant of the schema to try), BENCH_CONNECTIONS (32), DB_POOL_SIZE (10).
  */
 import os from 'node:os'
 import type pg from 'pg'
 import { cpu, meterPostgres, spec, timed, type Measured } from './api.js'
+import { cpuMeter, postmasterOf } from './cpu.js'
 import { openBenchDb } from './db.js'
 import { addPaidRecords } from './fixtures.js'
 import { runLoad } from './load.js'
@@ -24,6 +26,8 @@ const LONG = Number(process.env.BENCH_KEYED_LONG ?? 120)
 const WINDOW = Number(process.env.BENCH_KEYED_WINDOW) || 10
 const POOL = Number(process.env.DB_POOL_SIZE) || 10
 const RECORDS = 2000
+const ENDPOINTS = (process.env.BENCH_KEYED_ENDPOINTS ?? 'checkout,refund').split(',')
+const SETUP = process.env.BENCH_KEYED_SETUP
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const perReq = (m: Measured) => m.cpu.http + m.cpu.pg
@@ -36,6 +40,7 @@ interface Alternated {
 
 /** Each round: the endpoint without a key, then with a fresh key; ratios of the rounds' medians, and of each round. */
 function ratios(a: Alternated) {
+  if (!a.plain.length) return { rps: NaN, cpu: NaN, rounds: [], cpuRounds: [] }
   const rps = a.keyed.map((k, i) => k.rps / a.plain[i].rps)
   const cpuRatio = a.keyed.map((k, i) => perReq(k) / perReq(a.plain[i]))
   return { rps: median(rps), cpu: median(cpuRatio), rounds: rps, cpuRounds: cpuRatio }
@@ -66,7 +71,9 @@ export async function benchKeyed(): Promise<string> {
   try {
     const m = await benchMerchant(till.base)
     const pool = db.database.pool
+    if (SETUP) await pool.query(SETUP)
     await meterPostgres(pool)
+    const postmasterPid = await postmasterOf(pool)
     const records = await addPaidRecords(pool, m.id, RECORDS)
     const pid = till.child.pid!
     const runs = { seconds: SECONDS }
@@ -80,22 +87,25 @@ export async function benchKeyed(): Promise<string> {
       }
       return a
     }
-    const checkout = await alternate('checkout', {})
-    const refund = await alternate('refund', { recordIds: records })
+    const none: Alternated = { plain: [], keyed: [] }
+    const checkout = ENDPOINTS.includes('checkout') ? await alternate('checkout', {}) : none
+    const refund = ENDPOINTS.includes('refund') ? await alternate('refund', { recordIds: records }) : none
 
     // The long keyed run: back-to-back windows, each with what grew meanwhile.
     const windows: (string | number)[][] = []
     if (LONG > 0) {
       let before = await snapshot(pool)
       for (let t = 0; t < LONG; t += WINDOW) {
+        const meter = cpuMeter(pid, postmasterPid)
         const r = await runLoad({ ...spec('checkout', [till.base], m.key, {}, { seconds: WINDOW, ...fresh }) })
+        const used = meter()
         const after = await snapshot(pool)
         const wal = Number((await pool.query('select pg_wal_lsn_diff($1, $2)::bigint as d', [after.lsn, before.lsn])).rows[0].d)
         const f = failures(r)
-        windows.push([`${t}–${t + WINDOW} s`, fmt(r.rps), fmt(after.keys), `${(Number(after.bytes) / 2 ** 20).toFixed(1)} MB`, `${(Number(after.index_bytes) / 2 ** 20).toFixed(1)} MB`,
+        windows.push([`${t}–${t + WINDOW} s`, fmt(r.rps), `${fmt(used.http / r.requests)} + ${fmt(used.pg / r.requests)}`, fmt(after.keys), `${(Number(after.bytes) / 2 ** 20).toFixed(1)} MB`, `${(Number(after.index_bytes) / 2 ** 20).toFixed(1)} MB`,
           `${fmt(after.body)} B`, fmt(after.dead), after.autovacuums - before.autovacuums, after.all_autovacuums - before.all_autovacuums,
           `${fmt(wal / Math.max(1, r.requests))} B`, after.checkpoints - before.checkpoints, f || ''])
-        console.log(`  keyed checkout ${windows.at(-1)!.slice(0, 11).join(' | ')}`)
+        console.log(`  keyed checkout ${windows.at(-1)!.slice(0, 12).join(' | ')}`)
         before = after
       }
     }
@@ -123,7 +133,7 @@ export async function benchKeyed(): Promise<string> {
         '',
         `### ${LONG} s of keyed checkouts, in ${WINDOW} s windows`,
         '',
-        table(['window', 'req/s', 'keys stored', 'keys table + indexes', 'of which indexes', 'stored answer', 'dead rows', 'autovacuums of the keys', 'autovacuums (all tables)', 'WAL per request', 'checkpoints', 'errors'], windows),
+        table(['window', 'req/s', 'CPU µs/req (node + PG)', 'keys stored', 'keys table + indexes', 'of which indexes', 'stored answer', 'dead rows', 'autovacuums of the keys', 'autovacuums (all tables)', 'WAL per request', 'checkpoints', 'errors'], windows),
       ] : []),
     ].join('\n')
   } finally {
