@@ -36,6 +36,8 @@ const fresh = { uniqueHeader: 'idempotency-key' }
 interface Alternated {
   plain: Measured[]
   keyed: Measured[]
+  walPlain: number[]
+  walKeyed: number[]
 }
 
 /** Each round: the endpoint without a key, then with a fresh key; ratios of the rounds' medians, and of each round. */
@@ -78,16 +80,33 @@ export async function benchKeyed(): Promise<string> {
     const pid = till.child.pid!
     const runs = { seconds: SECONDS }
     console.log(`keyed: one Till, ${db.describe}, pool ${POOL}, ${ROUNDS} × ${SECONDS} s alternating rounds, load ${os.loadavg()[0].toFixed(1)}`)
+    const lsn = async () => (await pool.query('select pg_current_wal_lsn()::text as l')).rows[0].l as string
+    // WAL per request, from the rounds after the first (not warmed up: every request of the run counted).
+    const walPer = async (run: () => Promise<Measured>, into: number[]) => {
+      const from = await lsn()
+      const r = await run()
+      into.push(Number((await pool.query('select pg_wal_lsn_diff($1, $2)::bigint as d', [await lsn(), from])).rows[0].d) / r.requests)
+      return r
+    }
     const alternate = async (endpoint: 'checkout' | 'refund', data: object): Promise<Alternated> => {
-      const a: Alternated = { plain: [], keyed: [] }
+      const a: Alternated = { plain: [], keyed: [], walPlain: [], walKeyed: [] }
       for (let round = 0; round < ROUNDS; round++) {
-        a.plain.push(await timed(`${endpoint}`, pid, spec(endpoint, [till.base], m.key, data, runs), round === 0))
-        a.keyed.push(await timed(`${endpoint} + key`, pid, spec(endpoint, [till.base], m.key, data, { ...runs, ...fresh }), round === 0))
-        console.log(`  ${endpoint} round ${round + 1}: without ${fmt(a.plain[round].rps)} req/s ${cpu(a.plain[round])} µs | with a key ${fmt(a.keyed[round].rps)} req/s ${cpu(a.keyed[round])} µs`)
+        const warm = round === 0
+        const plain = () => walPer(() => timed(`${endpoint}`, pid, spec(endpoint, [till.base], m.key, data, runs), warm), warm ? [] : a.walPlain)
+        const keyed = () => walPer(() => timed(`${endpoint} + key`, pid, spec(endpoint, [till.base], m.key, data, { ...runs, ...fresh }), warm), warm ? [] : a.walKeyed)
+        // Which side goes first alternates: neither always meets the machine after the other's writes.
+        if (round % 2 === 0) {
+          a.plain.push(await plain())
+          a.keyed.push(await keyed())
+        } else {
+          a.keyed.push(await keyed())
+          a.plain.push(await plain())
+        }
+        console.log(`  ${endpoint} round ${round + 1}: without ${fmt(a.plain[round].rps)} req/s ${cpu(a.plain[round])} µs | with a key ${fmt(a.keyed[round].rps)} req/s ${cpu(a.keyed[round])} µs${warm ? '' : ` | WAL ${fmt(a.walPlain.at(-1)!)} / ${fmt(a.walKeyed.at(-1)!)} B`}`)
       }
       return a
     }
-    const none: Alternated = { plain: [], keyed: [] }
+    const none: Alternated = { plain: [], keyed: [], walPlain: [], walKeyed: [] }
     const checkout = ENDPOINTS.includes('checkout') ? await alternate('checkout', {}) : none
     const refund = ENDPOINTS.includes('refund') ? await alternate('refund', { recordIds: records }) : none
 
@@ -114,18 +133,18 @@ export async function benchKeyed(): Promise<string> {
     const r = ratios(refund)
     const row = (name: string, a: Alternated, x: ReturnType<typeof ratios>) => [name,
       a.plain.map((p) => fmt(p.rps)).join(' / '), a.keyed.map((k) => fmt(k.rps)).join(' / '), x.rounds.map((v) => v.toFixed(2)).join(' / '), `**${x.rps.toFixed(2)}**`,
-      a.plain.map(cpu).join(' / '), a.keyed.map(cpu).join(' / '), `**${x.cpu.toFixed(2)}×**`]
+      a.plain.map(cpu).join(' / '), a.keyed.map(cpu).join(' / '), `**${x.cpu.toFixed(2)}×**`, `${fmt(median(a.walPlain))} / ${fmt(median(a.walKeyed))} B`]
     console.log(`  ratios: checkout ${c.rps.toFixed(2)} (cpu ${c.cpu.toFixed(2)}×), refunds ${r.rps.toFixed(2)} (cpu ${r.cpu.toFixed(2)}×)`)
     return [
       '## Idempotency-Key: keyed against plain, side by side',
       context([
         `${db.describe}; Till: one instance, pool ${POOL}, LOG_LEVEL=warn, jobs on`,
-        `Load: autocannon in its own process, ${process.env.BENCH_CONNECTIONS || 32} connections; ${ROUNDS} rounds of ${SECONDS} s, each the endpoint without a key then with a fresh key on every request (2 s warm-up before the first of each)`,
+        `Load: autocannon in its own process, ${process.env.BENCH_CONNECTIONS || 32} connections; ${ROUNDS} rounds of ${SECONDS} s, each the endpoint without a key and with a fresh key on every request, back to back, which goes first alternating (2 s warm-up before each side's first run); WAL per request from the rounds after the first`,
       ]),
       '',
       `Targets (issue #37): with a fresh key ≥ 0.90 of the throughput without, and Node + PostgreSQL CPU per request ≤ 1.11×. Ratios are the median of the rounds' ratios (each round's two runs measured back to back).`,
       '',
-      table(['endpoint', 'without req/s (rounds)', 'with a key req/s', 'ratio by round', 'ratio', 'CPU µs/req without (node + PG)', 'with a key', 'CPU ratio'], [
+      table(['endpoint', 'without req/s (rounds)', 'with a key req/s', 'ratio by round', 'ratio', 'CPU µs/req without (node + PG)', 'with a key', 'CPU ratio', 'WAL per request without / with'], [
         row('POST /api/v1/checkout', checkout, c),
         row(`POST /api/v1/refunds (1 unit of one of ${fmt(RECORDS)} records)`, refund, r),
       ]),
