@@ -17,7 +17,7 @@ import { IdempotencyInFlight, IdempotencyMismatch, TillError } from '../domain/e
 import { outageLog } from '../outage-log.js'
 import type { Executor } from '../store/db.js'
 import {
-  answerKey, claimKey, findKey, KeyTaken, releaseKey, saveResponse, type IdempotencyRow, type KeyClaim,
+  answerKey, claimKey, findKey, KeyTaken, purgeKeys, releaseKey, saveResponse, type IdempotencyRow, type KeyClaim,
 } from '../store/repos/idempotency.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { Deps } from './deps.js'
@@ -103,6 +103,9 @@ export function keptOnRow(key: string | null, clock: () => Date): RequestKey {
   }
   return { once: (work) => work(inWork) }
 }
+
+/** The hourly job (jobs/runner.ts): keys past their retention go. */
+export const purgeExpiredKeys = (deps: Deps) => purgeKeys(deps.db, new Date(deps.clock().getTime() - KEY_RETENTION_MS))
 
 /** A key's earlier work is the same request for KEY_RETENTION_MS; after that the key is a new request and only its newest use is remembered. */
 async function keptFor<T extends { createdAt: Date }>(earlier: T | null, tx: Executor, rows: KeptRows<T>, now: Date) {
