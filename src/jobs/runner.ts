@@ -7,9 +7,9 @@ import pg from 'pg'
 import { outageLog, type OutageLog } from '../outage-log.js'
 import { expireDue } from '../services/payments.js'
 import type { Deps } from '../services/deps.js'
+import { purgeExpiredKeys } from '../services/idempotency.js'
 import { clientConfig, DbClient } from '../store/db.js'
 import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
-import { purgeKeys } from '../store/repos/idempotency.js'
 import { purgeWindows } from '../store/repos/rate-limits.js'
 import { purgeFailures } from '../store/repos/console.js'
 import { THROTTLE_WINDOW_MS } from '../services/console-auth.js'
@@ -34,7 +34,7 @@ export const JOBS: Job[] = [
   sweep('reconcile-refunds', 5000, (d) => drainDue((n) => reconcileRefunds(d, n))),
   // Each provider's statement of each past day, once published (docs/reconciliation.md); a minute is soon enough.
   sweep('reconcile-statements', 60_000, (d) => reconcileDueDays(d)),
-  sweep('idempotency-purge', 3_600_000, (d) => purgeKeys(d.db, new Date(d.clock().getTime() - 24 * 3600_000))),
+  sweep('idempotency-purge', 3_600_000, (d) => purgeExpiredKeys(d)),
   // Rate-limit windows last a second; a minute's worth is kept, the rest goes.
   sweep('rate-limit-purge', 60_000, (d) => purgeWindows(d.db, d.clock().getTime() - 60_000)),
   // Sign-in counters matter only inside their window; older windows go.

@@ -7,9 +7,10 @@ import { fitsSession, isLiveProvider, LIVE_PROVIDERS, supportsAmount, supportsCu
 import type { Executor } from '../store/db.js'
 import { findByLabel, listEnabledDefaults } from '../store/repos/provider-configs.js'
 import { getRecordBySession } from '../store/repos/records.js'
-import { getSession, insertSessionClaiming, insertSessionRow, type SessionRow } from '../store/repos/sessions.js'
+import { getSession, insertSession, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
-import type { Deps, KeyWithWork, RequestContext } from './deps.js'
+import type { Deps, RequestContext } from './deps.js'
+import { keptOnRow, type KeyInWork, type RequestKey } from './idempotency.js'
 import { sessionCreated, sessionView } from './present.js'
 
 export interface CheckoutInput {
@@ -55,10 +56,14 @@ function jsonbOrder(m: Record<string, string>): Record<string, string> {
 }
 
 /**
- * The answer is made from the row before it is written (every column is given); with a key
- * (`once`), the key and the session are one command.
+ * The answer is made from the row before it is written (every column is given); with a key, the key
+ * (holding that answer) and the session are one command.
  */
-export async function createSession(deps: Deps, ctx: RequestContext, input: CheckoutInput, once?: KeyWithWork) {
+export function createSession(deps: Deps, ctx: RequestContext, input: CheckoutInput, key: RequestKey = keptOnRow(null, deps.clock)) {
+  return key.once((k) => newSession(deps, ctx, input, k))
+}
+
+async function newSession(deps: Deps, ctx: RequestContext, input: CheckoutInput, k: KeyInWork) {
   const metadata = checkMetadata(input.metadata)
   const successUrl = checkSuccessUrl(input.successUrl, ctx.mode)
   const cancelUrl = checkCancelUrl(input.cancelUrl, ctx.mode)
@@ -84,8 +89,7 @@ export async function createSession(deps: Deps, ctx: RequestContext, input: Chec
   }
   const row: SessionRow = { ...values, metadata: jsonbOrder(values.metadata) }
   const view = sessionCreated(row, deps.config.baseUrl)
-  if (once) await insertSessionClaiming(deps.db, row, once.claim, once.answer(view))
-  else await insertSessionRow(deps.db, row)
+  await insertSession(deps.db, row, k.claimAnswered(view))
   return view
 }
 

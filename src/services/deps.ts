@@ -6,7 +6,6 @@ import type { KeyBuckets } from '../security/rate-limit.js'
 import type { SecretBox } from '../security/secret-box.js'
 import type { Db } from '../store/db.js'
 import type { Scope } from '../store/repos/scope.js'
-import type { KeyClaim } from '../store/repos/idempotency.js'
 import type { NotificationAck, RawNotification } from './notifications.js'
 import type { SessionSignals } from './session-signals.js'
 
@@ -37,18 +36,6 @@ export interface Deps {
    * (receiveMockNotification). A seam, so a test can take the database away around a delivery.
    */
   deliverNotification(raw: RawNotification): Promise<NotificationAck>
-}
-
-/**
- * An Idempotency-Key claimed with the work (api/plugins/idempotency.ts): the service claims it in
- * the work's own transaction and stores the answer there, so the key costs no commit of its own.
- */
-export interface KeyWithWork {
-  claim: KeyClaim
-  /** The answer as it will be sent (serialized once, the same bytes stored and sent). */
-  answer(view: unknown): { status: number; body: string }
-  /** The claim committed in flight: a 5xx from here on releases it. */
-  held(): void
 }
 
 /** The caller of a merchant API request. */

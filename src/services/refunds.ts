@@ -10,16 +10,13 @@ import { nextRefundCheck } from '../domain/reconcile-backoff.js'
 import { recordStatus, refundable, refundAmount } from '../domain/refund-math.js'
 import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
 import { ProviderError, type RefundState } from '../providers/types.js'
-import type { Executor } from '../store/db.js'
-import { saveResponse } from '../store/repos/idempotency.js'
 import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
-import type { Deps, KeyWithWork, RequestContext } from './deps.js'
+import type { Deps, RequestContext } from './deps.js'
+import { keptOnRow, type KeptRows, type KeyInWork, type RequestKey } from './idempotency.js'
 import { configFor, notifyPath } from './payments.js'
 import { recordWithRefund } from './present.js'
 import { settleRefund } from './refund-settle.js'
-
-const KEY_RETENTION_MS = 24 * 3600_000
 
 export interface RefundInput {
   recordId: string
@@ -27,28 +24,29 @@ export interface RefundInput {
   reason?: string
 }
 
+/** The refunds an earlier use of an Idempotency-Key made, found on their own rows (services/idempotency.ts). */
+const keptRefunds = (ctx: RequestContext): KeptRows<refundRepo.RefundRow> => ({
+  claiming: refundRepo.claimKeyFindingRefund,
+  byKey: (tx, key) => refundRepo.findRefundByIdempotencyKey(tx, ctx, key),
+  forget: (tx, refund) => refundRepo.updateRefund(tx, refund.id, { idempotencyKey: null }),
+})
+
 /**
- * Step 1: the reservation. Returns an existing refund when the idempotency key already made one. An
- * API key (`once`) is claimed in flight in this same commit: a retry finds it (409) until the answer
- * is stored with the settlement, and never reaches the provider for this reservation again.
+ * Step 1: the reservation. Returns the refund the key made before when it made one. The key is
+ * claimed in flight in this same commit: a retry finds it (409) until the answer is stored with the
+ * settlement, and never reaches the provider for this reservation again.
  */
-async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, once?: KeyWithWork) {
-  const reserved = await deps.db.transaction(async (tx) => {
-    // The API's key is claimed with the lookup of the refund it made before (one statement); the console's is only looked up.
-    const keyed = once ? await refundRepo.claimKeyFindingRefund(tx, once.claim) : undefined
+async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, k: KeyInWork) {
+  return deps.db.transaction(async (tx) => {
     const record = await records.lockRecord(tx, ctx, input.recordId)
     if (!record) throw new NotFound()
-    const now = deps.clock()
-    let idempotencyKey = ctx.idempotencyKey
-    if (idempotencyKey) {
-      const earlier = keyed !== undefined ? keyed : await refundRepo.findRefundByIdempotencyKey(tx, ctx, idempotencyKey)
-      if (earlier && now.getTime() - earlier.createdAt.getTime() < KEY_RETENTION_MS) {
-        if (earlier.recordId !== record.id || (input.amount !== undefined && input.amount !== earlier.amount)) throw new IdempotencyMismatch()
-        return { refund: earlier, record, fresh: false }
-      }
-      // A key older than its 24 h retention is a new request; only the newest use is remembered.
-      if (earlier) await refundRepo.updateRefund(tx, earlier.id, { idempotencyKey: null })
+    // After the record's lock: a concurrent use of the same key has committed its refund by then.
+    const earlier = await k.reserve(tx, keptRefunds(ctx))
+    if (earlier) {
+      if (earlier.recordId !== record.id || (input.amount !== undefined && input.amount !== earlier.amount)) throw new IdempotencyMismatch()
+      return { refund: earlier, record, fresh: false }
     }
+    const now = deps.clock()
     const pending = await refundRepo.pendingRefundSum(tx, record.id)
     const available = refundable(record.amount, record.refundedAmount, pending.sum)
     const amount = refundAmount(input.amount, available, record.refundedAmount >= record.amount)
@@ -65,7 +63,7 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, once
       amount,
       status: 'pending',
       reason: input.reason ?? null,
-      idempotencyKey,
+      idempotencyKey: k.key,
       nextCheckAt: nextRefundCheck(now, 0),
       createdAt: now,
       updatedAt: now,
@@ -74,33 +72,29 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, once
     const marked = record.status === 'refunding' ? record : await records.setRecordRefunds(tx, record, record.refundedAmount, recordStatus(record.amount, record.refundedAmount, true))
     return { refund, record: marked, fresh: true }
   })
-  once?.held()
-  return reserved
 }
 
-function storeAnswer(ex: Executor, ctx: RequestContext, once: KeyWithWork, view: unknown) {
-  const { status, body } = once.answer(view)
-  return saveResponse(ex, ctx, once.claim.key, status, body)
-}
-
-/** With a key (`once`), the answer is stored in the settlement's transaction, or alone when there is none. */
-export async function createRefund(deps: Deps, ctx: RequestContext, input: RefundInput, once?: KeyWithWork) {
-  const { refund, record, fresh } = await reserve(deps, ctx, input, once)
-  if (fresh) {
-    const state = await sendRefund(deps, record, refund)
-    const settled = await deps.db.transaction(async (tx) => {
-      const done = await settleRefund(tx, deps, refund.id, state, refund.recordId)
-      if (!done) return null
-      const view = recordWithRefund(done.record, done.refund)
-      if (once) await storeAnswer(tx, ctx, once, view)
-      return view
-    })
-    if (settled) return settled
-  }
-  const current = (await refundRepo.getRefundUnscoped(deps.db, refund.id))!
-  const view = recordWithRefund((await records.getRecordUnscoped(deps.db, current.recordId))!, current)
-  if (once) await storeAnswer(deps.db, ctx, once, view)
-  return view
+/**
+ * With the API's key, the answer is stored in the settlement's transaction, or alone when there is
+ * none; without one, the key is the context's (the console's), kept on the refund's row only.
+ */
+export function createRefund(deps: Deps, ctx: RequestContext, input: RefundInput, key: RequestKey = keptOnRow(ctx.idempotencyKey, deps.clock)) {
+  return key.once(async (k) => {
+    const { refund, record, fresh } = await reserve(deps, ctx, input, k)
+    if (fresh) {
+      const state = await sendRefund(deps, record, refund)
+      const settled = await deps.db.transaction(async (tx) => {
+        const done = await settleRefund(tx, deps, refund.id, state, refund.recordId)
+        if (!done) return null
+        const view = recordWithRefund(done.record, done.refund)
+        await k.answer(tx, view)
+        return view
+      })
+      if (settled) return settled
+    }
+    const current = (await refundRepo.getRefundUnscoped(deps.db, refund.id))!
+    return recordWithRefund((await records.getRecordUnscoped(deps.db, current.recordId))!, current)
+  })
 }
 
 /**

@@ -73,6 +73,12 @@ test('src/metrics and src/services do not import each other in a circle (metrics
   assert.ok(!services.length || !metrics.length, `a circle:\n${[...services, ...metrics].join('\n')}`)
 })
 
+test('an Idempotency-Key\'s life is one module: only src/services/idempotency.ts and the repositories reach its rows', () => {
+  const others = sourceFiles('.').filter((f) => f !== path.join('services', 'idempotency.ts') && !f.startsWith(path.join('store', 'repos') + path.sep))
+    .flatMap((f) => importsInto(f, path.join('store', 'repos', 'idempotency.js')).map((s) => `${f} imports ${s}`))
+  assert.deepEqual(others, [])
+})
+
 test('the console reads and writes through src/services, never src/store directly', () => {
   const direct = sourceFiles('console').flatMap((f) => importsInto(f, 'store').map((s) => `${f} imports ${s}`))
   assert.deepEqual(direct, [])

@@ -7,7 +7,7 @@ import { answerOnce } from '../plugins/idempotency.js'
 import { CreateRefund, GetRefund, ListRefunds, type RefundBodyT, type RefundListQueryT } from './schema.js'
 
 export const refundRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
-  // The key is claimed with the reservation and answered with the settlement (api/plugins/idempotency.ts).
+  // The key is claimed with the reservation and answered with the settlement (services/idempotency.ts).
   app.post<{ Body: RefundBodyT }>('/refunds', { schema: CreateRefund, config: { keyWithWork: true } }, (req, reply) =>
     answerOnce(deps, req, reply, (once) => createRefund(deps, req.ctx, req.body, once)))
   app.get<{ Querystring: RefundListQueryT }>('/refunds', { schema: ListRefunds }, (req) =>

@@ -51,8 +51,9 @@ export async function purgeKeys(tx: Executor, before: Date) {
 }
 
 /**
- * A key claimed in the statement or transaction of the work itself (api/plugins/idempotency.ts,
- * "atomic" routes): no commit of its own. `now` is the request's clock, `lockedUntil` its lease.
+ * A key claimed in the statement or transaction of the work itself (services/idempotency.ts): no
+ * commit of its own. `now` is the request's clock, `lockedUntil` its lease; `answer`, when the same
+ * statement stores the answer.
  */
 export interface KeyClaim {
   merchantId: string
@@ -61,6 +62,7 @@ export interface KeyClaim {
   fingerprint: string
   now: Date
   lockedUntil: Date
+  answer?: { status: number; body: string }
 }
 
 /** The key was taken by another request (or by this one before): answer from its row instead. */
@@ -80,11 +82,20 @@ export const CLAIM_SQL = `insert into idempotency_keys (merchant_id, mode, key, 
   returning 1`
 export const claimValues = (c: KeyClaim, answer: { status: number; body: string } | null) =>
   [c.merchantId, c.mode, c.key, c.fingerprint, answer?.status ?? null, answer?.body ?? null, answer ? null : c.lockedUntil, c.now]
-const claimWithWorkStmt = rawStatement('idempotency_claim_with_work', CLAIM_SQL)
 
-/** Stores an answer made without the work (a refusal): false when the key is another request's. */
-export async function claimAnswered(tx: Executor, claim: KeyClaim, answer: { status: number; body: string }) {
-  const { rowCount } = await claimWithWorkStmt(tx, claimValues(claim, answer))
+// An answer made apart from the work's statements (a refusal): the key inserted answered, or its row
+// answered if it is this claim's in flight ($9, its lease) or a lapsed claim of the same request.
+const answerStmt = rawStatement('idempotency_answer', `insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)
+  values ($1, $2, $3, $4, $5::int, $6::text, $7::timestamptz, $8::timestamptz)
+  on conflict (merchant_id, mode, key) do update
+    set response_status = excluded.response_status, response_body = excluded.response_body, locked_until = null
+    where idempotency_keys.response_status is null and idempotency_keys.fingerprint = excluded.fingerprint
+      and (idempotency_keys.locked_until < excluded.created_at or idempotency_keys.locked_until = $9::timestamptz)
+  returning 1`)
+
+/** Stores an answer for this claim: false when the key is another request's. */
+export async function answerKey(tx: Executor, claim: KeyClaim, answer: { status: number; body: string }) {
+  const { rowCount } = await answerStmt(tx, [...claimValues(claim, answer), claim.lockedUntil])
   return rowCount === 1
 }
 

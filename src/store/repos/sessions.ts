@@ -34,11 +34,12 @@ const insertClaimingStmt = rawStatement('session_insert_claiming_key', `with cla
   where exists (select 1 from claim)`)
 
 /**
- * Inserts a complete session row with its Idempotency-Key holding `answer`. Throws KeyTaken, having
- * inserted nothing, when the key is another request's.
+ * Inserts a complete session row; with a `claim` (services/idempotency.ts), its Idempotency-Key in
+ * the same command. Throws KeyTaken, having inserted nothing, when the key is another request's.
  */
-export async function insertSessionClaiming(tx: Executor, row: SessionRow, claim: KeyClaim, answer: { status: number; body: string }) {
-  const { rowCount } = await insertClaimingStmt(tx, [...claimValues(claim, answer), ...rowValues(row)])
+export async function insertSession(tx: Executor, row: SessionRow, claim: KeyClaim | null) {
+  if (!claim) return insertSessionRow(tx, row)
+  const { rowCount } = await insertClaimingStmt(tx, [...claimValues(claim, claim.answer ?? null), ...rowValues(row)])
   if (!rowCount) throw new KeyTaken()
 }
 
