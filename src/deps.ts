@@ -5,6 +5,7 @@ import { createMetrics } from './metrics/registry.js'
 import { createMockProvider } from './providers/mock/index.js'
 import { PROVIDERS } from './providers/index.js'
 import { observed } from './providers/observed.js'
+import { traceProviderCall } from './tracing/provider-calls.js'
 import { createRegistry } from './providers/registry.js'
 import { guardedAgent } from './security/guarded-agent.js'
 import { KeyBuckets } from './security/rate-limit.js'
@@ -32,7 +33,7 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     providers: createRegistry([
       createMockProvider(() => clock()),
       ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config), products: productStore(db, clock) })),
-    ].map((adapter) => observed(adapter, metrics.observeProviderCall))),
+    ].map((adapter) => observed(adapter, metrics.observeProviderCall, traceProviderCall))),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,
     signals,

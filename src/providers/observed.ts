@@ -17,30 +17,30 @@ const CALLS = ['createAttempt', 'queryPayment', 'closePayment', 'refund', 'query
 
 export const outcomeOf = (e: unknown): CallOutcome => (e instanceof ProviderError ? e.outcome : 'error')
 
-async function observe<T>(observer: CallObserver, provider: string, operation: string, call: () => Promise<T>): Promise<T> {
-  const end = observer(provider, operation)
+async function observe<T>(observers: CallObserver[], provider: string, operation: string, call: () => Promise<T>): Promise<T> {
+  const ends = observers.map((o) => o(provider, operation))
   try {
     const result = await call()
-    end('ok')
+    for (const end of ends) end('ok')
     return result
   } catch (e) {
-    end(outcomeOf(e), e)
+    for (const end of ends) end(outcomeOf(e), e)
     throw e
   }
 }
 
 /** The adapter with its provider calls observed; everything else (its own `this` included) as it was. */
-export function observed(adapter: PaymentProvider, observer: CallObserver): PaymentProvider {
+export function observed(adapter: PaymentProvider, ...observers: CallObserver[]): PaymentProvider {
   const calls = new Map<PropertyKey, unknown>()
   for (const name of CALLS) {
     const fn = adapter[name] as ((...args: unknown[]) => Promise<unknown>) | undefined
-    if (fn) calls.set(name, (...args: unknown[]) => observe(observer, adapter.id, name, () => fn.apply(adapter, args)))
+    if (fn) calls.set(name, (...args: unknown[]) => observe(observers, adapter.id, name, () => fn.apply(adapter, args)))
   }
   const statements = adapter.statements
   if (statements) {
     calls.set('statements', new Proxy(statements, {
       get: (target, p) => p === 'fetch'
-        ? (cfg: Parameters<StatementSource['fetch']>[0], day: string) => observe(observer, adapter.id, 'fetchStatement', () => target.fetch(cfg, day))
+        ? (cfg: Parameters<StatementSource['fetch']>[0], day: string) => observe(observers, adapter.id, 'fetchStatement', () => target.fetch(cfg, day))
         : Reflect.get(target, p, target),
     }))
   }
