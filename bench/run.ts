@@ -19,6 +19,7 @@ import { writeSection } from './report.js'
 import { names as benchNames } from './run-options.js'
 import { benchScale } from './scale.js'
 import { benchStatements } from './statements.js'
+import { benchTracing } from './tracing.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHES: Record<string, () => Promise<string>> = {
@@ -35,6 +36,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   relay: benchRelay,
   scale: benchScale,
   statements: benchStatements,
+  tracing: benchTracing,
   webhooks: benchWebhooks,
 }
 
