@@ -152,8 +152,10 @@ fi
 
 # --- Till's image on the Debian bases, with the Dockerfile's base arguments
 step "building deploy/Dockerfile on $NODE_BUILD and $NODE"
-"$DOCKER" build -q --network host -f deploy/Dockerfile -t till:ci \
-  --build-arg NODE_BUILD_IMAGE="$NODE_BUILD" --build-arg NODE_IMAGE="$NODE" . >/dev/null
+# The build stage is tagged too: untagged, the prune below would drop its layers (npm ci's among them) from the cache.
+bases=(--build-arg NODE_BUILD_IMAGE="$NODE_BUILD" --build-arg NODE_IMAGE="$NODE")
+"$DOCKER" build -q --network host -f deploy/Dockerfile --target build -t till:ci-build "${bases[@]}" . >/dev/null
+"$DOCKER" build -q --network host -f deploy/Dockerfile -t till:ci "${bases[@]}" . >/dev/null
 SIZE=$("$DOCKER" image inspect till:ci --format '{{.Size}}')
 echo "image till:ci: $((SIZE / 1024 / 1024)) MiB"
 "$DOCKER" image prune -f >/dev/null

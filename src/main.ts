@@ -10,8 +10,8 @@ import { openMetricsWarning } from './metrics/route.js'
 import { loadSecretsKey } from './security/secret-box.js'
 import { bootstrapDemo } from './services/merchants.js'
 import { openPool, runMigrations } from './store/db.js'
-import { startTracing } from './tracing/setup.js'
 import { startEmbedded, StartupError, type EmbeddedPostgres } from './store/embedded.js'
+import { startTracing } from './tracing/setup.js'
 
 /** Set while starting: undoes what is up so far, so a failed start leaves no embedded cluster running. */
 let undoStart: (() => Promise<void>) | null = null

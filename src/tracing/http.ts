@@ -3,7 +3,7 @@
  * of the request (hooks, handler, the statements and provider calls it makes) runs inside it. Its
  * attributes: the method, the route's pattern (never the path's ids or the query) and the status.
  */
-import { context, trace, type Span } from '@opentelemetry/api'
+import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { incomingContext, SpanKind, startSpan, tracingOn } from './tracer.js'
 
@@ -23,7 +23,7 @@ export function registerRequestTracing(app: FastifyInstance) {
     const span = spans.get(req)
     if (!span) return
     span.setAttribute('http.response.status_code', reply.statusCode)
-    if (reply.statusCode >= 500) span.setStatus({ code: 2 })
+    if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
     span.end()
   })
 }
