@@ -20,6 +20,7 @@ import { writeSection } from './report.js'
 import { names as benchNames } from './run-options.js'
 import { benchScale } from './scale.js'
 import { benchStatements } from './statements.js'
+import { benchTracing } from './tracing.js'
 import { benchWebhooks } from './webhooks.js'
 
 const BENCHES: Record<string, () => Promise<string>> = {
@@ -37,6 +38,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   relay: benchRelay,
   scale: benchScale,
   statements: benchStatements,
+  tracing: benchTracing,
   webhooks: benchWebhooks,
 }
 

@@ -8,7 +8,8 @@
 # against a real Till by scripts/packages.ts (locally: TEST_PACKAGES=1); the type
 # check, unit tests and a smoke test also run on the newest LTS of Node by scripts/node-lts.sh
 # (locally: TEST_NODE_LTS=1), and Till is taken through PostgreSQL failovers on a Patroni cluster by
-# scripts/failover.sh (that stage alone: TEST_FAILOVER=1).
+# scripts/failover.sh (that stage alone: TEST_FAILOVER=1), and the container image and compose file
+# are built and run by scripts/containers.sh (locally: TEST_CONTAINERS=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -94,6 +95,12 @@ fi
 if [ "${CI:-}" = "true" ] || [ "${TEST_FUZZ:-}" = "1" ]; then
   echo "== fuzzing the API from its OpenAPI document (scripts/fuzz.sh)"
   bash scripts/fuzz.sh
+fi
+
+# The image and compose pair on Debian's Docker engine, alert rules through promtool (scripts/containers.sh).
+if [ "${CI:-}" = "true" ] || [ "${TEST_CONTAINERS:-}" = "1" ]; then
+  echo "== the container image and compose file (scripts/containers.sh)"
+  bash scripts/containers.sh
 fi
 
 # Before the PostgreSQL 15 run too; it ends with its own test runner's summary.

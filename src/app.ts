@@ -23,6 +23,7 @@ import { consoleRoutes } from './console/plugin.js'
 import { pageRoutes } from './pages/plugin.js'
 import type { Deps } from './services/deps.js'
 import { databaseState } from './store/health.js'
+import { registerRequestTracing } from './tracing/http.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -61,6 +62,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     reply.header('Request-Id', req.id)
   })
   registerMetrics(app, deps)
+  registerRequestTracing(app)
   // Graceful stop: server.close() only drops connections idle at that instant, so a keep-alive
   // connection whose request was in flight would hold the process open for keepAliveTimeout (72 s).
   // Every answer sent while closing ends its connection instead.

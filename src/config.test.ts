@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { test } from 'node:test'
 import { loadConfig, parseTrustProxy } from './config.js'
 
@@ -65,4 +68,30 @@ test('WEBHOOK_ALLOW_PRIVATE: 1 or 0; unset, on only when nobody but this machine
   assert.equal(allow({ WEBHOOK_ALLOW_PRIVATE: '0' }), false)
   assert.equal(allow({ WEBHOOK_ALLOW_PRIVATE: '' }), true)
   assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' }), /WEBHOOK_ALLOW_PRIVATE must be 0 or 1, got yes/)
+})
+
+test('each secret setting also reads from the file NAME_FILE names (a container secret), its final line break dropped', (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'till-config-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text)
+    return path.join(dir, name)
+  }
+  const c = loadConfig({
+    DATABASE_URL_FILE: file('url', 'postgres://till:p%40ss@pgbouncer:6432/till\n'),
+    DATABASE_DIRECT_URL_FILE: file('direct', 'postgres://till:p%40ss@postgres:5432/till'),
+    SECRETS_KEY_FILE: file('key', 'a'.repeat(64) + '\r\n'),
+    ADMIN_TOKEN_FILE: file('admin', 'admin secret\n'),
+    METRICS_TOKEN_FILE: file('metrics', 'scrape-me\n'),
+  })
+  assert.deepEqual(
+    [c.databaseUrl, c.databaseDirectUrl, c.databaseStatements, c.secretsKey, c.adminToken, c.metricsToken],
+    ['postgres://till:p%40ss@pgbouncer:6432/till', 'postgres://till:p%40ss@postgres:5432/till', 'unnamed', 'a'.repeat(64), 'admin secret', 'scrape-me'],
+  )
+  // The plain variables still work, and an empty _FILE variable counts as unset.
+  assert.equal(loadConfig({ ADMIN_TOKEN: 't', ADMIN_TOKEN_FILE: '' }).adminToken, 't')
+  assert.throws(() => loadConfig({ ADMIN_TOKEN: 't', ADMIN_TOKEN_FILE: file('a2', 'u') }), /set ADMIN_TOKEN or ADMIN_TOKEN_FILE, not both/)
+  assert.throws(() => loadConfig({ SECRETS_KEY_FILE: path.join(dir, 'missing') }), /SECRETS_KEY_FILE: cannot read .*missing \(ENOENT\)/)
+  assert.throws(() => loadConfig({ METRICS_TOKEN_FILE: file('blank', '\n') }), /METRICS_TOKEN_FILE: .*blank is empty/)
+  assert.throws(() => loadConfig({ DATABASE_DIRECT_URL_FILE: file('d2', 'postgres://x') }), /DATABASE_DIRECT_URL needs DATABASE_URL/)
 })

@@ -1,4 +1,5 @@
 /** Environment → typed configuration, read once (docs/operate.md). */
+import { readFileSync } from 'node:fs'
 import { hostKind } from './security/private-address.js'
 
 export interface Config {
@@ -75,9 +76,32 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: numb
   return n
 }
 
-function parseStatements(env: NodeJS.ProcessEnv): 'named' | 'unnamed' {
-  if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL) throw new Error('DATABASE_DIRECT_URL needs DATABASE_URL (the pooler it bypasses)')
-  const v = env.DATABASE_PREPARED_STATEMENTS || (env.DATABASE_DIRECT_URL ? 'unnamed' : 'named')
+/** The settings that hold a secret: each may instead name a file holding it, as NAME_FILE. */
+export const SECRET_SETTINGS = ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'SECRETS_KEY', 'ADMIN_TOKEN', 'METRICS_TOKEN'] as const
+
+/**
+ * A secret setting's value: NAME, or the content of the file NAME_FILE names (a container's
+ * mounted secret, kept out of the environment that `docker inspect` shows), its final line
+ * break dropped. Both set, or the file missing or empty, is an error at start, never a silent default.
+ */
+export function secretSetting(env: NodeJS.ProcessEnv, name: (typeof SECRET_SETTINGS)[number]): string | null {
+  const file = env[`${name}_FILE`]
+  if (!file) return env[name] || null
+  if (env[name]) throw new Error(`set ${name} or ${name}_FILE, not both`)
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new Error(`${name}_FILE: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`)
+  }
+  const value = text.replace(/\r?\n$/, '')
+  if (value.trim() === '') throw new Error(`${name}_FILE: ${file} is empty`)
+  return value
+}
+
+function parseStatements(env: NodeJS.ProcessEnv, databaseUrl: string | null, directUrl: string | null): 'named' | 'unnamed' {
+  if (directUrl && !databaseUrl) throw new Error('DATABASE_DIRECT_URL needs DATABASE_URL (the pooler it bypasses)')
+  const v = env.DATABASE_PREPARED_STATEMENTS || (directUrl ? 'unnamed' : 'named')
   if (v !== 'named' && v !== 'unnamed') throw new Error(`DATABASE_PREPARED_STATEMENTS must be named or unnamed, got ${v}`)
   return v
 }
@@ -104,22 +128,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`)
   const host = env.HOST || '127.0.0.1'
   const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '')
+  const databaseUrl = secretSetting(env, 'DATABASE_URL')
+  const databaseDirectUrl = secretSetting(env, 'DATABASE_DIRECT_URL')
   return {
     port,
     host,
     baseUrl,
-    databaseUrl: env.DATABASE_URL || null,
-    databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
-    databaseStatements: parseStatements(env),
+    databaseUrl,
+    databaseDirectUrl,
+    databaseStatements: parseStatements(env, databaseUrl, databaseDirectUrl),
     dataDir: env.DATA_DIR || './data',
-    adminToken: env.ADMIN_TOKEN || null,
-    secretsKey: env.SECRETS_KEY || null,
+    adminToken: secretSetting(env, 'ADMIN_TOKEN'),
+    secretsKey: secretSetting(env, 'SECRETS_KEY'),
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND ? Number(env.RATE_LIMIT_PER_SECOND) : 100,
     jobsEnabled: env.TILL_JOBS !== '0',
     webhookAllowPrivate: webhookAllowPrivate(env, { host, baseUrl }),
     providerAllowPrivate: env.PROVIDER_ALLOW_PRIVATE === '1',
-    metricsToken: env.METRICS_TOKEN || null,
+    metricsToken: secretSetting(env, 'METRICS_TOKEN'),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     deliveryLeaseMs: whole(env, 'TILL_DELIVERY_LEASE_MS', 60_000, 1000, 3_600_000),
     relayWaitMs: whole(env, 'TILL_RELAY_WAIT_MS', MAX_RELAY_WAIT_MS, 0, MAX_RELAY_WAIT_MS),

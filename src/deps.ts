@@ -4,6 +4,8 @@ import type { Config } from './config.js'
 import { createMetrics } from './metrics/registry.js'
 import { createMockProvider } from './providers/mock/index.js'
 import { PROVIDERS } from './providers/index.js'
+import { observed } from './providers/observed.js'
+import { traceProviderCall } from './tracing/provider-calls.js'
 import { createRegistry } from './providers/registry.js'
 import { guardedAgent } from './security/guarded-agent.js'
 import { KeyBuckets } from './security/rate-limit.js'
@@ -22,6 +24,7 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
   const box = new SecretBox(secretsKey)
   // drizzle keeps its pool as $client; the listener copies its connection settings.
   const signals = createSessionSignals((db as Db & { $client: pg.Pool }).$client, log)
+  const metrics = createMetrics({ db, clock, log, signals })
   const deps: Deps = {
     config,
     db,
@@ -30,13 +33,13 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     providers: createRegistry([
       createMockProvider(() => clock()),
       ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config), products: productStore(db, clock) })),
-    ]),
+    ].map((adapter) => observed(adapter, metrics.observeProviderCall, traceProviderCall))),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,
     signals,
     deliverNotification: (raw) => receiveMockNotification(deps, raw),
     apiKeys: new KeyBuckets(),
-    metrics: createMetrics({ db, clock, log, signals }),
+    metrics,
   }
   return deps
 }

@@ -4,6 +4,7 @@
  */
 import pino, { type Logger } from 'pino'
 import pretty from 'pino-pretty'
+import { activeTraceId } from './tracing/tracer.js'
 
 export type LogFormat = 'json' | 'pretty'
 
@@ -18,7 +19,8 @@ export function chooseLogFormat(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean | u
 const REDACT = ['req.headers.authorization', '*.password', '*.credentials']
 
 export function createLogger(level: string, format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Logger {
-  const options = { level, redact: REDACT }
+  // With tracing on, a line written inside a traced request or delivery names its trace.
+  const options = { level, redact: REDACT, mixin: () => { const id = activeTraceId(); return id ? { trace_id: id } : {} } }
   if (format === 'json') return pino(options, destination)
   // Synchronous, so the lines written just before process.exit are not lost.
   return pino(options, pretty({ destination, sync: true, colorize: destination === process.stdout, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true }))

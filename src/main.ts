@@ -11,6 +11,7 @@ import { loadSecretsKey } from './security/secret-box.js'
 import { bootstrapDemo } from './services/merchants.js'
 import { openPool, runMigrations } from './store/db.js'
 import { startEmbedded, StartupError, type EmbeddedPostgres } from './store/embedded.js'
+import { startTracing } from './tracing/setup.js'
 
 /** Set while starting: undoes what is up so far, so a failed start leaves no embedded cluster running. */
 let undoStart: (() => Promise<void>) | null = null
@@ -18,6 +19,8 @@ let undoStart: (() => Promise<void>) | null = null
 export async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel, chooseLogFormat(process.env, process.stdout.isTTY))
+  const stopTracing = await startTracing()
+  if (stopTracing) log.info('tracing on: spans sent as the OTEL_* variables say')
   const metricsOpen = openMetricsWarning(config)
   if (metricsOpen) log.warn(metricsOpen)
 
@@ -55,6 +58,7 @@ export async function main() {
     await jobs?.stop()
     await database.close()
     await embedded?.stop()
+    await stopTracing?.().catch((err) => log.warn({ err }, 'tracing: spans not flushed'))
     process.exit(0)
   }
   // Registered before listening: a stop sent as soon as the port answers is always a graceful one.

@@ -8,6 +8,7 @@
  */
 import { Till, TillConnectionError, TillError } from '@till-payments/node'
 import { RequestSender, type HttpMethod } from '@till-payments/node/request'
+import { secretSetting } from '../config.js'
 import { CliError, optionalString, usageError, type Values } from './args.js'
 
 export const DEFAULT_URL = 'http://localhost:8080'
@@ -37,8 +38,13 @@ export function tillUrl(values: Values): string {
 }
 
 function adminToken(values: Values): string {
-  const token = optionalString(values, 'admin-token') ?? process.env.ADMIN_TOKEN
-  if (!token) throw usageError('no admin token: set ADMIN_TOKEN to the value Till was started with, or pass --admin-token')
+  let token = optionalString(values, 'admin-token')
+  try {
+    token ??= secretSetting(process.env, 'ADMIN_TOKEN') ?? undefined
+  } catch (e) {
+    throw usageError((e as Error).message)
+  }
+  if (!token) throw usageError('no admin token: set ADMIN_TOKEN (or ADMIN_TOKEN_FILE) to the value Till was started with, or pass --admin-token')
   return token
 }
 

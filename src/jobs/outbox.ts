@@ -12,6 +12,8 @@ import {
 import type { Deps } from '../services/deps.js'
 import { signingSecrets } from '../services/webhook-endpoints.js'
 import { claimDue, recordAndClaim, type AttemptOutcome, type Claimed, type Recorded } from '../store/repos/deliveries.js'
+import { traceHeaders } from '../tracing/tracer.js'
+import { traceDelivery } from '../tracing/webhooks.js'
 import { createSender, type Sender, type SenderOptions } from './webhook-http.js'
 
 export interface OutboxOptions {
@@ -75,6 +77,7 @@ async function attempt(deps: Deps, sender: Sender, c: Claimed, random?: () => nu
       [SIGNATURE_HEADER]: signatureHeader(signingSecrets(deps, { ...c, id: c.endpointId }, attemptedAt), body),
       [EVENT_ID_HEADER]: c.eventId,
       [EVENT_TYPE_HEADER]: c.eventType,
+      ...traceHeaders(),
     }
     sent = await sender.send(c.url, headers, body)
   } catch (e) {
@@ -163,7 +166,7 @@ export function createOutbox(deps: Deps, options: OutboxOptions = {}) {
 
   function start(c: Claimed) {
     held++
-    const p: Promise<AttemptResult | null> = attempt(signing, sender, c, o.random)
+    const p: Promise<AttemptResult | null> = traceDelivery(c, () => attempt(signing, sender, c, o.random))
       .then(async (r) => {
         await record(r)
         log(deps, r)

@@ -9,6 +9,7 @@ import { bearer } from '../api/plugins/auth.js'
 import { servesThisMachineOnly, type Config } from '../config.js'
 import { TillError } from '../domain/errors.js'
 import { hostKind } from '../security/private-address.js'
+import { withLegacyNames } from './legacy-names.js'
 import type { Metrics } from './registry.js'
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
@@ -39,7 +40,7 @@ export function registerMetrics(app: FastifyInstance, deps: { metrics: Metrics; 
       const given = bearer(req)
       if (!given || !timingSafeEqual(digest(given), token)) throw new TillError(401, 'invalid metrics token')
     }
-    const text = await registry.metrics()
+    const text = withLegacyNames(await registry.metrics())
     return reply.type(registry.contentType).send(text)
   })
 }

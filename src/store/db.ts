@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
+import { tracedQuery, tracingOn } from '../tracing/db.js'
 
 /**
  * The pool stays reachable (`$client`) for what Drizzle does not do: LISTEN on a dedicated connection.
@@ -83,6 +84,11 @@ export class DbClient extends pg.Client {
     this.on('error', (err) => this.release(err))
   }
 
+  // A span per statement when tracing is on (tracing/db.ts); otherwise pg's query as it is.
+  override query(...args: any[]): any {
+    return tracingOn() ? tracedQuery(args, (a) => super.query(...(a as [any]))) : super.query(...(args as [any]))
+  }
+
   /** Every tenth of `limit`, the query in flight: one seen in flight for `limit` (at most two tenths more) ends the connection. */
   private watch(limit: number) {
     let seen: unknown = null
@@ -124,7 +130,7 @@ export class DbClient extends pg.Client {
   heartbeat(everyMs = HEARTBEAT_MS) {
     const timer = setInterval(() => {
       this.query({ text: 'select pg_is_in_recovery() as standby', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig)
-        .then(({ rows }) => rows[0]?.standby && this.drop(), () => this.drop())
+        .then(({ rows }: pg.QueryResult) => rows[0]?.standby && this.drop(), () => this.drop())
     }, everyMs)
     timer.unref()
     this.once('end', () => clearInterval(timer))

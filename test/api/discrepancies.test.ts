@@ -25,7 +25,7 @@ async function notify(ta: TestApp, facts: Fact[]) {
 
 async function metric(ta: TestApp, provider: string, kind: string) {
   const text = await ta.deps.metrics.registry.metrics()
-  const line = text.split('\n').find((l) => l.startsWith(`provider_discrepancies_total{provider="${provider}",kind="${kind}"}`))
+  const line = text.split('\n').find((l) => l.startsWith(`till_provider_discrepancies_total{provider="${provider}",kind="${kind}"}`))
   return Number(line?.split(' ').at(-1) ?? NaN)
 }
 

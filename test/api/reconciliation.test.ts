@@ -25,7 +25,7 @@ const mismatchesOf = async (r: ReconTill, reportId: string) => (await r.ta.admin
 
 async function gauge(r: ReconTill, provider = 'wechat', mode = 'live') {
   const text = await r.ta.deps.metrics.registry.metrics()
-  const line = text.split('\n').find((l) => l.startsWith(`reconciliation_open_mismatches{provider="${provider}",mode="${mode}"}`))
+  const line = text.split('\n').find((l) => l.startsWith(`till_reconciliation_open_mismatches{provider="${provider}",mode="${mode}"}`))
   return Number(line?.split(' ').at(-1) ?? NaN)
 }
 

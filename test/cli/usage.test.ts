@@ -97,7 +97,7 @@ test('usage errors exit 2, name the problem and point to the help', async () => 
 test('missing or malformed configuration is a usage error that says what to set', async () => {
   const noToken = await till(['keys', 'list', '--merchant', 'mer_x'])
   assert.equal(noToken.code, 2)
-  assert.equal(noToken.stderr, 'till keys list: no admin token: set ADMIN_TOKEN to the value Till was started with, or pass --admin-token\nRun `till keys list --help` for usage.\n')
+  assert.equal(noToken.stderr, 'till keys list: no admin token: set ADMIN_TOKEN (or ADMIN_TOKEN_FILE) to the value Till was started with, or pass --admin-token\nRun `till keys list --help` for usage.\n')
 
   const noKey = await till(['events', 'list'])
   assert.equal(noKey.code, 2)

@@ -125,7 +125,7 @@ async function checkRelay() {
   const deps = createDeps(loadConfig({}), store.db, Buffer.from(SECRETS_KEY, 'hex'), { info() {}, warn() {}, error() {} })
   await startAttempt(deps, created.body.id, { provider: 'mock', providerConfigId: null, channel: 'mock' })
   const relay = fetch(`${a.base}/c/${created.body.id}/done`, { redirect: 'manual' })
-  await until('the relay on the first process waits', 30_000, async () => /^session_waits 1$/m.test(await (await fetch(`${a.base}/metrics`)).text()))
+  await until('the relay on the first process waits', 30_000, async () => /^till_session_waits 1$/m.test(await (await fetch(`${a.base}/metrics`)).text()))
   const paid = await api(b, 'POST', `/api/v1/test_helpers/sessions/${created.body.id}/pay`, key, {})
   assert.equal(paid.status, 200, JSON.stringify(paid.body))
   const res = await relay

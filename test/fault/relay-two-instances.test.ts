@@ -60,7 +60,7 @@ async function relayAcrossProcesses(p: Awaited<ReturnType<typeof twoProcesses>>)
 
   const relay = fetch(`${p.a.base}/c/${id}/done`, { redirect: 'manual' })
   // A has read `processing` and is blocked on its signal (or its deadline).
-  await until('the relay on A waits', 30_000, async () => (await gauge(p.a, 'session_waits')) === 1)
+  await until('the relay on A waits', 30_000, async () => (await gauge(p.a, 'till_session_waits')) === 1)
 
   const paidOnB = await api(p.b, 'POST', `/api/v1/test_helpers/sessions/${id}/pay`, p.key, {})
   assert.equal(paidOnB.status, 200, JSON.stringify(paidOnB.body))
@@ -68,7 +68,7 @@ async function relayAcrossProcesses(p: Awaited<ReturnType<typeof twoProcesses>>)
   assert.equal(res.status, 303)
   assert.equal(relayWait(res.headers), 'signalled', 'A was woken by B\'s commit, not by its deadline')
   assert.equal(res.headers.get('location'), `${SUCCESS_URL}&session_id=${id}&record_id=${paidOnB.body.record.id}&paid_confirmed=1`)
-  assert.equal(await gauge(p.a, 'session_waits'), 0)
+  assert.equal(await gauge(p.a, 'till_session_waits'), 0)
 }
 
 const listeners = async (database: { pool: pg.Pool }) =>

@@ -8,6 +8,7 @@ import { events } from '../schema.js'
 import { FAN_OUT_SQL } from './deliveries.js'
 import { before, newestFirst, toPage } from './page.js'
 import type { Scope } from './scope.js'
+import { rememberEventTrace } from '../../tracing/webhooks.js'
 
 export type EventRow = typeof events.$inferSelect
 
@@ -29,6 +30,7 @@ export async function appendEvent(tx: Executor, scope: Scope, type: EventType, d
   const e: EventRow = { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now }
   // A console test event goes only to the endpoint it was sent to (deliveries.schedule).
   await (opts.fanOut === false ? insertStmt : insertFanningOutStmt)(tx, [id, e.merchantId, e.mode, type, JSON.stringify(data), payload, now])
+  rememberEventTrace(id)
   return e
 }
 

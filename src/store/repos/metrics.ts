@@ -37,3 +37,32 @@ export async function openMismatchCounts(ex: Db): Promise<{ provider: string; mo
     group by s.provider, i.mode`)
   return (rows as { provider: string; mode: string; n: number }[]).map((r) => ({ ...r, n: Number(r.n) }))
 }
+
+/** Refunds per status, under a statement timeout as the sessions' count (the caller caches it). */
+export async function countRefundsByStatus(db: Db, timeoutMs: number): Promise<Map<string, number>> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`)
+    const { rows } = await tx.execute(sql`select status, count(*)::int as n from refunds group by status`)
+    return new Map((rows as { status: string; n: number }[]).map((r) => [r.status, Number(r.n)]))
+  })
+}
+
+/**
+ * Webhook endpoints (not deleted) that are `failing` (enabled, the last attempt failed) or
+ * `disabled` (by their merchant, or by Till after failing too long).
+ */
+export async function webhookEndpointStates(db: Db): Promise<{ failing: number; disabled: number }> {
+  const { rows } = await db.execute(sql`
+    select count(*) filter (where enabled and failures_since_success > 0)::int as failing,
+           count(*) filter (where not enabled)::int as disabled
+    from webhook_endpoints where deleted_at is null`)
+  const r = rows[0] as { failing: number; disabled: number }
+  return { failing: Number(r.failing), disabled: Number(r.disabled) }
+}
+
+/** Statement days not reconciled yet (waiting for the provider's file, or failing to fetch it), per provider and mode. */
+export async function statementDaysWaiting(db: Db): Promise<{ provider: string; mode: string; n: number }[]> {
+  const { rows } = await db.execute(sql`
+    select provider, mode, count(*)::int as n from statements where state in ('waiting', 'failed') group by provider, mode`)
+  return (rows as { provider: string; mode: string; n: number }[]).map((r) => ({ ...r, n: Number(r.n) }))
+}
