@@ -8,7 +8,8 @@
 # against a real Till by scripts/packages.ts (locally: TEST_PACKAGES=1); the type
 # check, unit tests and a smoke test also run on the newest LTS of Node by scripts/node-lts.sh
 # (locally: TEST_NODE_LTS=1), and Till is taken through PostgreSQL failovers on a Patroni cluster by
-# scripts/failover.sh (that stage alone: TEST_FAILOVER=1).
+# scripts/failover.sh (that stage alone: TEST_FAILOVER=1), and restored to a point in time with pgBackRest
+# by scripts/pitr.sh (that stage alone: TEST_PITR=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +39,10 @@ pg15_stage() {
 }
 if [ "${TEST_PGBOUNCER:-}" = "1" ]; then
   pg15_stage
+  exit 0
+fi
+if [ "${TEST_PITR:-}" = "1" ]; then
+  bash scripts/pitr.sh "$TEST_DATA/pitr"
   exit 0
 fi
 if [ "${TEST_FAILOVER:-}" = "1" ]; then
@@ -100,6 +105,12 @@ fi
 if [ "${CI:-}" = "true" ]; then
   echo "== Till through PostgreSQL failovers: Patroni, etcd, HAProxy (scripts/failover.sh)"
   bash scripts/failover.sh "$TEST_DATA/failover"
+fi
+
+# Before the PostgreSQL 15 run too: a restore to a moment T with pgBackRest, judged through the API.
+if [ "${CI:-}" = "true" ]; then
+  echo "== point-in-time recovery drill: pgBackRest, PostgreSQL 15 (scripts/pitr.sh)"
+  bash scripts/pitr.sh "$TEST_DATA/pitr"
 fi
 
 if [ "${CI:-}" = "true" ] || [ "${TEST_PG15:-}" = "1" ]; then
