@@ -57,10 +57,12 @@ export async function applyMigrations(client: pg.ClientBase, folder: string, opt
   await client.query('create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)')
   const last = (await client.query<{ created_at: string }>('select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1')).rows[0]
   const pending = readMigrationFiles({ migrationsFolder: folder }).filter((m) => !last || Number(last.created_at) < m.folderMillis)
-  for (const m of pending) {
+  // Checked for all before any runs: a refused migration stops the start with nothing half applied.
+  const plans = pending.map((m) => ({ m, concurrent: isConcurrent(m.sql) }))
+  for (const { m, concurrent } of plans) {
     const started = performance.now()
     const record = () => client.query('insert into drizzle.__drizzle_migrations (hash, created_at) values ($1, $2)', [m.hash, m.folderMillis])
-    if (isConcurrent(m.sql)) {
+    if (concurrent) {
       await applyConcurrently(client, statements(m.sql), log)
       await record()
     } else {
