@@ -4,7 +4,7 @@
  * backup is not (the database really came from the file); what DATA_DIR held was kept aside.
  */
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 import { Load } from '../failover/load.js'
@@ -15,7 +15,7 @@ import { until } from '../helpers/wait.js'
 test('a backup taken under load and restored holds every write acknowledged before it began', { timeout: 240_000 }, async (t) => {
   const dir = dataDir(t)
   const file = path.join(dir, '..', `${path.basename(dir)}-backup.tar`)
-  t.after(() => import('node:fs').then((fs) => fs.rmSync(file, { force: true })))
+  t.after(() => rmSync(file, { force: true }))
   const env = { RATE_LIMIT_PER_SECOND: '100000' }
   const first = await startTill(dir, env)
   const key = await demoKey(first)
@@ -59,7 +59,7 @@ test('a backup taken under load and restored holds every write acknowledged befo
   assert.equal((await api(second, 'GET', `/api/v1/sessions/${later.body.id}`, key)).status, 404, 'a checkout made after the backup is not in it')
 })
 
-test('restore refuses while Till runs, and refuses a file that is not a backup, changing nothing', { timeout: 120_000 }, async (t) => {
+test('restore refuses while Till runs, and refuses a file that is not a backup, changing nothing; a stopped Till is backed up as it is', { timeout: 180_000 }, async (t) => {
   const dir = dataDir(t)
   const running = await startTill(dir)
   const refused = await till(['restore', path.join(dir, 'pg', 'PG_VERSION')], { env: { DATA_DIR: dir } })
@@ -72,4 +72,15 @@ test('restore refuses while Till runs, and refuses a file that is not a backup, 
   assert.match(busy.stderr, /stop Till first/)
   assert.equal((await fetch(`${running.base}/readyz`)).status, 200)
   assert.ok(!readdirSync(dir).some((f) => f.startsWith('before-restore-')))
+
+  const key = await demoKey(running)
+  const made = await api(running, 'POST', '/api/v1/checkout', key, { amount: 1234, currency: 'CNY' })
+  await stopTill(running)
+  const cold = path.join(dir, 'cold.tar')
+  const offline = await till(['backup', '--out', cold], { env: { DATA_DIR: dir } })
+  assert.equal(offline.code, 0, offline.stderr)
+  assert.match(offline.stdout, /\(stopped\)/)
+  assert.equal((await till(['restore', cold], { env: { DATA_DIR: dir } })).code, 0)
+  const again = await startTill(dir)
+  assert.equal((await api(again, 'GET', `/api/v1/sessions/${made.body.id}`, key)).body.amount, 1234)
 })
