@@ -8,8 +8,10 @@
 # against a real Till by scripts/packages.ts (locally: TEST_PACKAGES=1); the type
 # check, unit tests and a smoke test also run on the newest LTS of Node by scripts/node-lts.sh
 # (locally: TEST_NODE_LTS=1), and Till is taken through PostgreSQL failovers on a Patroni cluster by
-# scripts/failover.sh (that stage alone: TEST_FAILOVER=1), and the container image and compose file
-# are built and run by scripts/containers.sh (locally: TEST_CONTAINERS=1).
+# scripts/failover.sh (that stage alone: TEST_FAILOVER=1), restored to a point in time with pgBackRest
+# by scripts/pitr.sh (that stage alone: TEST_PITR=1); scripts/rolling-upgrade.sh rolls instances of the
+# previous release onto this one under load (that stage alone: TEST_UPGRADE=1), and the container image
+# and compose file are built and run by scripts/containers.sh (locally: TEST_CONTAINERS=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,8 +43,16 @@ if [ "${TEST_PGBOUNCER:-}" = "1" ]; then
   pg15_stage
   exit 0
 fi
+if [ "${TEST_PITR:-}" = "1" ]; then
+  bash scripts/pitr.sh "$TEST_DATA/pitr"
+  exit 0
+fi
 if [ "${TEST_FAILOVER:-}" = "1" ]; then
   bash scripts/failover.sh "$TEST_DATA/failover"
+  exit 0
+fi
+if [ "${TEST_UPGRADE:-}" = "1" ]; then
+  bash scripts/rolling-upgrade.sh "$TEST_DATA/upgrade"
   exit 0
 fi
 
@@ -107,6 +117,15 @@ fi
 if [ "${CI:-}" = "true" ]; then
   echo "== Till through PostgreSQL failovers: Patroni, etcd, HAProxy (scripts/failover.sh)"
   bash scripts/failover.sh "$TEST_DATA/failover"
+fi
+
+# Before the PostgreSQL 15 run too: a restore to a moment T with pgBackRest, and a rolling upgrade from
+# the previous release, both judged through the API.
+if [ "${CI:-}" = "true" ]; then
+  echo "== point-in-time recovery drill: pgBackRest, PostgreSQL 15 (scripts/pitr.sh)"
+  bash scripts/pitr.sh "$TEST_DATA/pitr"
+  echo "== rolling upgrade from the previous release, one instance at a time (scripts/rolling-upgrade.sh)"
+  bash scripts/rolling-upgrade.sh "$TEST_DATA/upgrade"
 fi
 
 if [ "${CI:-}" = "true" ] || [ "${TEST_PG15:-}" = "1" ]; then

@@ -36,7 +36,7 @@ export async function main() {
     await database.close().catch(() => {})
     await embedded?.stop()
   }
-  await runMigrations(database.pool)
+  await runMigrations(database.pool, { log: { info: (m) => log.info(m), warn: (m) => log.warn(m) } })
 
   const secrets = await loadSecretsKey(config.secretsKey, config.dataDir)
   if (secrets.generated) log.warn(`generated a secrets key into ${config.dataDir}/secrets.key: set SECRETS_KEY to share it between instances`)

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { CliError, parseCommand, usageError, wantsHelp, type Group } from './args.js'
+import { runBackup } from './backup.js'
 import { runFake } from './fake.js'
 import { COMMANDS, GROUPS } from './groups.js'
 import { PROVIDERS } from '../providers/index.js'
@@ -23,9 +24,11 @@ const HELP = `usage: till <command> [<subcommand>] [options]
   start        run Till in the foreground
 ${GROUPS.map((g) => `  ${g.name.padEnd(11)}  ${g.summary}\n  ${''.padEnd(11)}  ${Object.keys(g.commands).join(', ')}`).join('\n')}
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)}  ${c.summary}`).join('\n')}
+  backup       copy the embedded database while Till runs: till backup --out FILE
+  restore      put a backup back into DATA_DIR (Till stopped): till restore FILE
   fake         local provider fakes for offline tests: till fake ${PROVIDERS.map((p) => p.id).join('|')} --help
 
-Every command talks to a running Till over HTTP, so it works with any database:
+Every other command talks to a running Till over HTTP, so it works with any database:
   TILL_URL      Till's address (default http://localhost:8080), or --till-url
   ADMIN_TOKEN   for merchants, keys, providers and reconcile (the admin API), or --admin-token
   TILL_API_KEY  a merchant's secret key for sessions, refunds, events, webhooks and trigger, or --api-key
@@ -62,6 +65,10 @@ export async function run(argv: string[]): Promise<number> {
       return 0
     }
     if (name === 'fake') return await runFake(argv.slice(1))
+    if (name === 'backup' || name === 'restore') {
+      where = `till ${name}`
+      return await runBackup(name, argv.slice(1))
+    }
     if (name === 'start' || name === 'serve') {
       // The launcher starts the service when there are no arguments; here are only --help and mistakes.
       where = `till ${name}`

@@ -1,9 +1,9 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
-import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 import { tracedQuery, tracingOn } from '../tracing/db.js'
+import { applyMigrations, type MigrateOptions } from './migrate.js'
 
 /**
  * The pool stays reachable (`$client`) for what Drizzle does not do: LISTEN on a dedicated connection.
@@ -183,18 +183,25 @@ export function openPool(connection: pg.PoolConfig | string, max = 10, options: 
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
 export const MIGRATION_LOCK = 7_411_001 // arbitrary, Till's own advisory lock id
+/** How often an instance asks for the migration lock while another holds it. */
+const LOCK_POLL_MS = 250
 
 /**
- * Applies pending migrations once, even when several instances start together. The lock is a
- * session's, so it is taken on a connection of its own (the direct one behind a pooler).
+ * Applies pending migrations once, even when several instances start together (store/migrate.ts).
+ * The lock is a session's, so it is taken on a connection of its own (the direct one behind a
+ * pooler). It is asked for with pg_try_advisory_lock, again and again, not waited on: a waiting
+ * statement holds a snapshot, and a CREATE INDEX CONCURRENTLY run by the lock's holder waits for
+ * every older snapshot to end, so the two would wait on each other.
  */
-export async function runMigrations(pool: pg.Pool): Promise<void> {
-  // No query timeout: a migration may take long, and so may the wait for another instance's lock.
+export async function runMigrations(pool: pg.Pool, options: MigrateOptions & { folder?: string } = {}): Promise<number> {
+  // No query timeout: a migration may take long (an index built concurrently on a large table).
   const client = new DbClient(clientConfig(pool, { application_name: 'till-migrations', queryTimeoutMs: 0 }))
   await client.connect()
   try {
-    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
-    await migrate(drizzle(client), { migrationsFolder: MIGRATIONS })
+    while (!(await client.query('select pg_try_advisory_lock($1) as got', [MIGRATION_LOCK])).rows[0].got) {
+      await new Promise((r) => setTimeout(r, LOCK_POLL_MS))
+    }
+    return await applyMigrations(client, options.folder ?? MIGRATIONS, options)
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {})
     await client.end().catch(() => {})

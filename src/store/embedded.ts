@@ -32,7 +32,7 @@ async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
 }
 
 /** As root, PostgreSQL runs as the `postgres` system user, created when missing. */
-async function runAsIds(): Promise<Ids> {
+export async function runAsIds(): Promise<Ids> {
   if (process.getuid?.() !== 0) return {}
   const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout.trim())
   try {
@@ -91,7 +91,7 @@ function startTime(pid: number): string {
  * One Till per DATA_DIR. The lock file is created exclusively and names its owner by pid and start
  * time; a dead owner (SIGKILL, reboot) is replaced, and the postgres it left behind is cleaned up.
  */
-async function claimDataDir(dataDir: string): Promise<string> {
+export async function claimDataDir(dataDir: string): Promise<string> {
   const lock = path.join(dataDir, 'till.pid')
   const me = `${process.pid} ${startTime(process.pid)}\n`
   for (let tries = 0; tries < 3; tries++) {
@@ -216,6 +216,20 @@ export async function stopEmbedded(dataDir: string, mode: 'fast' | 'immediate' =
   if (!pid || !runsCluster(pid, pgData)) return
   const bin = await binaries()
   await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', mode, '-w', '-t', '60'], { ...(await runAsIds()), env: { ...process.env, LC_ALL: 'C' } })
+}
+
+/** Whether the embedded cluster of a DATA_DIR is running. */
+export async function embeddedRunning(dataDir: string): Promise<boolean> {
+  const pgData = path.join(path.resolve(dataDir), 'pg')
+  const pid = await readPid(path.join(pgData, 'postmaster.pid'))
+  return pid !== null && runsCluster(pid, pgData)
+}
+
+/** How to reach a running embedded cluster from outside Till (`till backup`): its socket, its superuser, `database`. */
+export async function embeddedConnection(dataDir: string, database = DB_NAME): Promise<PoolConfig> {
+  const dir = path.resolve(dataDir)
+  const password = (await fs.readFile(path.join(dir, 'pg-password'), 'utf8')).trim()
+  return { host: path.join(dir, 'run'), port: PORT, user: DB_USER, password, database }
 }
 
 export async function ensureDatabase(admin: PoolConfig, name: string): Promise<void> {

@@ -76,8 +76,11 @@ export function dataDir(t: TestContext): string {
 }
 
 /** Starts the service on DATA_DIR and waits (bounded) until /readyz answers 200. */
-/** `cwd` set: the real `bin/till.mjs start`, run from that directory as a user would, instead of src/main.ts from the repository. */
-export async function startTill(dir: string, extraEnv: Record<string, string> = {}, opts: { port?: number; wait?: boolean; cwd?: string } = {}): Promise<Till> {
+/**
+ * `cwd` set: the real `bin/till.mjs start`, run from that directory as a user would, instead of src/main.ts from the repository.
+ * `root` set: src/main.ts of another checkout (an earlier release, test/upgrade/stage.ts).
+ */
+export async function startTill(dir: string, extraEnv: Record<string, string> = {}, opts: { port?: number; wait?: boolean; cwd?: string; root?: string } = {}): Promise<Till> {
   const port = opts.port ?? (await freePort())
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of ['DATABASE_URL', 'BASE_URL', 'SECRETS_KEY', 'TILL_JOBS', 'WEBHOOK_ALLOW_PRIVATE', 'PROVIDER_ALLOW_PRIVATE', 'NODE_TEST_CONTEXT', 'RATE_LIMIT_PER_SECOND', 'DB_POOL_SIZE']) {
@@ -85,7 +88,7 @@ export async function startTill(dir: string, extraEnv: Record<string, string> = 
   }
   Object.assign(env, { DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: 'x', LOG_LEVEL: 'warn', PROVIDER_ALLOW_PRIVATE: '1', WEBHOOK_ALLOW_PRIVATE: '1' }, extraEnv)
   const argv = opts.cwd ? [path.join(ROOT, 'bin/till.mjs'), 'start'] : ['--import', 'tsx', 'src/main.ts']
-  const child = spawn(process.execPath, argv, { cwd: opts.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, argv, { cwd: opts.cwd ?? opts.root ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d))

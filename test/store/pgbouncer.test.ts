@@ -71,7 +71,7 @@ test('a statement prepared by name is lost when PgBouncer moves the client to an
 test('migrations wait for their session lock on a direct connection to PostgreSQL, not on one of PgBouncer\'s', { skip }, async (t) => {
   const db = await freshDatabase({ migrated: false })
   t.after(() => db.drop())
-  // Another instance migrating: it holds the lock, so this one's lock request waits where it was sent.
+  // Another instance migrating: it holds the lock, so this one asks for it again and again where it was sent.
   const other = new pg.Client(testPoolOptions(db.url).direct as pg.ClientConfig)
   other.on('error', () => {}) // dropping the database ends it
   await other.connect()
@@ -83,8 +83,8 @@ test('migrations wait for their session lock on a direct connection to PostgreSQ
   const migrating = runMigrations(till.pool)
 
   let waiter = 0
-  await until('the migrations wait for the lock', 30_000, async () => {
-    const { rows } = await other.query("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%pg_advisory_lock%'")
+  await until('the migrations ask for the lock', 30_000, async () => {
+    const { rows } = await other.query("select pid from pg_stat_activity where datname = current_database() and application_name = 'till-migrations' and query ilike '%pg_try_advisory_lock%'")
     waiter = rows[0]?.pid ?? 0
     return waiter !== 0
   })

@@ -1,0 +1,1 @@
+CREATE INDEX CONCURRENTLY "records_memo_idx" ON "records" ("memo");

@@ -1,0 +1,3 @@
+ALTER TABLE "records" ADD COLUMN "memo" text;
+--> statement-breakpoint
+ALTER TABLE "records" ADD COLUMN "attempts" bigint DEFAULT 0 NOT NULL;
