@@ -29,7 +29,10 @@ async function observe<T>(observers: CallObserver[], provider: string, operation
   }
 }
 
-/** The adapter with its provider calls observed; everything else (its own `this` included) as it was. */
+/**
+ * The adapter with its provider calls observed; everything else (its own `this` included) as it was.
+ * A method assigned through the wrapper later (a test's stand-in) replaces the observed one there.
+ */
 export function observed(adapter: PaymentProvider, ...observers: CallObserver[]): PaymentProvider {
   const calls = new Map<PropertyKey, unknown>()
   for (const name of CALLS) {
@@ -44,5 +47,8 @@ export function observed(adapter: PaymentProvider, ...observers: CallObserver[])
         : Reflect.get(target, p, target),
     }))
   }
-  return new Proxy(adapter, { get: (target, p) => (calls.has(p) ? calls.get(p) : Reflect.get(target, p, target)) })
+  return new Proxy(adapter, {
+    get: (target, p) => (calls.has(p) ? calls.get(p) : Reflect.get(target, p, target)),
+    set: (target, p, value) => (calls.has(p) ? (calls.set(p, value), true) : Reflect.set(target, p, value, target)),
+  })
 }

@@ -19,12 +19,14 @@ const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', im
 /** Started SDK's shutdown (flushes spans not sent yet), or null when tracing is off. */
 export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<(() => Promise<void>) | null> {
   if (!tracingWanted(env)) return null
-  const { startNodeSdk } = await import('@opentelemetry/sdk-node')
-  const sdk = startNodeSdk({
-    // Service attributes only (the SDK's default detector and OTEL_RESOURCE_ATTRIBUTES): no host or process details in every span.
-    resourceAttributes: { 'service.version': VERSION, ...(env.OTEL_SERVICE_NAME ? {} : { 'service.name': 'till' }) },
+  const { NodeSDK, resources } = await import('@opentelemetry/sdk-node')
+  const sdk = new NodeSDK({
+    // Service attributes only (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES): no host or process details in every span.
+    resourceDetectors: [resources.envDetector],
+    resource: resources.resourceFromAttributes({ 'service.version': VERSION, ...(env.OTEL_SERVICE_NAME ? {} : { 'service.name': 'till' }) }),
     instrumentations: [],
   })
+  sdk.start()
   enableTracing(trace.getTracer('till', VERSION))
   return async () => {
     enableTracing(null)

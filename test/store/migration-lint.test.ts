@@ -15,6 +15,8 @@ interface Finding { file: string; rule_name: string; line: number; message: stri
 interface Exception { file: string; rule: string; count: number; why: string }
 
 const MIGRATIONS = path.join(ROOT, 'src/store/migrations')
+/** Installed by the project's script into a cache outside the clone (scripts/squawk.sh). */
+const SQUAWK = execFileSync('bash', [path.join(ROOT, 'scripts/squawk.sh')], { encoding: 'utf8' }).trim()
 const config = JSON.parse(readFileSync(path.join(ROOT, 'src/store/migration-lint.json'), 'utf8')) as {
   pgVersion: string
   excludedRules: Record<string, string>
@@ -26,7 +28,7 @@ function lint(files: string[]): Finding[] {
   const args = ['--reporter', 'json', '--pg-version', config.pgVersion, '--exclude', Object.keys(config.excludedRules).join(','), ...files]
   let out: string
   try {
-    out = execFileSync(path.join(ROOT, 'node_modules/.bin/squawk'), args, { encoding: 'utf8' })
+    out = execFileSync(SQUAWK, args, { encoding: 'utf8' })
   } catch (e) {
     out = (e as { stdout?: string }).stdout ?? ''
     if (!out.trim().startsWith('[')) throw e
