@@ -7,6 +7,7 @@
 import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, ProviderConfig, RefundState } from '../types.js'
 import { ProviderError } from '../types.js'
+import { checkAbout } from '../answers.js'
 import { toDecimalText } from '../../domain/money.js'
 import { ACK_FAIL, ACK_SUCCESS, ALIPAY_CAPABILITIES, CHANNELS, METHODS, REFUND_QUERY_SETTLE_MS, type AlipayChannel } from './constants.js'
 import { AlipayClient } from './http.js'
@@ -51,18 +52,22 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
   /** The trade behind an attempt; ACQ.TRADE_NOT_EXIST until the buyer scans the code or logs in on the cashier. */
   async function trade(cfg: ProviderConfig, outTradeNo: string): Promise<TradeAnswer | null> {
     try {
-      return await client.call<TradeAnswer>(cfg, METHODS.query, { out_trade_no: outTradeNo })
+      return await client.call<TradeAnswer>(cfg, METHODS.query, { out_trade_no: outTradeNo }, {}, ['out_trade_no'])
     } catch (e) {
       if (e instanceof ProviderError && e.code === 'ACQ.TRADE_NOT_EXIST') return null
       throw e
     }
   }
 
-  /** fastpay.refund.query: REFUND_SUCCESS is done; anything else is not (yet) a refund. */
+  /**
+   * fastpay.refund.query: REFUND_SUCCESS is done; anything else is not (yet) a refund. An answer
+   * naming another out_request_no or out_trade_no is neither (client.call: unknown).
+   */
   async function refundQuery(cfg: ProviderConfig, outTradeNo: string, refundId: string, amount: number): Promise<RefundState | null> {
     const r = await client.call<RefundQueryAnswer>(cfg, METHODS.refundQuery, { out_trade_no: outTradeNo, out_request_no: refundId })
     if (r.refund_status !== 'REFUND_SUCCESS') return null
-    if (r.out_request_no !== undefined && r.out_request_no !== refundId) throw new ProviderError('unknown', 'refund_mismatch', `Alipay answered refund ${r.out_request_no} for ${refundId}`)
+    // Alipay names the refund it found; a success naming none cannot be tied to this one.
+    checkAbout('Alipay', METHODS.refundQuery, { out_request_no: refundId }, r, ['out_request_no'])
     if (r.refund_amount !== undefined && amountInFen(r.refund_amount) !== amount) {
       throw new ProviderError('unknown', 'refund_amount_mismatch', `Alipay shows refund ${refundId} of ${r.refund_amount} yuan, not ${toDecimalText(amount, 'CNY')}`)
     }
@@ -80,7 +85,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
       if (!CHANNELS.includes(channel)) throw new ProviderError('rejected', 'unsupported_channel', `Alipay has no channel ${a.channel}`, false)
       const content = orderContent(channel, a)
       if (channel === 'precreate') {
-        const r = await client.call<PrecreateAnswer>(cfg, METHODS.precreate, content, { notify_url: a.notifyUrl })
+        const r = await client.call<PrecreateAnswer>(cfg, METHODS.precreate, content, { notify_url: a.notifyUrl }, ['out_trade_no'])
         if (!r.qr_code) throw new ProviderError('unknown', 'malformed_response', 'Alipay answered the precreate without its qr_code')
         return { action: { kind: 'qr', content: r.qr_code }, data: { channel, qrCode: r.qr_code } }
       }
@@ -144,7 +149,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
       const outTradeNo = r.payment.attemptId
       const content: Record<string, string> = { out_trade_no: outTradeNo, refund_amount: toDecimalText(r.amount, 'CNY'), out_request_no: r.refundId }
       if (r.reason) content.refund_reason = Array.from(r.reason).slice(0, 256).join('')
-      const answer = await client.call<RefundAnswer>(cfg, METHODS.refund, content)
+      const answer = await client.call<RefundAnswer>(cfg, METHODS.refund, content, {}, ['out_trade_no'])
       if (answer.fund_change === 'Y') return { status: 'succeeded', currency: 'CNY' }
       return (await refundQuery(cfg, outTradeNo, r.refundId, r.amount)) ?? { status: 'pending' }
     },
