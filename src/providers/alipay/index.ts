@@ -33,8 +33,11 @@ const fieldsOf = (params: URLSearchParams): NoticeForm => Object.fromEntries(par
 
 const pageMethod = { page: METHODS.pagePay, wap: METHODS.wapPay } as const
 
-/** Who sent a notification or a return to the relay: Alipay for this configuration's application, Alipay for another, or not Alipay. */
-function senderOf(cfg: ProviderConfig, fields: NoticeForm): 'ours' | 'another_app' | 'unverified' {
+/**
+ * Who sent a notification or a return to the relay: Alipay for this configuration's application (and
+ * its seller, when settings.sellerId names one), Alipay for another app or seller, or not Alipay.
+ */
+function senderOf(cfg: ProviderConfig, fields: NoticeForm): 'ours' | 'another_app' | 'another_seller' | 'unverified' {
   let verified = false
   try {
     verified = verifyNotification(fields, keysOf(credentialsOf(cfg)).alipayPublicKey)
@@ -42,7 +45,9 @@ function senderOf(cfg: ProviderConfig, fields: NoticeForm): 'ours' | 'another_ap
     // Unreadable keys verify nothing.
   }
   if (!verified) return 'unverified'
-  return fields.app_id === credentialsOf(cfg).appId ? 'ours' : 'another_app'
+  if (fields.app_id !== credentialsOf(cfg).appId) return 'another_app'
+  const seller = cfg.settings.sellerId
+  return typeof seller === 'string' && fields.seller_id !== seller ? 'another_seller' : 'ours'
 }
 
 export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentProvider & { client: AlipayClient } {
@@ -107,6 +112,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
       if (sender === 'unverified') return refuse(400, 'signature refused')
       // Another application's genuine notice at this URL was never ours: taken, so Alipay stops sending it.
       if (sender === 'another_app') return accept([{ kind: 'ignored', reason: `notification for app ${form.app_id ?? '(none)'}` }])
+      if (sender === 'another_seller') return accept([{ kind: 'ignored', reason: `notification for seller ${form.seller_id ?? '(none)'}` }])
       const fact = paymentFactFromNotice(form)
       return accept([fact ?? { kind: 'ignored', reason: `${form.notify_type ?? 'notification'} ${form.trade_status ?? ''} for ${form.out_trade_no ?? '?'}`.trim() }])
     },
@@ -172,7 +178,9 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
     verifyReturn(cfg, query) {
       const params = fieldsOf(query)
       const sender = senderOf(cfg, params)
-      return sender === 'ours' ? { verified: true, attemptId: params.out_trade_no ?? null } : { verified: false, reason: `return ${sender === 'unverified' ? 'signature refused' : `for app ${params.app_id ?? '(none)'}`}` }
+      if (sender === 'ours') return { verified: true, attemptId: params.out_trade_no ?? null }
+      const why = { unverified: 'signature refused', another_app: `for app ${params.app_id ?? '(none)'}`, another_seller: `for seller ${params.seller_id ?? '(none)'}` }[sender]
+      return { verified: false, reason: `return ${why}` }
     },
   }
 }
