@@ -118,9 +118,9 @@ export class AlipayClient {
 /**
  * The answer inside a body, once its signature checks out: over the exact text of `<method>_response`
  * (or `error_response`), with the `\/` escapes the official Java SDK also tries unescaped. In
- * certificate mode the answer must name the Alipay certificate Till holds. What is answered is that
- * text parsed, never the body's value under the key (a body may repeat the key after the signed one). An unsigned
- * `error_response` (the gateway refusing the call itself) cannot be believed: `unknown`.
+ * certificate mode the answer must name the Alipay certificate Till holds. The answer is that very
+ * text parsed, never the body's value under the key (a body may repeat the key after the signed one).
+ * An unsigned `error_response` (the gateway refusing the call itself) cannot be believed: `unknown`.
  */
 export function verifiedAnswer<T extends Answer>(method: string, text: string, keys: Keys): T {
   const parts = responseParts(text, method)
