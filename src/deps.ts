@@ -17,8 +17,8 @@ import type { Db } from './store/db.js'
 import { productStore } from './store/repos/provider-products.js'
 
 /** Provider API calls dial public addresses only, unless PROVIDER_ALLOW_PRIVATE=1 (a local fake). */
-const providerAgent = (config: Config) =>
-  guardedAgent({ allowPrivate: () => config.providerAllowPrivate, flag: 'PROVIDER_ALLOW_PRIVATE', timeoutMs: 10_000, keepAliveTimeout: 10_000 })
+const providerAgent = (config: Config, log: Logger) =>
+  guardedAgent({ allowPrivate: () => config.providerAllowPrivate, flag: 'PROVIDER_ALLOW_PRIVATE', timeoutMs: 10_000, keepAliveTimeout: 10_000, log: (detail, message) => log.warn(detail, `provider call ${message}`) })
 
 export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logger, clock: () => Date = () => new Date()): Deps {
   const box = new SecretBox(secretsKey)
@@ -32,7 +32,7 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     box,
     providers: createRegistry([
       createMockProvider(() => clock()),
-      ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config), products: productStore(db, clock) })),
+      ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config, log), products: productStore(db, clock) })),
     ].map((adapter) => observed(adapter, metrics.observeProviderCall, traceProviderCall))),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,

@@ -35,7 +35,7 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /**
  * successUrl and cancelUrl, where the customer is sent back to: absolute http(s), ≤ 2048 characters;
- * https only in live mode, except localhost in test mode.
+ * https only in live mode, except localhost in test mode. Kept as the parsed URL's href.
  */
 function checkReturnUrl(field: 'successUrl' | 'cancelUrl', value: string | undefined, mode: Mode): string | null {
   if (value === undefined) return null
@@ -54,7 +54,9 @@ function checkReturnUrl(field: 'successUrl' | 'cancelUrl', value: string | undef
   if (url.protocol === 'http:' && !(mode === 'test' && LOCAL_HOSTS.has(url.hostname))) {
     throw new InvalidField(field, mode === 'live' ? 'must use https in live mode' : 'must use https (http only for localhost in test mode)')
   }
-  return value
+  // What the parser read, never the raw text: it drops the tabs, CR and LF a Location header must not carry.
+  if (chars(url.href) > SUCCESS_URL_MAX_LENGTH) throw new InvalidField(field, `must be at most ${SUCCESS_URL_MAX_LENGTH} characters`)
+  return url.href
 }
 
 export const checkSuccessUrl = (value: string | undefined, mode: Mode) => checkReturnUrl('successUrl', value, mode)

@@ -25,6 +25,12 @@ test('a different amount is amount_differs, naming both amounts', () => {
   assert.deepEqual(r.differences, [{ field: 'amount', till: 9900, statement: 9800 }])
 })
 
+test('amounts one fen apart differ, either way', () => {
+  assert.deepEqual(run({ line: line({ amount: 9901 }), till: till() }).differences, [{ field: 'amount', till: 9900, statement: 9901 }])
+  assert.equal(run({ line: line({ amount: 9899 }), till: till() }).category, 'amount_differs')
+  assert.equal(run({ line: line({ kind: 'refund', amount: 899 }), till: till({ kind: 'refund', amount: 900 }) }).category, 'amount_differs')
+})
+
 test('a different currency is currency_differs, whatever the amounts', () => {
   const r = run({ line: line({ currency: 'HKD', amount: 1 }), till: till() })
   assert.equal(r.category, 'currency_differs')

@@ -102,7 +102,7 @@ function log(deps: Deps, r: Recorded) {
 
 export function createOutbox(deps: Deps, options: OutboxOptions = {}) {
   const o = { ...DEFAULTS, ...options }
-  const sender = createSender({ allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: o.timeoutMs, tls: o.tls, lookup: o.lookup })
+  const sender = createSender({ allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: o.timeoutMs, tls: o.tls, lookup: o.lookup, log: (detail, message) => deps.log.warn(detail, `webhook ${message}`) })
   const signing = withSecretCache(deps)
   const disable = { afterMs: deps.config.webhookDisableAfterMs, minFailures: deps.config.webhookDisableMinFailures }
   const inFlight = new Set<Promise<AttemptResult | null>>()

@@ -6,7 +6,7 @@
 import type { ConnectionOptions } from 'node:tls'
 import { request, type Agent } from 'undici'
 import { RESPONSE_SNIPPET_BYTES } from '../domain/webhooks.js'
-import { guardedAgent, type Resolve } from '../security/guarded-agent.js'
+import { guardedAgent, type RefusalLog, type Resolve } from '../security/guarded-agent.js'
 
 export interface SendResult {
   statusCode: number | null
@@ -24,6 +24,8 @@ export interface SenderOptions {
   tls?: ConnectionOptions
   /** The SSRF check's resolver (tests); node:dns by default. */
   lookup?: Resolve
+  /** The server log, for what a refused name resolved to (the merchant's delivery log is not told). */
+  log?: RefusalLog
 }
 
 function guardedDelivery(o: SenderOptions): Agent {
@@ -36,6 +38,7 @@ function guardedDelivery(o: SenderOptions): Agent {
     keepAliveTimeout: 4_000,
     tls: o.tls,
     lookup: o.lookup,
+    log: o.log,
   })
 }
 

@@ -21,12 +21,27 @@ export class RefusedAddress extends Error {
 export type Resolve = (host: string) => Promise<{ address: string }[]>
 const systemResolve: Resolve = (host) => lookup(host, { all: true })
 
-/** Resolves the host once and returns the first address the rule allows, or throws naming the rule. */
-async function allowedAddress(host: string, allowPrivate: boolean, flag: string, resolve: Resolve): Promise<string> {
-  const found = isIP(host) ? [{ address: host }] : await resolve(host)
-  if (found.length === 0) throw new Error(`${host} resolved to no address`)
+/** Where a refusal's detail goes: the server log, never the refusal's text. */
+export type RefusalLog = (detail: { host: string; addresses?: string[]; error?: string }, message: string) => void
+
+/**
+ * Resolves the host once and returns the first address the rule allows, or throws naming the rule.
+ * While the rule holds, a name that does not resolve is refused with the same words as one resolving
+ * to a private address: otherwise the difference would tell a merchant which internal names exist.
+ */
+async function allowedAddress(host: string, allowPrivate: boolean, flag: string, resolve: Resolve, log?: RefusalLog): Promise<string> {
+  let found: { address: string }[]
+  try {
+    found = isIP(host) ? [{ address: host }] : await resolve(host)
+  } catch (e) {
+    if (allowPrivate) throw e
+    log?.({ host, error: (e as Error).message }, 'refused to connect: the name did not resolve')
+    throw new RefusedAddress(host, flag)
+  }
   const ok = found.find((a) => allowPrivate || classifyAddress(a.address) === 'public')
   if (ok) return ok.address
+  if (found.length === 0 && allowPrivate) throw new Error(`${host} resolved to no address`)
+  log?.({ host, addresses: found.map((a) => a.address) }, 'refused to connect: no public address')
   throw new RefusedAddress(host, flag)
 }
 
@@ -42,13 +57,17 @@ export interface GuardOptions {
   tls?: ConnectionOptions
   /** The resolver; the connection is dialled to the address it returned and the rule allowed, never resolved again. */
   lookup?: Resolve
+  /** Where a refusal's detail (what the name resolved to, or why not) is logged. */
+  log?: RefusalLog
+  /** What dials the checked address (tests watch it); undici's connector by default. */
+  dial?: buildConnector.connector
 }
 
 export function guardedAgent(o: GuardOptions): Agent {
-  const base = buildConnector({ timeout: o.timeoutMs, ...o.tls })
+  const base = o.dial ?? buildConnector({ timeout: o.timeoutMs, ...o.tls })
   const connect: buildConnector.connector = (opts, cb) => {
     // The certificate is still checked against the name: TLS takes it from `host`, we only pin the address.
-    allowedAddress(opts.hostname, o.allowPrivate(), o.flag, o.lookup ?? systemResolve).then(
+    allowedAddress(opts.hostname, o.allowPrivate(), o.flag, o.lookup ?? systemResolve, o.log).then(
       (address) => base({ ...opts, hostname: address }, cb),
       (err: Error) => cb(err, null),
     )

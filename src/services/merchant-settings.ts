@@ -45,13 +45,17 @@ export async function brandingFor(tx: Executor, merchantId: string): Promise<Bra
   return brandingOf(m)
 }
 
-/** A page customers are sent to: https only (it is shown in live mode), and nothing a link could run. */
-function checkSupportUrl(value: string) {
+/**
+ * A page customers are sent to: https only (it is shown in live mode), and nothing a link could run.
+ * Kept as the parsed URL's href, never the raw text (which may carry CR or LF the parser dropped).
+ */
+function checkSupportUrl(value: string): string {
   let url: URL | null = null
   try {
     url = new URL(value)
   } catch {}
-  if (!url || url.protocol !== 'https:' || value.length > 2048) throw new InvalidField('supportUrl', 'must be an https address such as https://shop.example/help')
+  if (!url || url.protocol !== 'https:' || value.length > 2048 || url.href.length > 2048) throw new InvalidField('supportUrl', 'must be an https address such as https://shop.example/help')
+  return url.href
 }
 
 export interface SettingsInput {
@@ -70,8 +74,7 @@ export async function updateSettings(deps: Deps, merchantId: string, input: Sett
   if (brandColor && !COLOUR.test(brandColor)) throw new InvalidField('brandColor', 'must be a colour such as #1a7f5a')
   const supportEmail = input.supportEmail.trim()
   if (supportEmail && (!EMAIL.test(supportEmail) || supportEmail.length > 254)) throw new InvalidField('supportEmail', 'must be an email address')
-  const supportUrl = input.supportUrl.trim()
-  if (supportUrl) checkSupportUrl(supportUrl)
+  const supportUrl = input.supportUrl.trim() && checkSupportUrl(input.supportUrl.trim())
   let logo: { type: string; data: string; hash: string } | null = null
   if (input.logo && input.logo.bytes.length > 0) {
     const b = input.logo.bytes

@@ -306,6 +306,27 @@ test('a statement whose summary disagrees with its own lines says so, and counts
   assert.deepEqual(rows.map((e) => e.data.totalsDiffer), [['CNY']])
 })
 
+test('the summary\'s fees are compared with the lines\' fees: one fen apart, the totals disagree', async (t) => {
+  const r = await reconTill(t)
+  const a = await r.payment({ paidAt: at('10:00') })
+  const line = lineOf(a)
+  r.stub.set(DAY, { lines: [line], totals: [{ kind: 'total', currency: 'CNY', payments: { count: 1, amount: a.amount }, refunds: { count: 0, amount: 0 }, fees: line.fee! + 1 }] })
+  r.ta.clock.set(NEXT_MORNING)
+  const [report] = (await run(r)).body.data
+  assert.equal(report.counts.matched, 1)
+  assert.deepEqual(report.totals.map((x: any) => [x.currency, x.agrees, x.statement.fees, x.lines.fees]), [['CNY', false, line.fee! + 1, line.fee]])
+})
+
+test('a payment line stated twice pairs once: the second is missing in Till, never a second match', async (t) => {
+  const r = await reconTill(t)
+  const a = await r.payment({ paidAt: at('10:00') })
+  r.stub.set(DAY, { lines: [lineOf(a), lineOf(a)] })
+  r.ta.clock.set(NEXT_MORNING)
+  const [report] = (await run(r)).body.data
+  assert.deepEqual([report.counts.matched, report.counts.missing_in_till], [1, 1])
+  assert.deepEqual((await mismatchesOf(r, report.id)).map((m: any) => [m.category, m.line.tillRef]), [['missing_in_till', a.attemptId]])
+})
+
 test('the gauge counts open mismatches per provider and mode; acknowledging one takes it off', async (t) => {
   const r = await reconTill(t)
   await dayWithEveryKind(r)

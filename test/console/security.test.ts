@@ -105,6 +105,15 @@ test('sign-in is throttled per account (even with the right password after) and 
   assert.equal((await b.signIn(m.email, m.password)).status, 303)
 })
 
+test('the email is lower-cased at sign-in: a mixed-case email signs in, and its failures count against the one account', async (t) => {
+  const ta = await startTestApp(t)
+  const m = await merchantWithLogin(ta, 'Shop', 'owner@shop.example')
+  assert.equal((await new ConsoleBrowser(ta).signIn(' Owner@Shop.EXAMPLE ', m.password)).status, 303)
+  const b = new ConsoleBrowser(ta)
+  for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) assert.equal((await b.signIn(i % 2 ? 'OWNER@shop.example' : 'owner@SHOP.example', `wrong ${i}`)).status, 401)
+  assert.equal((await b.signIn('Owner@Shop.Example', m.password)).status, 429)
+})
+
 test('sign-in is throttled per address across accounts', async (t) => {
   const ta = await startTestApp(t)
   const m = await merchantWithLogin(ta)

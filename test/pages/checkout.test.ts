@@ -300,3 +300,16 @@ test('forms accept only urlencoded bodies: JSON is 415 with an HTML page', async
   assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8')
   assert.equal((await lookup(ta, s.id)).status, 'pending')
 })
+
+test('cancelUrl, successUrl and the support page are kept as the URL parser read them: a CR or LF sent in them is never stored or sent back', async (t) => {
+  const ta = await startTestApp(t)
+  const id = await unpaid(ta, 'cancel', { cancelUrl: 'http://localhost:3000/ca\r\nrt?order=4\t2', successUrl: 'http://localhost:3000/than\nks' })
+  const row = await sessionRow(ta, id)
+  assert.deepEqual([row.cancel_url, row.success_url], ['http://localhost:3000/cart?order=42', 'http://localhost:3000/thanks'])
+  const back = await fetch(`${ta.baseUrl}/c/${id}/done`, { redirect: 'manual' })
+  assert.equal(back.headers.get('location'), `http://localhost:3000/cart?order=42&session_id=${id}`)
+
+  await updateSettings(ta.deps, ta.merchant.id, { displayName: '', brandColor: '', supportEmail: '', supportUrl: ' https://help.acme.example/or\r\nders\n' })
+  const { rows } = await ta.database.pool.query('select support_url from merchants where id = $1', [ta.merchant.id])
+  assert.equal(rows[0].support_url, 'https://help.acme.example/orders')
+})

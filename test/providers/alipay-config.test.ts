@@ -38,6 +38,7 @@ test('the admin API: both key modes saved, never returned; every bad field refus
     ['a certificate that is not one', { ...cert, alipayCert: 'nope' }, {}, 'credentials.alipayCert: must be a certificate in PEM'],
     ['an unknown credential', { ...pk, mchId: '1' }, {}, 'unknown field: credentials.mchId'],
     ['an unknown desktop', pk, { desktop: 'iframe' }, 'settings.desktop: must be one of qr, page'],
+    ['a sellerId that is not a PID', pk, { sellerId: '20881234' }, 'settings.sellerId: must be an Alipay PID: 2088 followed by 12 digits'],
     ['an unknown setting', pk, { gateway: 'https://openapi.alipay.com/gateway.do' }, 'unknown field: settings.gateway'],
     ['apiBase not a URL', pk, { apiBase: 'openapi.alipay.com' }, 'settings.apiBase: must be an absolute http or https URL'],
   ]
@@ -49,9 +50,9 @@ test('the admin API: both key modes saved, never returned; every bad field refus
   assert.equal(await configCount(ta), 0)
 
   // Public-key mode with the keys as Alipay's console shows them (bare base64), certificate mode as PEM files.
-  const saved = await add('main', { ...pk, privateKey: bare(pk.privateKey), alipayPublicKey: bare(pk.alipayPublicKey) }, { desktop: 'page' })
+  const saved = await add('main', { ...pk, privateKey: bare(pk.privateKey), alipayPublicKey: bare(pk.alipayPublicKey) }, { desktop: 'page', sellerId: '2088123412341234' })
   assert.equal(saved.status, 201, JSON.stringify(saved.body))
-  assert.deepEqual([saved.body.provider, saved.body.label, saved.body.isDefault, saved.body.settings], ['alipay', 'main', true, { desktop: 'page' }])
+  assert.deepEqual([saved.body.provider, saved.body.label, saved.body.isDefault, saved.body.settings], ['alipay', 'main', true, { desktop: 'page', sellerId: '2088123412341234' }])
   assert.ok(!JSON.stringify(saved.body).includes('privateKey'))
   const second = await add('certs', cert)
   assert.deepEqual([second.status, second.body.isDefault], [201, false])

@@ -221,3 +221,30 @@ test('answers are verified: a configuration holding another Alipay public key be
   const last = s.rx.received.at(-1)!
   assert.deepEqual((await s.provider.parseNotification(wrong, { body: last.body, headers: last.headers })).ack, { status: 400, body: 'fail', headers: { 'content-type': 'text/plain; charset=utf-8' } })
 })
+
+test('with settings.sellerId, a genuine notification or return naming another seller_id is taken but not this configuration\'s; without it, the app decides', async (t) => {
+  const s = await alipayAdapter(t)
+  const seller = { ...s.cfg, settings: { ...s.cfg.settings, sellerId: s.app.sellerId } }
+  const a = s.attempt()
+  await s.provider.createAttempt(seller, a)
+  // Signed by Alipay for this app, but for a seller this configuration is not.
+  await s.ctl.tamper({ fields: { seller_id: '2088000000000001' }, resign: true })
+  await s.ctl.pay({ out_trade_no: a.attemptId })
+  const foreign = s.rx.received[0]
+  assert.deepEqual((await s.provider.parseNotification(seller, { body: foreign.body, headers: foreign.headers })).facts, [{ kind: 'ignored', reason: 'notification for seller 2088000000000001' }])
+  // The configuration's own seller: the payment.
+  await s.ctl.resend({ out_trade_no: a.attemptId })
+  const own = s.rx.received.at(-1)!
+  assert.equal((await s.provider.parseNotification(seller, { body: own.body, headers: own.headers })).facts[0].kind, 'payment')
+  // No sellerId configured: the app is the check, as before.
+  assert.equal((await s.provider.parseNotification(s.cfg, { body: foreign.body, headers: foreign.headers })).facts[0].kind, 'payment')
+  // A genuine return from the cashier names the seller too: verified for it, not for a configuration of another.
+  const page = s.attempt({ channel: 'page' })
+  const created = await s.provider.createAttempt(seller, page)
+  const cashier = (await fetch((created.action as { url: string }).url, { redirect: 'manual' })).headers.get('location')!
+  const paid = await fetch(cashier, { method: 'POST', body: new URLSearchParams({ action: 'pay' }), redirect: 'manual' })
+  const back = new URL(paid.headers.get('location')!).searchParams
+  assert.deepEqual(s.provider.verifyReturn!(seller, back), { verified: true, attemptId: page.attemptId })
+  const other = { ...seller, settings: { ...seller.settings, sellerId: '2088000000000001' } }
+  assert.deepEqual(s.provider.verifyReturn!(other, back), { verified: false, reason: `return for seller ${s.app.sellerId}` })
+})

@@ -174,6 +174,20 @@ test('a refund whose call Creem may not have received is never sent again; a das
   assert.equal((await c.read(id)).status, 'refunded')
 })
 
+test('a refund whose call and lookup both have no known outcome is never sent again, and stays pending', async (t) => {
+  const c = await creemTill(t)
+  const { recordId } = await c.paid()
+  await c.ctl.error({ route: 'refund', status: 503 })
+  const res = await c.refund(recordId)
+  await c.ctl.error({ route: 'getTransaction', status: 503, times: 3 })
+  for (let i = 0; i < 2; i++) {
+    c.ta.clock.advance(3600_000)
+    assert.equal(await reconcileRefunds(c.ta.deps), 1)
+  }
+  assert.deepEqual((await c.ctl.requests()).filter((r) => r.path === '/v1/refunds').map((r) => r.status), [503])
+  assert.deepEqual((await refundRows(c.ta, recordId)).map((r) => [r.id, r.status]), [[res.body.refund.id, 'pending']])
+})
+
 test('a dropped refund.created: reconciliation settles the pending refund from the transaction', async (t) => {
   const c = await creemTill(t)
   const { recordId } = await c.paid()

@@ -219,6 +219,23 @@ test('a refund WeChat never received (a 5xx before acting): reconciliation finds
   assert.deepEqual([s.record.status, s.record.refundedAmount], ['partially_refunded', 500])
 })
 
+test('a refund whose call and first lookup both have no known outcome is not sent again until WeChat shows none', async (t) => {
+  const w = await till(t)
+  const { recordId } = await w.paid()
+  await w.ctl.error({ route: 'refund', status: 500, code: 'SYSTEM_ERROR' })
+  const res = await w.refund(recordId, 500)
+  const refundId = res.body.refund.id as string
+  await w.ctl.error({ route: 'queryRefund', status: 500, code: 'SYSTEM_ERROR' })
+  w.ta.clock.advance(30_000)
+  assert.equal(await reconcileRefunds(w.ta.deps), 1)
+  const sent = async () => (await w.ctl.requests()).filter((r) => r.path === '/v3/refund/domestic/refunds').map((r) => r.status)
+  assert.deepEqual(await sent(), [500], 'a lookup that failed is no answer: nothing is sent again')
+  assert.deepEqual(await types(w.ta, 'refundId', refundId), ['refund.pending'])
+  w.ta.clock.advance(3600_000)
+  assert.equal(await reconcileRefunds(w.ta.deps), 1)
+  assert.deepEqual(await sent(), [500, 200])
+})
+
 test('expiry: the sweep and reconciliation close the WeChat order', async (t) => {
   const w = await till(t)
   const id = await w.session({ expiresInSeconds: 60 })

@@ -118,3 +118,20 @@ test('on a laptop (HOST and BASE_URL on loopback, the default) both modes delive
     assert.deepEqual([rxTest.requests.length, rxLive.requests.length], [1, 1], JSON.stringify(env))
   }
 })
+
+test('the delivery log does not tell internal names apart: one resolving to a private address and one that does not resolve are refused alike, the detail in the server log', async (t) => {
+  const lines: string[] = []
+  const ta = await startTestApp(t, configuredBy({ HOST: '0.0.0.0' }), { log: (line) => lines.push(line) })
+  const lookup = async (host: string) => {
+    if (host === 'billing.corp.internal') return [{ address: '10.20.0.8' }]
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' })
+  }
+  const internal = await createEndpoint(ta, 'http://billing.corp.internal/hooks')
+  const missing = await createEndpoint(ta, 'http://nothing.corp.internal/hooks')
+  await paidSession(ta)
+  await deliverDue(ta.deps, { lookup })
+  const [event] = (await ta.request('GET', '/api/v1/events', { key: ta.merchant.testKey })).body.data
+  assert.deepEqual(await attemptErrors(ta, event.id), { [internal.id]: REFUSED('billing.corp.internal'), [missing.id]: REFUSED('nothing.corp.internal') })
+  const logged = lines.map((l) => JSON.parse(l)).filter((l) => /^webhook refused to connect/.test(l.msg))
+  assert.deepEqual(logged.map((l) => [l.host, l.addresses ?? l.error]), [['billing.corp.internal', ['10.20.0.8']], ['nothing.corp.internal', 'getaddrinfo ENOTFOUND nothing.corp.internal']])
+})

@@ -72,6 +72,11 @@ test('a real-format day: GBK, # header and footer lines, tab-padded ids, a quote
   assert.deepEqual(items.at(-1), { kind: 'total', currency: 'CNY', payments: { count: 2, amount: 11134 }, refunds: { count: 1, amount: 5000 }, fees: 36 })
 })
 
+test('the refund total counts merchant-discount refunds (商家优惠退款) as well as what the merchant paid back', async () => {
+  const detail = DETAIL.replace('商家实收退款共-50.00元，商家优惠退款共0.00元', '商家实收退款共-45.00元，商家优惠退款共-5.00元')
+  assert.deepEqual((await all(files(detail))).at(-1), { kind: 'total', currency: 'CNY', payments: { count: 2, amount: 11134 }, refunds: { count: 1, amount: 5000 }, fees: 36 })
+})
+
 test('a day without business: the files hold no row, and the totals are zeros', async () => {
   const detail = DETAIL.split('\r\n').filter((l) => !/^\d/.test(l)).join('\r\n').replace('2笔，商家实收共111.34元', '0笔，商家实收共0.00元').replace('1笔，商家实收退款共-50.00元', '0笔，商家实收退款共0.00元')
   const summary = SUMMARY.split('\r\n').filter((l) => !l.startsWith('\t')).join('\r\n').replace('合计,,2,1,61.34,61.34,0.00,0.00,0.00,-0.36,0.00,60.98', '合计,,0,0,0.00,0.00,0.00,0.00,0.00,0.00,0.00,0.00')

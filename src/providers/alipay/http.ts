@@ -11,7 +11,8 @@ import { ProviderError } from '../types.js'
 import { DEFAULT_API_BASE, GATEWAY_PATH, URL_PARAMS } from './constants.js'
 import { credentialsOf, keysOf, type Keys } from './keys.js'
 import { responseParts, verifyRsa2, withSign, type Params } from './sign.js'
-import { answerError, beijingTime, isSuccess, type Answer } from './wire.js'
+import { checkAbout } from '../answers.js'
+import { answerError, askedIds, beijingTime, isSuccess, type Answer, type AnswerId } from './wire.js'
 
 /** {apiBase}/gateway.do; an apiBase given with /gateway.do already is taken as it is. */
 export function gatewayOf(cfg: ProviderConfig): string {
@@ -77,11 +78,13 @@ export class AlipayClient {
   }
 
   /**
-   * A call whose answer verifies and says 10000. Any other code is a ProviderError (wire.answerError);
-   * a network failure, a non-200, an unreadable or unverifiable answer is `unknown`.
+   * A call whose answer verifies, is about what was asked and says 10000. Any other code is a
+   * ProviderError (wire.answerError); a network failure, a non-200, an unreadable or unverifiable
+   * answer, or one naming another trade or refund (checkAbout; `named`: ids a success must name) is `unknown`.
    */
-  async call<T extends Answer>(cfg: ProviderConfig, method: string, biz: object, extra: Extra = {}): Promise<T> {
+  async call<T extends Answer>(cfg: ProviderConfig, method: string, biz: Record<string, unknown>, extra: Extra = {}, named: readonly AnswerId[] = []): Promise<T> {
     const answer = await this.answer<T>(cfg, method, biz, extra)
+    checkAbout('Alipay', method, askedIds(biz), answer, isSuccess(answer) ? named : [])
     if (!isSuccess(answer)) throw answerError(method, answer)
     return answer
   }
@@ -115,13 +118,15 @@ export class AlipayClient {
 /**
  * The answer inside a body, once its signature checks out: over the exact text of `<method>_response`
  * (or `error_response`), with the `\/` escapes the official Java SDK also tries unescaped. In
- * certificate mode the answer must name the Alipay certificate Till holds. An unsigned
- * `error_response` (the gateway refusing the call itself) cannot be believed: `unknown`.
+ * certificate mode the answer must name the Alipay certificate Till holds. The answer is that very
+ * text parsed, never the body's value under the key (a body may repeat the key after the signed one).
+ * An unsigned `error_response` (the gateway refusing the call itself) cannot be believed: `unknown`.
  */
 export function verifiedAnswer<T extends Answer>(method: string, text: string, keys: Keys): T {
   const parts = responseParts(text, method)
   if (!parts) throw new ProviderError('unknown', 'malformed_response', `Alipay answered ${method} without ${method.replace(/\./g, '_')}_response`)
-  const answer = (JSON.parse(text) as Record<string, T>)[parts.key]
+  // The very text the signature covers: JSON.parse(body)[key] would take the last of repeated keys.
+  const answer = JSON.parse(parts.text) as T
   if (!parts.sign) {
     const refusal = parts.key === 'error_response' ? `: ${answerError(method, answer).message}` : ''
     throw new ProviderError('unknown', 'unsigned_response', `Alipay's answer to ${method} carries no signature${refusal}`)

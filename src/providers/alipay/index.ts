@@ -7,6 +7,7 @@
 import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, ProviderConfig, RefundState } from '../types.js'
 import { ProviderError } from '../types.js'
+import { checkAbout } from '../answers.js'
 import { toDecimalText } from '../../domain/money.js'
 import { ACK_FAIL, ACK_SUCCESS, ALIPAY_CAPABILITIES, CHANNELS, METHODS, REFUND_QUERY_SETTLE_MS, type AlipayChannel } from './constants.js'
 import { AlipayClient } from './http.js'
@@ -32,8 +33,11 @@ const fieldsOf = (params: URLSearchParams): NoticeForm => Object.fromEntries(par
 
 const pageMethod = { page: METHODS.pagePay, wap: METHODS.wapPay } as const
 
-/** Who sent a notification or a return to the relay: Alipay for this configuration's application, Alipay for another, or not Alipay. */
-function senderOf(cfg: ProviderConfig, fields: NoticeForm): 'ours' | 'another_app' | 'unverified' {
+/**
+ * Who sent a notification or a return to the relay: Alipay for this configuration's application (and
+ * its seller, when settings.sellerId names one), Alipay for another app or seller, or not Alipay.
+ */
+function senderOf(cfg: ProviderConfig, fields: NoticeForm): 'ours' | 'another_app' | 'another_seller' | 'unverified' {
   let verified = false
   try {
     verified = verifyNotification(fields, keysOf(credentialsOf(cfg)).alipayPublicKey)
@@ -41,7 +45,9 @@ function senderOf(cfg: ProviderConfig, fields: NoticeForm): 'ours' | 'another_ap
     // Unreadable keys verify nothing.
   }
   if (!verified) return 'unverified'
-  return fields.app_id === credentialsOf(cfg).appId ? 'ours' : 'another_app'
+  if (fields.app_id !== credentialsOf(cfg).appId) return 'another_app'
+  const seller = cfg.settings.sellerId
+  return typeof seller === 'string' && fields.seller_id !== seller ? 'another_seller' : 'ours'
 }
 
 export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentProvider & { client: AlipayClient } {
@@ -51,18 +57,22 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
   /** The trade behind an attempt; ACQ.TRADE_NOT_EXIST until the buyer scans the code or logs in on the cashier. */
   async function trade(cfg: ProviderConfig, outTradeNo: string): Promise<TradeAnswer | null> {
     try {
-      return await client.call<TradeAnswer>(cfg, METHODS.query, { out_trade_no: outTradeNo })
+      return await client.call<TradeAnswer>(cfg, METHODS.query, { out_trade_no: outTradeNo }, {}, ['out_trade_no'])
     } catch (e) {
       if (e instanceof ProviderError && e.code === 'ACQ.TRADE_NOT_EXIST') return null
       throw e
     }
   }
 
-  /** fastpay.refund.query: REFUND_SUCCESS is done; anything else is not (yet) a refund. */
+  /**
+   * fastpay.refund.query: REFUND_SUCCESS is done; anything else is not (yet) a refund. An answer
+   * naming another out_request_no or out_trade_no is neither (client.call: unknown).
+   */
   async function refundQuery(cfg: ProviderConfig, outTradeNo: string, refundId: string, amount: number): Promise<RefundState | null> {
     const r = await client.call<RefundQueryAnswer>(cfg, METHODS.refundQuery, { out_trade_no: outTradeNo, out_request_no: refundId })
     if (r.refund_status !== 'REFUND_SUCCESS') return null
-    if (r.out_request_no !== undefined && r.out_request_no !== refundId) throw new ProviderError('unknown', 'refund_mismatch', `Alipay answered refund ${r.out_request_no} for ${refundId}`)
+    // Alipay names the refund it found; a success naming none cannot be tied to this one.
+    checkAbout('Alipay', METHODS.refundQuery, { out_request_no: refundId }, r, ['out_request_no'])
     if (r.refund_amount !== undefined && amountInFen(r.refund_amount) !== amount) {
       throw new ProviderError('unknown', 'refund_amount_mismatch', `Alipay shows refund ${refundId} of ${r.refund_amount} yuan, not ${toDecimalText(amount, 'CNY')}`)
     }
@@ -80,7 +90,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
       if (!CHANNELS.includes(channel)) throw new ProviderError('rejected', 'unsupported_channel', `Alipay has no channel ${a.channel}`, false)
       const content = orderContent(channel, a)
       if (channel === 'precreate') {
-        const r = await client.call<PrecreateAnswer>(cfg, METHODS.precreate, content, { notify_url: a.notifyUrl })
+        const r = await client.call<PrecreateAnswer>(cfg, METHODS.precreate, content, { notify_url: a.notifyUrl }, ['out_trade_no'])
         if (!r.qr_code) throw new ProviderError('unknown', 'malformed_response', 'Alipay answered the precreate without its qr_code')
         return { action: { kind: 'qr', content: r.qr_code }, data: { channel, qrCode: r.qr_code } }
       }
@@ -102,6 +112,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
       if (sender === 'unverified') return refuse(400, 'signature refused')
       // Another application's genuine notice at this URL was never ours: taken, so Alipay stops sending it.
       if (sender === 'another_app') return accept([{ kind: 'ignored', reason: `notification for app ${form.app_id ?? '(none)'}` }])
+      if (sender === 'another_seller') return accept([{ kind: 'ignored', reason: `notification for seller ${form.seller_id ?? '(none)'}` }])
       const fact = paymentFactFromNotice(form)
       return accept([fact ?? { kind: 'ignored', reason: `${form.notify_type ?? 'notification'} ${form.trade_status ?? ''} for ${form.out_trade_no ?? '?'}`.trim() }])
     },
@@ -144,7 +155,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
       const outTradeNo = r.payment.attemptId
       const content: Record<string, string> = { out_trade_no: outTradeNo, refund_amount: toDecimalText(r.amount, 'CNY'), out_request_no: r.refundId }
       if (r.reason) content.refund_reason = Array.from(r.reason).slice(0, 256).join('')
-      const answer = await client.call<RefundAnswer>(cfg, METHODS.refund, content)
+      const answer = await client.call<RefundAnswer>(cfg, METHODS.refund, content, {}, ['out_trade_no'])
       if (answer.fund_change === 'Y') return { status: 'succeeded', currency: 'CNY' }
       return (await refundQuery(cfg, outTradeNo, r.refundId, r.amount)) ?? { status: 'pending' }
     },
@@ -167,7 +178,9 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
     verifyReturn(cfg, query) {
       const params = fieldsOf(query)
       const sender = senderOf(cfg, params)
-      return sender === 'ours' ? { verified: true, attemptId: params.out_trade_no ?? null } : { verified: false, reason: `return ${sender === 'unverified' ? 'signature refused' : `for app ${params.app_id ?? '(none)'}`}` }
+      if (sender === 'ours') return { verified: true, attemptId: params.out_trade_no ?? null }
+      const why = { unverified: 'signature refused', another_app: `for app ${params.app_id ?? '(none)'}`, another_seller: `for seller ${params.seller_id ?? '(none)'}` }[sender]
+      return { verified: false, reason: `return ${why}` }
     },
   }
 }

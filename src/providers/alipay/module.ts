@@ -19,7 +19,10 @@ const CREDENTIALS = [
 const SETTINGS = [
   { name: 'apiBase', help: 'a sandbox or a local fake, without /gateway.do; default https://openapi.alipay.com' },
   { name: 'desktop', help: 'qr (default: the QR code on Till\'s page) or page (Alipay\'s cashier page)' },
+  { name: 'sellerId', help: 'the Alipay account\'s PID (2088 and 12 digits): notifications and returns naming another seller_id are not this configuration\'s' },
 ] as const
+
+const PID = /^2088\d{12}$/
 
 const PHONE = /Android|iPhone|iPad|iPod|HarmonyOS|Mobile|Windows Phone/i
 
@@ -32,6 +35,7 @@ export function channelForBrowser(userAgent: string | undefined, settings: Field
 function validateAlipaySettings(s: Fields, allowPrivate: boolean) {
   checkSettings(s, allowPrivate, SETTINGS.map((f) => f.name))
   if (s.desktop !== undefined && !DESKTOP_CHOICES.includes(s.desktop as DesktopChoice)) throw new InvalidField('settings.desktop', `must be one of ${DESKTOP_CHOICES.join(', ')}`)
+  if (s.sellerId !== undefined && !(typeof s.sellerId === 'string' && PID.test(s.sellerId))) throw new InvalidField('settings.sellerId', 'must be an Alipay PID: 2088 followed by 12 digits')
 }
 
 function mode(c: AlipayCredentials) {

@@ -138,3 +138,10 @@ export function answerError(method: string, a: Answer): ProviderError {
 }
 
 export const isSuccess = (a: Answer) => a.code === CODE_SUCCESS
+
+/** The ids a request names that its answer repeats (checkAbout, ../answers.ts). */
+export const ANSWER_IDS = ['out_trade_no', 'out_request_no'] as const
+export type AnswerId = (typeof ANSWER_IDS)[number]
+
+/** The request's ids that its answer must not contradict. */
+export const askedIds = (biz: Record<string, unknown>) => Object.fromEntries(ANSWER_IDS.map((id) => [id, biz[id]]))

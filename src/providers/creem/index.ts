@@ -7,6 +7,7 @@
 import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentFact, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
+import { checkAbout } from '../answers.js'
 import { CREEM_CAPABILITIES, EVENT, PATHS, REFUND_TRANSACTION_FIELD, SIGNATURE_HEADER } from './constants.js'
 import { credentialsOf, CreemClient } from './http.js'
 import { productResolver, type ProductStore } from './products.js'
@@ -55,6 +56,8 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
       if (e instanceof ProviderError && e.code === 'not_found') return null
       throw e
     }
+    // Another checkout's answer (replayed or misrouted) says nothing about this one.
+    checkAbout('Creem', 'the checkout query', { id }, c)
     // A checkout made for another attempt must never settle this one.
     if (c.request_id && ref.attemptId && c.request_id !== ref.attemptId) {
       throw new ProviderError('unknown', 'request_id_mismatch', `checkout ${id} belongs to ${c.request_id}, not ${ref.attemptId}`)
@@ -189,6 +192,7 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
     async queryRefund(cfg, ref) {
       const transactionId = await transactionOf(cfg, ref.payment)
       const t = await client.call<Transaction>(cfg, 'GET', `${PATHS.transactions}?transaction_id=${encodeURIComponent(transactionId)}`)
+      checkAbout('Creem', 'the transaction query', { id: transactionId }, t, ['id'])
       return refundStateFromTransaction(t, ref.providerRefundRef)
     },
 

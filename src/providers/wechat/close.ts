@@ -12,7 +12,9 @@ export async function closeOrConfirm(
   confirm: () => Promise<{ state: PaymentState; fact: () => PaymentFact }>,
 ): Promise<CloseResult> {
   try {
-    await client.call(cfg, 'POST', closePath, { mchid: credentialsOf(cfg).mchId })
+    const res = await client.call(cfg, 'POST', closePath, { mchid: credentialsOf(cfg).mchId })
+    // A close is answered 204 with no body, which names nothing: any other signed answer (another call's, replayed) is not one.
+    if (res.status !== 204 || res.data !== null) throw new ProviderError('unknown', 'answer_mismatch', `WeChat Pay answered the close with HTTP ${res.status} and a body, not its empty 204`)
     return { closed: true }
   } catch (e) {
     if (!(e instanceof ProviderError) || e.outcome !== 'rejected') throw e

@@ -5,6 +5,7 @@
  */
 import type { AttemptInput, AttemptResult, CloseResult, PaymentRef, PaymentState, ProviderConfig, RefundInput, RefundRef, RefundState } from '../types.js'
 import { ProviderError } from '../types.js'
+import { checkAbout, refundIds } from '../answers.js'
 import { GLOBAL_PATHS, type WechatChannel } from './constants.js'
 import {
   globalOrderRequest, globalPaymentFact, globalPaymentState, globalRefundState,
@@ -22,7 +23,9 @@ export function globalOps(client: WechatClient, now: () => Date) {
   async function query(cfg: ProviderConfig, outTradeNo: string): Promise<GlobalTransaction> {
     const c = credentialsOf(cfg)
     try {
-      return (await client.call<GlobalTransaction>(cfg, 'GET', `${outTradeNoPath(outTradeNo)}?mchid=${encodeURIComponent(c.mchId)}`)).data ?? {}
+      const t = (await client.call<GlobalTransaction>(cfg, 'GET', `${outTradeNoPath(outTradeNo)}?mchid=${encodeURIComponent(c.mchId)}`)).data ?? {}
+      checkAbout('WeChat Pay Global', 'the order query', { out_trade_no: outTradeNo, mchid: c.mchId }, t, ['out_trade_no'])
+      return t
     } catch (e) {
       if (e instanceof ProviderError && e.code === 'ORDER_NOT_EXIST') return { out_trade_no: outTradeNo, trade_state: 'CLOSED' }
       throw e
@@ -69,6 +72,7 @@ export function globalOps(client: WechatClient, now: () => Date) {
       }
       if (r.reason) body.reason = Array.from(r.reason).slice(0, 80).join('')
       const res = await client.call<GlobalRefund>(cfg, 'POST', GLOBAL_PATHS.refunds, body)
+      checkAbout('WeChat Pay Global', 'the refund', refundIds(r), res.data, ['out_refund_no'])
       // The documented create answer carries no status: absent means accepted and processing.
       return globalRefundState(res.data?.status, res.data?.id ?? res.data?.refund_id, res.data?.amount?.currency)
     },
@@ -77,6 +81,7 @@ export function globalOps(client: WechatClient, now: () => Date) {
       const c = credentialsOf(cfg)
       try {
         const res = await client.call<GlobalRefund>(cfg, 'GET', `${GLOBAL_PATHS.refundByOutRefundNo}${encodeURIComponent(ref.refundId)}?mchid=${encodeURIComponent(c.mchId)}`)
+        checkAbout('WeChat Pay Global', 'the refund query', refundIds(ref), res.data, ['out_refund_no'])
         return globalRefundState(res.data?.status, res.data?.id ?? res.data?.refund_id, res.data?.amount?.currency)
       } catch (e) {
         if (e instanceof ProviderError && e.code === 'RESOURCE_NOT_EXISTS') throw new ProviderError('unknown', 'not_found', `WeChat Pay Global has no refund ${ref.refundId}`)

@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
+import { checkAbout, refundIds } from '../answers.js'
 import { CHANNELS, FAIL_BODY, PATHS, WECHAT_CAPABILITIES, type WechatChannel } from './constants.js'
 import { closeOrConfirm } from './close.js'
 import { globalOps } from './global.js'
@@ -42,7 +43,9 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
   async function query(cfg: ProviderConfig, outTradeNo: string): Promise<Transaction | null> {
     const c = credentialsOf(cfg)
     try {
-      return (await client.call<Transaction>(cfg, 'GET', `${outTradeNoPath(outTradeNo)}?mchid=${encodeURIComponent(c.mchId)}`)).data
+      const t = (await client.call<Transaction>(cfg, 'GET', `${outTradeNoPath(outTradeNo)}?mchid=${encodeURIComponent(c.mchId)}`)).data
+      checkAbout('WeChat Pay', 'the order query', { out_trade_no: outTradeNo, mchid: c.mchId }, t, ['out_trade_no'])
+      return t
     } catch (e) {
       // An order WeChat never heard of can never be paid: report it as closed, not as an error forever.
       if (e instanceof ProviderError && e.code === 'ORDER_NOT_EXIST') return { out_trade_no: outTradeNo, trade_state: 'CLOSED' }
@@ -130,6 +133,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       // Shown to the payer; 80 characters is the documented limit.
       if (r.reason) body.reason = Array.from(r.reason).slice(0, 80).join('')
       const res = await client.call<Refund>(cfg, 'POST', PATHS.refunds, body)
+      checkAbout('WeChat Pay', 'the refund', refundIds(r), res.data, ['out_refund_no'])
       return refundState(res.data?.status, res.data?.refund_id, res.data?.amount?.currency)
     },
 
@@ -140,6 +144,7 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       if (isCrossBorder(cfg)) return global.queryRefund(cfg, ref)
       try {
         const res = await client.call<Refund>(cfg, 'GET', `${PATHS.refunds}/${encodeURIComponent(ref.refundId)}`)
+        checkAbout('WeChat Pay', 'the refund query', refundIds(ref), res.data, ['out_refund_no'])
         return refundState(res.data?.status, res.data?.refund_id, res.data?.amount?.currency)
       } catch (e) {
         if (e instanceof ProviderError && e.code === 'RESOURCE_NOT_EXISTS') throw new ProviderError('unknown', 'not_found', `WeChat Pay has no refund ${ref.refundId}`)
