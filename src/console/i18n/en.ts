@@ -80,7 +80,7 @@ export const en = {
   'providers.disable': 'Disable',
   'providers.edit': 'Edit',
   'providers.none': 'No provider configurations yet. Live checkouts are refused until you add one above with your provider account\'s credentials.',
-  'providers.newTitle': 'Add a {provider} configuration',
+  'providers.newTitle': 'Add {aProvider} configuration',
   'providers.editTitle': '{provider} · {label}',
   'providers.apiBase': 'API base address (optional)',
   'providers.apiBaseHelp': 'Only for a sandbox or a test double; empty uses the provider\'s own address.',

@@ -82,7 +82,7 @@ export const zhCN: ConsoleCatalogue = {
   'providers.disable': '停用',
   'providers.edit': '编辑',
   'providers.none': '还没有支付渠道配置。添加之前，正式模式的付款会被拒绝：请在上方用您的支付渠道账户凭据添加一个。',
-  'providers.newTitle': '添加{provider}配置',
+  'providers.newTitle': '添加{aProvider}配置',
   'providers.editTitle': '{provider} · {label}',
   'providers.apiBase': 'API 地址（可选）',
   'providers.apiBaseHelp': '仅用于沙箱或测试替身；留空则使用渠道的官方地址。',

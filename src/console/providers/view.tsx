@@ -101,9 +101,11 @@ export function NewPage({ c, provider, error, values }: { c: ConsoleContext; pro
   const { t } = c
   const name = providerName(c, provider)
   const fresh = values.label === undefined
+  // English needs the article the name takes: "an Alipay", "a WeChat Pay".
+  const title = t('providers.newTitle', { aProvider: c.locale === 'en' ? `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name}` : name })
   return (
-    <ConsoleLayout c={c} title={t('providers.newTitle', { provider: name })} section="providers">
-      <h1>{t('providers.newTitle', { provider: name })}</h1>
+    <ConsoleLayout c={c} title={title} section="providers">
+      <h1>{title}</h1>
       {error && <Notice kind="error">{error}</Notice>}
       <PostForm c={c} action={`${base('live')}/providers`} enctype="multipart/form-data" class="panel">
         <input type="hidden" name="provider" value={provider} />
