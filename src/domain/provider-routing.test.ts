@@ -43,5 +43,7 @@ test('the reason names what would take the session: the ambiguous labels, a disa
   const none = [cfg('wechat', 'cn', { isDefault: true, fits: false })]
   assert.equal(noRouteReason('JPY', none, routeUnhinted(none), ['alipay', 'wechat']),
     'no provider available for JPY in live mode: add an enabled configuration of alipay or wechat that lists JPY')
+  const small = [cfg('creem', 'main', { isDefault: true, fits: false, lists: true })]
+  assert.equal(noRouteReason('USD', small, routeUnhinted(small), ['creem']), 'no provider available for USD in live mode: the amount is below the smallest creem/main takes')
   assert.equal(noRouteReason('XYZ', [], routeUnhinted([]), []), 'no provider available for XYZ in live mode: no provider Till supports takes XYZ')
 })

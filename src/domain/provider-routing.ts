@@ -11,6 +11,8 @@ export interface RouteCandidate {
   enabled: boolean
   /** The configuration lists the session's currency and takes its amount. */
   fits: boolean
+  /** It lists the currency (whatever the amount): when it does not fit, the amount is below its minimum. */
+  lists?: boolean
 }
 
 export interface Routing<C extends RouteCandidate> {
@@ -52,6 +54,8 @@ export function noRouteReason(currency: string, configs: readonly RouteCandidate
   }
   const disabled = configs.filter((c) => !c.enabled && (c.fits || c.isDefault)).map((c) => `${c.provider}/${c.label}`)
   if (disabled.length) return `${base}: enable ${disabled.join(' or ')}`
+  const small = configs.filter((c) => c.enabled && c.lists && !c.fits).map((c) => `${c.provider}/${c.label}`)
+  if (small.length) return `${base}: the amount is below the smallest ${small.join(' or ')} takes`
   if (providersFor.length) return `${base}: add an enabled configuration of ${providersFor.join(' or ')} that lists ${currency}`
   return `${base}: no provider Till supports takes ${currency}`
 }

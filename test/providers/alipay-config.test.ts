@@ -72,7 +72,8 @@ test('the console: keys and certificates uploaded as files, the list naming the 
 
   const bad = await browser.submit(form, '/console/live/providers', { provider: 'alipay', label: 'main', enabled: 'on', appId: cert.appId, apiBase: fake.url }, { multipart: {} })
   assert.equal(bad.status, 400)
-  assert.match(bad.html, /credentials\.privateKey: is required/)
+  // The form's own words: the field's label, not credentials.privateKey.
+  assert.match(bad.html, /Application private key: is required/)
   const files = { privateKeyFile: new Blob([cert.privateKey]), appCertFile: new Blob([cert.appCert]), alipayCertFile: new Blob([cert.alipayCert]), alipayRootCertFile: new Blob([cert.alipayRootCert]) }
   const saved = await browser.submit(form, '/console/live/providers', { provider: 'alipay', label: 'main', enabled: 'on', appId: cert.appId, apiBase: fake.url }, { multipart: files })
   assert.equal(saved.status, 303, saved.html)

@@ -1,7 +1,7 @@
 /** Everything Till knows about Alipay beyond the adapter (src/providers/module.ts). */
 import { InvalidField } from '../../domain/errors.js'
-import { checkSettings, onlyKnown, type Fields } from '../credentials.js'
-import type { ProviderModule } from '../module.js'
+import { API_BASE_LABEL, checkSettings, onlyKnown, type Fields } from '../credentials.js'
+import type { ProviderModule, SettingField } from '../module.js'
 import { ALIPAY_CAPABILITIES, DESKTOP_CHOICES, QR_CODE_VALID_MS, type AlipayChannel, type DesktopChoice } from './constants.js'
 import { createAlipayProvider } from './index.js'
 import { isCertificateMode, validateAlipayCredentials, type AlipayCredentials } from './keys.js'
@@ -17,9 +17,9 @@ const CREDENTIALS = [
 ] as const
 
 const SETTINGS = [
-  { name: 'apiBase', help: 'a sandbox or a local fake, without /gateway.do; default https://openapi.alipay.com' },
-  { name: 'desktop', help: 'qr (default: the QR code on Till\'s page) or page (Alipay\'s cashier page)' },
-] as const
+  { name: 'apiBase', label: API_BASE_LABEL, help: 'a sandbox or a local fake, without /gateway.do; default https://openapi.alipay.com' },
+  { name: 'desktop', label: { en: 'On a computer', 'zh-CN': '电脑上' }, help: 'qr (default: the QR code on Till\'s page) or page (Alipay\'s cashier page)', choices: DESKTOP_CHOICES },
+] as const satisfies readonly SettingField[]
 
 const PHONE = /Android|iPhone|iPad|iPod|HarmonyOS|Mobile|Windows Phone/i
 
