@@ -43,6 +43,9 @@ test('sessions list and show; refunds create', async (t) => {
   assert.equal(refund.code, 0, refund.stderr)
   assert.match(refund.stdout, new RegExp(`^ref_\\w{24}  succeeded  ¥10\\.00 CNY\\n${paid.record.id}  partially_refunded, refunded ¥10\\.00 CNY of ¥99\\.00 CNY\\n$`))
 
+  const listed = (await till(['sessions', 'list', '--status', 'paid'], { env })).stdout.trimEnd().split('\n')
+  assert.match(listed[1], new RegExp(`^${TIME}  ${paid.id}  paid \\(partially_refunded\\) +¥99\\.00 CNY +${paid.record.id}$`))
+
   const show = await till(['sessions', 'show', paid.id], { env })
   assert.equal(show.code, 0, show.stderr)
   assert.match(show.stdout, new RegExp(`^${paid.id}  paid  ¥99\\.00 CNY  test mode\\n`))
