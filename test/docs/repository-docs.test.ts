@@ -28,6 +28,13 @@ test('the README is the front door: under 200 lines, with the two commands and a
   }
 })
 
+test('what `npm pack` leaves (the root\'s and a workspace\'s tarballs) is ignored by git', () => {
+  for (const file of ['till-payments-till-0.1.0.tgz', 'clients/js/till-payments-node-0.1.0.tgz']) {
+    // git check-ignore exits 0 when the path is ignored, 1 when not.
+    assert.doesNotThrow(() => execFileSync('git', ['check-ignore', '-q', file], { cwd: ROOT }), file)
+  }
+})
+
 test('no file in the repository refers to documents outside it', () => {
   const outside = /\.\.\/shared|\bshared\/(spec|DESIGN)|\b(INTERFACE|DESIGN|STYLE|STACK|PROTOCOLS)\.md\b/
   const hits = tracked
