@@ -8,6 +8,7 @@ import { startJobs } from './jobs/runner.js'
 import { chooseLogFormat, createLogger } from './logging.js'
 import { openMetricsWarning } from './metrics/route.js'
 import { loadSecretsKey } from './security/secret-box.js'
+import { demoBlock } from './first-start.js'
 import { bootstrapDemo } from './services/merchants.js'
 import { openPool, runMigrations } from './store/db.js'
 import { startEmbedded, StartupError, type EmbeddedPostgres } from './store/embedded.js'
@@ -89,31 +90,6 @@ async function listen(app: FastifyInstance, config: Config) {
   await app.listen({ port: config.port, host: config.host }).catch((e) => {
     throw portError(e, config)
   })
-}
-
-/**
- * The Demo merchant's key and console login, printed once on the first start against an empty
- * database (only hashes are stored): a block of its own between rules, not a log line, so it is
- * seen among the log lines and no log collector keeps it.
- */
-function demoBlock(demo: { id: string; email: string | null; password: string; keys: { test: string } }, baseUrl: string): string {
-  const rule = '─'.repeat(72)
-  return [
-    '', rule,
-    `  Created merchant "Demo" (${demo.id}). Shown this once only:`,
-    '',
-    `    test key: ${demo.keys.test}`,
-    `    console login: ${demo.email} / ${demo.password}`,
-    '',
-    '  Try it:',
-    `    curl -s ${baseUrl}/api/v1/checkout -H 'Authorization: Bearer ${demo.keys.test}' \\`,
-    `      -H 'Content-Type: application/json' -d '{"amount":9900,"currency":"CNY"}'`,
-    '',
-    '  Lost the key? Start Till with ADMIN_TOKEN set, then make another:',
-    `    ADMIN_TOKEN=… till keys create --merchant ${demo.id} --mode test`,
-    `  Docs: ${baseUrl}/docs`,
-    rule, '', '',
-  ].join('\n')
 }
 
 main().catch(async (err) => {

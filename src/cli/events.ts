@@ -6,6 +6,14 @@ import { money, print, printJson, table, time } from './output.js'
 
 type Data = Record<string, unknown>
 
+/** Why an attempt failed: Till's own error (no answer), else what a refusing endpoint answered, on one line. */
+function attemptError(a: { statusCode: number | null; responseBody: string | null; error: string | null }): string {
+  if (a.error) return a.error
+  if (a.statusCode === null || (a.statusCode >= 200 && a.statusCode < 300)) return ''
+  const body = (a.responseBody ?? '').replace(/\s+/g, ' ').trim()
+  return `answered ${a.statusCode}${body ? `: ${body.length > 60 ? `${body.slice(0, 60)}…` : body}` : ''}`
+}
+
 export const TYPES_HELP = `event types: ${EVENT_TYPES.slice(0, 4).join(', ')},
              ${EVENT_TYPES.slice(4, 7).join(', ')},
              ${EVENT_TYPES.slice(7).join(', ')}`
@@ -86,7 +94,7 @@ example:
           print(`\n${d.endpointId}  ${d.url}  ${d.status}${next}`)
           if (d.attempts.length === 0) continue
           print(table(['  ATTEMPTED', 'STATUS', 'LATENCY', 'ERROR'], d.attempts.map((a) => [
-            `  ${time(a.attemptedAt)}`, a.statusCode === null ? '-' : String(a.statusCode), `${a.latencyMs} ms`, a.error ?? '',
+            `  ${time(a.attemptedAt)}`, a.statusCode === null ? '-' : String(a.statusCode), `${a.latencyMs} ms`, attemptError(a),
           ])))
         }
       },

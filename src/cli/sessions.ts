@@ -71,7 +71,8 @@ examples:
         if (values.json) return printJson(page)
         if (page.data.length === 0) return print(after ? 'No more sessions.' : `No ${api.mode}-mode sessions match.`)
         print(table(['CREATED', 'ID', 'STATUS', 'AMOUNT', 'RECORD'], page.data.map((s) => [
-          time(s.createdAt), s.id, s.status, money(s.amount, s.currency), s.record ? s.record.id : '-',
+          // A partial refund leaves the session paid: its record says so.
+          time(s.createdAt), s.id, s.record && s.record.status !== s.status ? `${s.status} (${s.record.status})` : s.status, money(s.amount, s.currency), s.record ? s.record.id : '-',
         ])))
         if (page.hasMore) print(`\nMore: till sessions list --starting-after ${page.data[page.data.length - 1].id}`)
       },

@@ -5,7 +5,8 @@
  */
 import type { RefundBehavior, Till } from '@till-payments/node'
 import { SESSION_EVENT_TYPES, type SessionEventType } from '../domain/events.js'
-import { connectionHelp, API_OPTIONS, JSON_OPTION, usageError, type Command, type Group } from './args.js'
+import { CURRENCY_CODES } from '../domain/money.js'
+import { connectionHelp, API_OPTIONS, JSON_OPTION, integer, oneOf, usageError, type Command, type Group } from './args.js'
 import { merchantApi } from './http.js'
 import { print, printJson } from './output.js'
 
@@ -20,9 +21,36 @@ const STEPS: Record<SessionEventType, { end: 'pay' | 'fail' | 'cancel' | 'expire
   'refund.failed': { end: 'pay', refund: 'fail', says: 'pays a session whose refunds fail, then refunds it' },
 }
 
-async function trigger(till: Till, type: SessionEventType) {
+type SessionInput = Parameters<Till['createCheckout']>[0] & { metadata: Record<string, string> }
+
+/**
+ * The session a trigger makes, changed as `stripe trigger` takes it: `--override amount=2500`
+ * (amount, currency, description, metadata.KEY) and `--add metadata.KEY=VALUE`.
+ */
+export function triggerSession(type: string, overrides: readonly string[] = [], adds: readonly string[] = []): SessionInput {
+  const input: SessionInput = { amount: 1000, currency: 'CNY', description: `till trigger ${type}`, metadata: { till_trigger: type } }
+  const pairs = (given: readonly string[], flag: string) => given.map((pair) => {
+    const eq = pair.indexOf('=')
+    if (eq <= 0) throw usageError(`${flag} takes KEY=VALUE, not ${JSON.stringify(pair)}`)
+    return [pair.slice(0, eq), pair.slice(eq + 1)] as const
+  })
+  for (const [key, value] of pairs(overrides, '--override')) {
+    if (key === 'amount') input.amount = integer(value, '--override amount', 1, 99_999_999)
+    else if (key === 'currency') input.currency = oneOf(value, '--override currency', CURRENCY_CODES)
+    else if (key === 'description') input.description = value
+    else if (key.startsWith('metadata.') && key.length > 9) input.metadata[key.slice(9)] = value
+    else throw usageError(`--override takes amount, currency, description or metadata.KEY, not ${JSON.stringify(key)}`)
+  }
+  for (const [key, value] of pairs(adds, '--add')) {
+    if (!key.startsWith('metadata.') || key.length <= 9) throw usageError(`--add takes metadata.KEY=VALUE, not ${JSON.stringify(key)}`)
+    input.metadata[key.slice(9)] = value
+  }
+  return input
+}
+
+async function trigger(till: Till, type: SessionEventType, input: SessionInput) {
   const step = STEPS[type]
-  const created = await till.createCheckout({ amount: 1000, currency: 'CNY', description: `till trigger ${type}`, metadata: { till_trigger: type } })
+  const created = await till.createCheckout(input)
   const h = till.testHelpers.sessions
   const session = step.end === 'pay' ? await h.pay(created.id, step.refund ? { refundBehavior: step.refund } : {}) : await h[step.end](created.id)
   const recordId = (session as { record?: { id: string } }).record?.id
@@ -38,23 +66,27 @@ async function trigger(till: Till, type: SessionEventType) {
 
 const command = (type: SessionEventType): Command => ({
   summary: STEPS[type].says,
-  help: `usage: till trigger ${type} [--json]
+  help: `usage: till trigger ${type} [--override KEY=VALUE]… [--add metadata.KEY=VALUE]… [--json]
 
 ${STEPS[type].says[0].toUpperCase()}${STEPS[type].says.slice(1)} (¥10.00 CNY, test mode), through the API
 and its test helpers, so that Till emits ${type} to your webhook endpoints (or to
 \`till webhooks listen\`). Needs a test key.
 
+  --override KEY=VALUE the session's amount (minor units), currency, description or metadata.KEY
+  --add metadata.KEY=VALUE  a metadata entry beside till_trigger (an order id your handler looks up)
   --json               print {"session","refund","events"} as JSON
 ${connectionHelp('api')}
 
-example:
-  TILL_API_KEY=sk_test_… till trigger ${type}`,
-  options: { ...API_OPTIONS, ...JSON_OPTION },
+examples:
+  TILL_API_KEY=sk_test_… till trigger ${type}
+  TILL_API_KEY=sk_test_… till trigger ${type} --override amount=2500 --override currency=USD --add metadata.order_id=42`,
+  options: { ...API_OPTIONS, ...JSON_OPTION, override: { type: 'string', multiple: true }, add: { type: 'string', multiple: true } },
   async run({ values }) {
+    const input = triggerSession(type, values.override as unknown as string[] | undefined, values.add as unknown as string[] | undefined)
     const api = merchantApi(values)
     // Nothing is made in live mode: the test helpers would refuse, after a live session was created.
     if (api.mode !== 'test') throw usageError('till trigger needs a test key (sk_test_…): it drives a test-mode session through test helpers')
-    const r = await api.call((till) => trigger(till, type))
+    const r = await api.call((till) => trigger(till, type, input))
     if (values.json) return printJson(r)
     print(`Triggered ${type}: session ${r.session.id} is ${r.session.status}${r.refund ? `, refund ${r.refund.id} is ${r.refund.status}` : ''}.`)
     for (const e of r.events) print(`  ${e.id}  ${e.type}`)

@@ -19,6 +19,7 @@ import { generateWebhookSecret } from '../security/api-keys.js'
 import { connectionHelp, API_OPTIONS, CliError, integer, optionalString, required, usageError, type Group } from './args.js'
 import { TYPES_HELP } from './events.js'
 import { merchantApi, type MerchantApi } from './http.js'
+import { keptSecret, LOCAL_SECRET } from './listen-secrets.js'
 import { print, time } from './output.js'
 import { eventFilter, webhookEndpoints } from './webhook-endpoints.js'
 
@@ -94,11 +95,12 @@ export const webhooks: Group = {
                              [--port N] [--host ADDRESS] [--public-url URL]
 
 Receives the test-mode events of the key's merchant as they happen and forwards each to URL,
-re-signed with a webhook secret printed at start (X-Service-Signature, as Till signs), and prints
+re-signed with a webhook secret printed at start (X-Service-Signature, as Till signs; the same
+secret every time for this Till and URL on this machine, kept in ~/.config/till), and prints
 one line per event: time, type, id and your receiver's status (or the error). Needs a test key.
 
 How: it opens a listener on 127.0.0.1 and registers it with Till as a temporary webhook endpoint,
-which Ctrl-C or SIGTERM deletes. A Till only this machine reaches (HOST and BASE_URL on loopback,
+which Ctrl-C, SIGTERM, SIGHUP or a closed output pipe deletes. A Till only this machine reaches (HOST and BASE_URL on loopback,
 as npm start has them) delivers to it by default; any other needs WEBHOOK_ALLOW_PRIVATE=1, or use
 --public-url. A delivery your receiver does not answer with a 2xx is answered 502 to Till, which
 retries it on its usual schedule (1 min, 5 min, …); \`till events resend EVENT_ID\` sends one
@@ -106,8 +108,8 @@ again at once.
 
   --forward-to URL     your local webhook receiver, e.g. http://localhost:3000/hook (no scheme: http)
   --events TYPE,…      only these types, comma-separated (see below)
-  --secret SECRET      sign with this whsec_… secret instead of a fresh one, so your receiver's
-                       setting survives restarts (a local test secret, not a Till credential)
+  --secret SECRET      sign with this whsec_… secret instead of the kept one (a local test
+                       secret, not a Till credential)
   --port N             the listener's port (default: any free port)
   --host ADDRESS       the listener's address (default 127.0.0.1)
   --public-url URL     the address Till should deliver to, when Till runs on another machine
@@ -131,19 +133,23 @@ example:
         const forwardTo = httpUrl(required(values, 'forward-to', 'your local receiver, e.g. http://localhost:3000/hook'), '--forward-to').href
         const events = eventFilter(optionalString(values, 'events'))
         const givenSecret = optionalString(values, 'secret')
-        if (givenSecret !== undefined && !/^whsec_[0-9A-Za-z]{16,}$/.test(givenSecret)) throw usageError('--secret must look like whsec_ followed by at least 16 letters or digits')
-        const localSecret = givenSecret ?? generateWebhookSecret()
+        if (givenSecret !== undefined && !LOCAL_SECRET.test(givenSecret)) throw usageError('--secret must look like whsec_ followed by at least 16 letters or digits')
         const port = integer(optionalString(values, 'port') ?? '0', '--port', 0, 65535)
         const host = optionalString(values, 'host') ?? '127.0.0.1'
         const publicUrl = optionalString(values, 'public-url')
         if (publicUrl !== undefined) httpUrl(publicUrl, '--public-url')
         const api = merchantApi(values)
         if (api.mode === 'live') throw usageError('webhooks listen forwards test-mode events only: use a test key (sk_test_…)')
+        const localSecret = givenSecret ?? keptSecret(`${api.url} ${forwardTo}`, generateWebhookSecret)
 
         // Registered first: a signal during setup must still remove whatever endpoint exists by then.
         let stopRequested!: (signal: string) => void
         const stopped = new Promise<string>((resolve) => (stopRequested = resolve))
-        for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => stopRequested(sig))
+        for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => stopRequested(sig))
+        // Output piped into a program that went away (`… | head`): stop as on a signal, removing the endpoint.
+        process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+          if (e.code === 'EPIPE') stopRequested('EPIPE')
+        })
 
         await removeStale(api)
         const path = `${PATH_PREFIX}${randomBase62(16)}`

@@ -29,10 +29,13 @@ export interface CredentialField {
   optional?: boolean
 }
 
-/** One setting: not secret, stored as given, shown in the CLI's help. */
+/** One setting: not secret, stored as given; a console form field and a line of the CLI's help. */
 export interface SettingField {
   name: string
+  label: Localized
   help: string
+  /** The values it takes (a choice in the console); the first is what an absent setting means. */
+  choices?: readonly string[]
 }
 
 /** What an adapter may be built with; the service wiring (deps.ts) supplies it. */

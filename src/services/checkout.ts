@@ -3,15 +3,16 @@ import { checkCancelUrl, checkMetadata, checkSuccessUrl, expirySeconds } from '.
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
-import { fitsSession, isLiveProvider, LIVE_PROVIDERS, supportsAmount, supportsCurrency } from '../providers/registry.js'
+import { isLiveProvider, LIVE_PROVIDERS, supportsAmount, supportsCurrency } from '../providers/registry.js'
 import type { Executor } from '../store/db.js'
-import { findByLabel, listEnabledDefaults } from '../store/repos/provider-configs.js'
+import { findByLabel } from '../store/repos/provider-configs.js'
 import { getRecordBySession } from '../store/repos/records.js'
 import { getSession, insertSession, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { Deps, RequestContext } from './deps.js'
 import { keptOnRow, type KeyInWork, type RequestKey } from './idempotency.js'
 import { sessionCreated, sessionView } from './present.js'
+import { routeSession } from './provider-routing.js'
 
 export interface CheckoutInput {
   amount: number
@@ -42,9 +43,9 @@ async function bindProvider(tx: Executor, merchantId: string, currency: Currency
     }
     return { chosenProvider: provider, providerConfigId: config.id }
   }
-  const usable = (await listEnabledDefaults(tx, merchantId)).filter((c) => isLiveProvider(c.provider) && fitsSession(c.provider, currency, amount, c.settings))
-  if (usable.length === 0) throw noProvider(currency)
-  // Unhinted: the checkout page offers every usable default, and the customer's pick binds it.
+  // Unhinted: the checkout page offers each provider's routed configuration (services/provider-routing.ts), and the customer may pick any of them.
+  const { routes, reason } = await routeSession(tx, merchantId, currency, amount)
+  if (routes.length === 0) throw new BadRequest(reason, 'provider_unavailable')
   return { chosenProvider: null, providerConfigId: null }
 }
 

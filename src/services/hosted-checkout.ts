@@ -12,7 +12,8 @@ import { fitsSession, isLiveProvider, LIVE_PROVIDERS, type LiveProvider } from '
 import { ProviderError, type Action } from '../providers/types.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { brandingOf, type Branding } from './merchant-settings.js'
-import { getProviderConfigUnscoped, listEnabledDefaults } from '../store/repos/provider-configs.js'
+import { getProviderConfigUnscoped } from '../store/repos/provider-configs.js'
+import { routeSession } from './provider-routing.js'
 import { getRecordUnscoped, getRecordBySession, type RecordRow } from '../store/repos/records.js'
 import { getSessionUnscoped, type SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
@@ -55,14 +56,15 @@ export async function loadSession(deps: Deps, sessionId: string): Promise<Custom
 }
 
 /**
- * Live mode (docs/providers.md): a bound session (hinted at creation, or picked by the customer)
- * offers only its configuration; otherwise every enabled default that takes the currency and the amount.
+ * Live mode (docs/providers.md): a session hinted at creation offers only its configuration;
+ * otherwise each provider's routed configuration that takes the currency and the amount. A pick
+ * does not narrow this: a customer who comes back may choose another way to pay.
  */
 export async function liveOffers(deps: Deps, session: SessionRow): Promise<Offer[]> {
   if (session.mode !== 'live') return []
   const configs = session.providerConfigId
     ? [await getProviderConfigUnscoped(deps.db, session.providerConfigId)].filter((c) => c !== null)
-    : await listEnabledDefaults(deps.db, session.merchantId)
+    : (await routeSession(deps.db, session.merchantId, session.currency as Currency, session.amount)).routes
   return configs
     .filter((c) => c.enabled && isLiveProvider(c.provider) && fitsSession(c.provider, session.currency as Currency, session.amount, c.settings))
     .map((c) => {

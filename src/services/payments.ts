@@ -79,10 +79,9 @@ export async function startAttempt(deps: Deps, sessionId: string, input: StartAt
     for (const old of await sessions.openAttempts(tx, s.id)) {
       if (old.id !== attempt.id) await sessions.updateAttempt(tx, old.id, { nextCheckAt: now }, now)
     }
-    const session = await transition(tx, deps, s, 'start_attempt', null, {
-      chosenProvider: input.provider,
-      providerConfigId: input.providerConfigId,
-    })
+    // Only a hint at creation binds the configuration: a pick names the provider the session waits
+    // on, and the customer may still pick another (the payment binds it, in applyPaymentFact).
+    const session = await transition(tx, deps, s, 'start_attempt', null, { chosenProvider: input.provider })
     return { session: session!, attempt }
   })
   const provider = deps.providers.get(input.provider)

@@ -138,13 +138,14 @@ test('an unhinted live session has chosenProvider null until the customer picks'
 
 test('live mode with no provider for the currency is refused', async (t) => {
   const ta = await startTestApp(t)
-  await liveRefused(ta, { amount: 1500, currency: 'JPY' }, 'no provider available for JPY in live mode')
-  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode')
+  // The error names what would take the session.
+  await liveRefused(ta, { amount: 1500, currency: 'JPY' }, 'no provider available for JPY in live mode: add an enabled configuration of wechat that lists JPY')
+  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode: add an enabled configuration of alipay or wechat that lists CNY')
   await addConfig(ta, { provider: 'wechat', label: 'main' })
   await addConfig(ta, { provider: 'creem', label: 'eu' })
-  // wechat takes CNY, creem EUR and USD: nobody takes JPY or HKD.
-  await liveRefused(ta, { amount: 1500, currency: 'JPY' }, 'no provider available for JPY in live mode')
-  await liveRefused(ta, { amount: 1500, currency: 'HKD' }, 'no provider available for HKD in live mode')
+  // wechat (mainland) takes CNY, creem EUR and USD: nobody takes JPY or HKD.
+  await liveRefused(ta, { amount: 1500, currency: 'JPY' }, 'no provider available for JPY in live mode: add an enabled configuration of wechat that lists JPY')
+  await liveRefused(ta, { amount: 1500, currency: 'HKD' }, 'no provider available for HKD in live mode: add an enabled configuration of wechat that lists HKD')
   for (const currency of ['CNY', 'EUR', 'USD']) {
     const res = await live(ta, { amount: 100, currency })
     assert.equal(res.status, 200, `${currency}: ${JSON.stringify(res.body)}`)
@@ -158,10 +159,10 @@ test('a disabled default configuration is not usable', async (t) => {
   const main = await addConfig(ta, { provider: 'wechat', label: 'main', isDefault: true, enabled: false })
   assert.equal(main.isDefault, true)
   assert.equal(main.enabled, false)
-  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode')
-  // An enabled configuration that is not the default is not offered without a hint either.
+  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode: enable wechat/main')
+  // A disabled default turns the provider off for unhinted sessions: another enabled configuration is not used without a hint.
   await addConfig(ta, { provider: 'wechat', label: 'spare', isDefault: false })
-  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode')
+  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode: enable wechat/main')
 
   const on = await ta.admin('PATCH', `/merchants/${ta.merchant.id}/provider_configs/${main.id}`, { enabled: true })
   assert.equal(on.status, 200)
@@ -170,7 +171,7 @@ test('a disabled default configuration is not usable', async (t) => {
 
   const off = await ta.admin('PATCH', `/merchants/${ta.merchant.id}/provider_configs/${main.id}`, { enabled: false })
   assert.equal(off.status, 200)
-  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode')
+  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode: enable wechat/main')
 })
 
 test('successUrl and cancelUrl must use https in live mode, localhost included', async (t) => {

@@ -43,6 +43,9 @@ test('sessions list and show; refunds create', async (t) => {
   assert.equal(refund.code, 0, refund.stderr)
   assert.match(refund.stdout, new RegExp(`^ref_\\w{24}  succeeded  ¥10\\.00 CNY\\n${paid.record.id}  partially_refunded, refunded ¥10\\.00 CNY of ¥99\\.00 CNY\\n$`))
 
+  const listed = (await till(['sessions', 'list', '--status', 'paid'], { env })).stdout.trimEnd().split('\n')
+  assert.match(listed[1], new RegExp(`^${TIME}  ${paid.id}  paid \\(partially_refunded\\) +¥99\\.00 CNY +${paid.record.id}$`))
+
   const show = await till(['sessions', 'show', paid.id], { env })
   assert.equal(show.code, 0, show.stderr)
   assert.match(show.stdout, new RegExp(`^${paid.id}  paid  ¥99\\.00 CNY  test mode\\n`))
@@ -138,6 +141,16 @@ test('trigger makes a test-mode session emit each event type, and refuses a live
   }
   const text = await till(['trigger', 'payment.succeeded'], { env })
   assert.match(text.stdout, /^Triggered payment\.succeeded: session sess_\w{24} is paid\.\n  evt_\w{24}  payment\.succeeded\n$/)
+
+  // --override and --add, as stripe trigger takes them: the session an integration (the Medusa plugin) would look up.
+  const shaped = await till(['trigger', 'refund.succeeded', '--override', 'amount=2500', '--override', 'currency=USD', '--add', 'metadata.order_id=42', '--json'], { env })
+  assert.equal(shaped.code, 0, shaped.stderr)
+  const s = JSON.parse(shaped.stdout).session
+  assert.deepEqual([s.amount, s.currency, s.metadata], [2500, 'USD', { till_trigger: 'refund.succeeded', order_id: '42' }])
+  assert.equal(JSON.parse(shaped.stdout).refund.amount, 2500)
+  for (const bad of [['--override', 'amount=ten'], ['--override', 'colour=red'], ['--add', 'amount=5'], ['--override', 'currency=XYZ']]) {
+    assert.equal((await till(['trigger', 'payment.succeeded', ...bad], { env })).code, 2, bad.join(' '))
+  }
 
   const sessionsBefore = (await ta.database.pool.query('select count(*)::int as n from sessions')).rows[0].n
   const live = await till(['trigger', 'payment.succeeded'], { env: envFor(ta, { TILL_API_KEY: ta.merchant.liveKey }) })

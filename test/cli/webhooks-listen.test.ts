@@ -106,6 +106,31 @@ test('webhooks listen removes endpoints left by a listener that is gone, applies
   assert.deepEqual((await endpoints(ta)).map((e) => e.id), [other.id])
 })
 
+test('webhooks listen keeps one secret per Till and receiver URL on this machine, and a closed output pipe removes its endpoint', async (t) => {
+  const ta = await startTestApp(t)
+  const receiver = await startReceiver(t)
+  const first = startCli(t, ['webhooks', 'listen', '--forward-to', receiver.url], envFor(ta))
+  const secret = (await first.waitFor(READY))[1]
+  first.child.kill('SIGTERM')
+  await first.closed
+  // The next listen for the same receiver signs with the same secret: the app needs no restart.
+  const again = startCli(t, ['webhooks', 'listen', '--forward-to', receiver.url], envFor(ta))
+  assert.equal((await again.waitFor(READY))[1], secret)
+  // Another receiver URL gets its own.
+  const elsewhere = startCli(t, ['webhooks', 'listen', '--forward-to', `${receiver.url}/other`], envFor(ta))
+  assert.notEqual((await elsewhere.waitFor(READY))[1], secret)
+  elsewhere.child.kill('SIGTERM')
+  await elsewhere.closed
+
+  // `till webhooks listen … | head -3`: the reader goes away; the next line printed finds the pipe broken.
+  again.child.stdout!.destroy()
+  await paidSession(ta)
+  await deliverDue(ta.deps)
+  assert.deepEqual(await again.closed, { code: 0, signal: null }, again.stderr())
+  assert.match(again.stderr(), /EPIPE: removing the temporary endpoint/)
+  assert.deepEqual(await endpoints(ta), [])
+})
+
 test('till runs the command in its own process: no second node process', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
   const ta = await startTestApp(t)
   const cli = startCli(t, ['webhooks', 'listen', '--forward-to', `http://127.0.0.1:${await freePort()}/hook`], envFor(ta))

@@ -48,7 +48,10 @@ test('a real Till serves /docs and the renderer from itself, and logs JSON lines
   const [before, block, after] = out.split(/^─{72}$/m)
   assert.ok(block !== undefined && after !== undefined, out)
   assert.equal([...block.matchAll(KEY_LINE)].length, 1, block)
-  assert.match(block, /till keys create --merchant mer_[0-9A-Za-z]{24} --mode test/)
+  // Where the live key is: made but never shown, so made anew in the console or with the CLI (and the test key alike).
+  assert.match(block, /The live key was made too, but is never shown/)
+  assert.match(block, /till keys create --merchant mer_[0-9A-Za-z]{24} --mode live\n {2}Lost the test key\? The same, with --mode test\./)
+  assert.match(block, /\/console\/live\/keys, Create key/)
   const lines = (before + after).split('\n').filter((l) => l.trim())
   assert.ok(lines.length > 0)
   for (const line of lines) assert.equal(typeof JSON.parse(line).level, 'number', line)

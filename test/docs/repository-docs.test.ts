@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
+import { PROVIDERS } from '../../src/providers/index.js'
 import { ROOT } from '../helpers/process.js'
 
 const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean)
@@ -26,6 +27,18 @@ test('the README is the front door: under 200 lines, with the two commands and a
     'clients/js/README.md', 'clients/python/README.md', 'clients/go/README.md']) {
     assert.ok(readme.includes(`](${doc})`), `README links ${doc}`)
   }
+})
+
+test('what `npm pack` leaves (the root\'s and a workspace\'s tarballs) is ignored by git', () => {
+  for (const file of ['till-payments-till-0.1.0.tgz', 'clients/js/till-payments-node-0.1.0.tgz']) {
+    // git check-ignore exits 0 when the path is ignored, 1 when not.
+    assert.doesNotThrow(() => execFileSync('git', ['check-ignore', '-q', file], { cwd: ROOT }), file)
+  }
+})
+
+test('the Medusa plugin\'s README names every provider Till has', () => {
+  const readme = readFileSync(path.join(ROOT, 'clients/medusa/README.md'), 'utf8')
+  for (const p of PROVIDERS) assert.ok(readme.includes(p.name.en), p.name.en)
 })
 
 test('no file in the repository refers to documents outside it', () => {

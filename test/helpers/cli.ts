@@ -4,6 +4,8 @@
  * (webhooks listen) with a way to wait for a line of its output.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { TestContext } from 'node:test'
 import { ADMIN_TOKEN, type TestApp } from './app.js'
@@ -18,9 +20,12 @@ export interface CliResult {
   stderr: string
 }
 
+/** Where the CLI keeps what it remembers (webhooks listen's secrets): this test process's own, never the developer's. */
+const CONFIG_HOME = mkdtempSync(path.join(tmpdir(), 'till-cli-config-'))
+
 /** The environment of a CLI run: only what the test gives, never the developer's own TILL_URL or keys. */
 function env(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env }
+  const e: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: CONFIG_HOME }
   for (const name of ['TILL_URL', 'ADMIN_TOKEN', 'TILL_API_KEY', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS']) delete e[name]
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) e[k] = v
   return e

@@ -12,6 +12,7 @@ import { ProviderError, type Action, type PaymentProvider } from '../../src/prov
 import { applyFacts } from '../../src/services/payments.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { creemCredentials, wechatCredentials } from '../helpers/credentials.js'
+import { crossBorderSettings } from '../helpers/wechat.js'
 import { formCount, getPage, postForm, pressButton, tokenOf } from '../helpers/pages.js'
 import { sessionRow } from '../helpers/store-queries.js'
 
@@ -101,6 +102,8 @@ test('a provider that cannot be reached leaves a clear message and lets the cust
   const page = await getPage(ta, res.location!)
   assert.ok(page.html.includes('Creem could not start the payment just now. Please try again, or choose another way to pay.'))
   assert.ok(page.html.includes('name="provider" value="creem"'))
+  // One message: no "waiting for Creem" beside the failure.
+  assert.equal((page.html.match(/class="notice/g) ?? []).length, 1, page.html)
   // The attempt may have reached Creem: it stays processing for reconciliation to ask about.
   assert.equal((await sessionRow(ta, s.id)).status, 'processing')
 })
@@ -151,9 +154,10 @@ test('a hinted session offers only its bound provider; another pick is refused',
   assert.equal((await sessionRow(ta, s.id)).provider_config_id, eu.id)
 })
 
-test('a pick whose provider answers with a redirect binds the session, makes it processing, and sends the customer on', async (t) => {
+test('a pick whose provider answers with a redirect names the provider, makes the session processing, and sends the customer on; the page still offers every way to pay', async (t) => {
   const ta = await startTestApp(t)
-  const cfg = await addConfig(ta, { provider: 'creem', label: 'main' })
+  await addConfig(ta, { provider: 'creem', label: 'main' })
+  await addConfig(ta, { provider: 'wechat', label: 'global', settings: crossBorderSettings('USD') })
   ta.deps.providers = createRegistry([fakeAdapter('creem', { kind: 'redirect', url: 'https://checkout.creem.example/p/abc?x=1&y=2' })])
   const s = await liveSession(ta, { amount: 500, currency: 'USD' })
   const res = await pressButton(ta, s.id, 'choose', { provider: 'creem' })
@@ -163,11 +167,13 @@ test('a pick whose provider answers with a redirect binds the session, makes it 
   const row = await sessionRow(ta, s.id)
   assert.equal(row.status, 'processing')
   assert.equal(row.chosen_provider, 'creem')
-  assert.equal(row.provider_config_id, cfg.id)
+  // Only a hint binds the configuration; the payment itself binds it later.
+  assert.equal(row.provider_config_id, null)
 
   const page = await getPage(ta, `/c/${s.id}`)
   assert.ok(page.html.includes('Waiting for Creem to confirm your payment.'))
   assert.ok(page.html.includes('name="provider" value="creem"'), 'the customer may choose again')
+  assert.ok(page.html.includes('name="provider" value="wechat"'), 'or choose another way to pay')
   const read = await ta.request('GET', `/api/v1/sessions/${s.id}`, { key: ta.merchant.liveKey })
   assert.equal(read.body.chosenProvider, 'creem')
 })

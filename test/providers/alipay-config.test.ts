@@ -67,11 +67,14 @@ test('the console: keys and certificates uploaded as files, the list naming the 
   const cert = tillCredentials(apps.cert)
   const form = '/console/live/providers/new?provider=alipay'
   const page = await browser.get(form)
+  assert.match(page.html, /<h1>Add an Alipay configuration<\/h1>/)
+  assert.match((await browser.get('/console/live/providers/new?provider=wechat')).html, /<h1>Add a WeChat Pay configuration<\/h1>/)
   for (const name of ['privateKey', 'alipayPublicKey', 'appCert', 'alipayCert', 'alipayRootCert']) assert.match(page.html, new RegExp(`name="${name}File"`), name)
 
   const bad = await browser.submit(form, '/console/live/providers', { provider: 'alipay', label: 'main', enabled: 'on', appId: cert.appId, apiBase: fake.url }, { multipart: {} })
   assert.equal(bad.status, 400)
-  assert.match(bad.html, /credentials\.privateKey: is required/)
+  // The form's own words: the field's label, not credentials.privateKey.
+  assert.match(bad.html, /Application private key: is required/)
   const files = { privateKeyFile: new Blob([cert.privateKey]), appCertFile: new Blob([cert.appCert]), alipayCertFile: new Blob([cert.alipayCert]), alipayRootCertFile: new Blob([cert.alipayRootCert]) }
   const saved = await browser.submit(form, '/console/live/providers', { provider: 'alipay', label: 'main', enabled: 'on', appId: cert.appId, apiBase: fake.url }, { multipart: files })
   assert.equal(saved.status, 303, saved.html)
@@ -138,7 +141,7 @@ test('providerHints: an Alipay label binds the session; a disabled or unknown la
     [{ amount: 100, currency: 'CNY', providerHints: { alipay: 'nope' } }, 'provider alipay/nope not available: invalid_label'],
     [{ amount: 100, currency: 'CNY', providerHints: { alipay: 'off' } }, 'provider alipay/off not available: config_disabled'],
     [{ amount: 100, currency: 'HKD', providerHints: { alipay: 'main' } }, 'no provider available for HKD in live mode'],
-    [{ amount: 100, currency: 'EUR' }, 'no provider available for EUR in live mode'],
+    [{ amount: 100, currency: 'EUR' }, 'no provider available for EUR in live mode: add an enabled configuration of creem or wechat that lists EUR'],
   ]
   for (const [body, error] of refused) {
     const res = await live(body)

@@ -43,7 +43,7 @@ test('below Creem\'s 1.00 minimum: a creem hint is refused with a clear message,
   const hinted = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 99, currency: 'EUR', providerHints: { creem: 'main' } } })
   assert.deepEqual([hinted.status, hinted.body], [400, { error: 'provider creem/main not available: amount_below_minimum (at least 100)', code: 'provider_unavailable' }])
   const unhinted = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 99, currency: 'USD' } })
-  assert.deepEqual([unhinted.status, unhinted.body], [400, { error: 'no provider available for USD in live mode', code: 'provider_unavailable' }])
+  assert.deepEqual([unhinted.status, unhinted.body], [400, { error: 'no provider available for USD in live mode: the amount is below the smallest creem/main takes', code: 'provider_unavailable' }])
   const ok = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 100, currency: 'USD' } })
   assert.equal(ok.status, 200)
   // The same rule decides what the checkout page offers.

@@ -9,7 +9,7 @@ import { startAttempt } from '../../src/services/payments.js'
 import { startTestApp } from '../helpers/app.js'
 import { startCreem } from '../helpers/creem.js'
 import { getSession, refundRecord } from '../helpers/merchant-api.js'
-import { getPage } from '../helpers/pages.js'
+import { getPage, pressButton } from '../helpers/pages.js'
 import { crossBorderSettings, startFake } from '../helpers/wechat.js'
 
 async function merchant(t: TestContext) {
@@ -92,23 +92,43 @@ test('CNY, HKD, JPY, EUR and USD sessions are created, paid and refunded in live
   assert.deepEqual([...paths].sort(), ['/v3/global/refunds', '/v3/global/transactions/native', '/v3/pay/transactions/native', '/v3/refund/domestic/refunds'])
 })
 
-test('routing: a hinted cross-border configuration refuses a currency it cannot list, with the message of a provider that has none', async (t) => {
+test('routing: a hinted cross-border configuration refuses a currency it cannot list; unhinted, a session goes to the default when it lists the currency, otherwise to the one enabled configuration that does', async (t) => {
   const m = await merchant(t)
   const res = await m.checkout({ amount: 1500, currency: 'JPY', providerHints: { wechat: 'hkd' } })
   assert.deepEqual([res.status, res.body], [400, { error: 'no provider available for JPY in live mode', code: 'provider_unavailable' }])
   const cny = await m.checkout({ amount: 1500, currency: 'CNY', providerHints: { wechat: 'jpy' } })
   assert.deepEqual([cny.status, cny.body], [400, { error: 'no provider available for CNY in live mode', code: 'provider_unavailable' }])
-  // Unhinted: the default WeChat configuration is the first one made (CNY): JPY has no default that lists it.
-  const unhinted = await m.checkout({ amount: 1500, currency: 'JPY' })
-  assert.deepEqual([unhinted.status, unhinted.body], [400, { error: 'no provider available for JPY in live mode', code: 'provider_unavailable' }])
-  // Make the JPY one the default: now an unhinted JPY session is accepted, and its page offers it.
-  const patched = await m.ta.admin('PATCH', `/merchants/${m.ta.merchant.id}/provider_configs/${m.configs.jpy}`, { isDefault: true })
-  assert.equal(patched.status, 200, JSON.stringify(patched.body))
+  // Unhinted: the default WeChat configuration (CNY, the first made) does not list JPY, so the one enabled configuration that does takes it, and the page offers it.
   const ok = await m.checkout({ amount: 1500, currency: 'JPY' })
   assert.equal(ok.status, 200, JSON.stringify(ok.body))
   const page = await getPage(m.ta, `/c/${ok.body.id}`, { 'accept-language': 'en' })
   assert.match(page.html, /name="provider" value="wechat"/)
   assert.match(page.html, /¥1,500/)
+  const picked = await pressButton(m.ta, ok.body.id, 'choose', { provider: 'wechat' })
+  assert.equal(picked.status, 200)
+  const { rows: [attempt] } = await m.ta.database.pool.query('select provider_config_id from attempts where session_id = $1', [ok.body.id])
+  assert.equal(attempt.provider_config_id, m.configs.jpy)
+  // HKD alike; CNY stays with the default.
+  for (const [currency, label] of [['HKD', 'hkd'], ['CNY', 'cny']] as const) {
+    const s = await m.checkout({ amount: 1500, currency })
+    assert.equal(s.status, 200, JSON.stringify(s.body))
+    await pressButton(m.ta, s.body.id, 'choose', { provider: 'wechat' })
+    const { rows: [a] } = await m.ta.database.pool.query('select provider_config_id from attempts where session_id = $1', [s.body.id])
+    assert.equal(a.provider_config_id, m.configs[label], currency)
+  }
+  // A second enabled JPY configuration: which one is for the merchant to say, and the error names both.
+  const creds = m.wx.fake.addMerchant({}, { service: 'cross_border', settlementCurrency: 'JPY' })
+  const second = await m.ta.admin('POST', `/merchants/${m.ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'jpy-osaka', credentials: creds, settings: { apiBase: m.wx.fake.url, ...crossBorderSettings('JPY') } })
+  assert.equal(second.status, 201, JSON.stringify(second.body))
+  const two = await m.checkout({ amount: 1500, currency: 'JPY' })
+  assert.deepEqual([two.status, two.body], [400, {
+    error: 'no provider available for JPY in live mode: several configurations take it (wechat/jpy, wechat/jpy-osaka); name one in providerHints or make one the default',
+    code: 'provider_unavailable',
+  }])
+  // Making one the default settles it.
+  const patched = await m.ta.admin('PATCH', `/merchants/${m.ta.merchant.id}/provider_configs/${m.configs.jpy}`, { isDefault: true })
+  assert.equal(patched.status, 200, JSON.stringify(patched.body))
+  assert.equal((await m.checkout({ amount: 1500, currency: 'JPY' })).status, 200)
 })
 
 test('a configuration states its service: cross-border settings are validated on save, and the mainland stays the default', async (t) => {

@@ -238,18 +238,19 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 
 function curl(method: string, url: string, s: OpSample): string {
   const lines = [`-u "$TILL_SECRET_KEY:"`]
-  let first = `curl ${url}`
+  // -s: no progress meter over the JSON answer.
+  let first = `curl -s ${url}`
   if (method === 'GET' && s.data) {
-    first = `curl -G ${url}`
+    first = `curl -s -G ${url}`
     for (const [name, value] of Object.entries(s.data)) {
       const pairs = value && typeof value === 'object' ? Object.entries(value).map(([k, v]) => [`${name}[${k}]`, v]) : [[name, value]]
       for (const [n, v] of pairs) lines.push(`--data-urlencode ${shellQuote(`${n}=${String(v)}`)}`)
     }
   } else if (s.data) {
-    if (method !== 'POST') first = `curl -X ${method} ${url}`
+    if (method !== 'POST') first = `curl -s -X ${method} ${url}`
     if (s.idempotencyKey) lines.push(`-H ${shellQuote(`Idempotency-Key: ${s.idempotencyKey}`)}`)
     lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(s.data))}`)
-  } else if (method !== 'GET') first = `curl -X ${method} ${url}`
+  } else if (method !== 'GET') first = `curl -s -X ${method} ${url}`
   return [first, ...lines].join(' \\\n  ')
 }
 

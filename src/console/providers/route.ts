@@ -11,7 +11,7 @@ import { createProviderConfig, openConfig, providerConfigRow, providerConfigRows
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
-import { credentialsFromForm, identify, nonSecret } from './fields.js'
+import { credentialsFromForm, identify, inFormWords, settingsFromForm, typedValues } from './fields.js'
 import { EditPage, NewPage, ProvidersPage, type ConfigItem } from './view.js'
 
 type IdParams = { Params: { mode: string; id: string } }
@@ -22,7 +22,8 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     try {
       ids = identify(row.provider, openConfig(deps, row).credentials)
     } catch {}
-    return { id: row.id, provider: row.provider, label: row.label, enabled: row.enabled, isDefault: row.isDefault, apiBase: typeof row.settings.apiBase === 'string' ? row.settings.apiBase : '', identifies: ids }
+    const settings = Object.fromEntries(Object.entries(row.settings).filter(([, v]) => typeof v === 'string')) as Record<string, string>
+    return { id: row.id, provider: row.provider, label: row.label, enabled: row.enabled, isDefault: row.isDefault, settings, identifies: ids }
   }
 
   function liveOnly(c: ConsoleContext) {
@@ -57,7 +58,6 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     const provider = field(body, 'provider')
     if (!isLiveProvider(provider)) throw new NotFound()
     const label = field(body, 'label').trim()
-    const apiBase = field(body, 'apiBase').trim()
     try {
       const created = await createProviderConfig(deps, req.consoleSession!.merchant.id, {
         provider,
@@ -65,12 +65,12 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
         enabled: field(body, 'enabled') === 'on',
         isDefault: field(body, 'isDefault') === 'on' ? true : undefined,
         credentials: credentialsFromForm(provider, body),
-        settings: apiBase ? { apiBase } : {},
+        settings: settingsFromForm(provider, body),
       })
       await log(req, 'provider_config_created', created.id, { provider, label })
       return seeOther(reply, `/console/live/providers?saved=1`)
     } catch (e) {
-      return rerender(reply, e, () => NewPage({ c, provider, error: (e as Error).message, values: nonSecret(provider, body) }))
+      return rerender(reply, e, () => NewPage({ c, provider, error: inFormWords(provider, (e as Error).message, c.locale), values: typedValues(provider, body) }))
     }
   })
 
@@ -85,16 +85,14 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     const c = consoleContext(req, reply, '/providers')
     liveOnly(c)
     const row = await configOf(req)
-    const apiBase = field(req.body, 'apiBase').trim()
     try {
-      const settings = { ...row.settings }
-      if (apiBase) settings.apiBase = apiBase
-      else delete settings.apiBase
+      if (!isLiveProvider(row.provider)) throw new NotFound()
+      const settings = settingsFromForm(row.provider, req.body as Record<string, unknown>)
       await updateProviderConfig(deps, row.merchantId, row.id, { label: field(req.body, 'label').trim(), settings })
       await log(req, 'provider_config_updated', row.id, { label: field(req.body, 'label').trim(), settings: true })
       return seeOther(reply, `/console/live/providers?saved=1`)
     } catch (e) {
-      return rerender(reply, e, () => EditPage({ c, config: item(row), error: (e as Error).message, saved: false }))
+      return rerender(reply, e, () => EditPage({ c, config: item(row), error: inFormWords(row.provider, (e as Error).message, c.locale), saved: false }))
     }
   })
 
@@ -108,7 +106,7 @@ export const providerRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       await log(req, 'provider_config_updated', row.id, { label: row.label, credentials: 'replaced' })
       return seeOther(reply, `/console/live/providers?saved=1`)
     } catch (e) {
-      return rerender(reply, e, () => EditPage({ c, config: item(row), error: (e as Error).message, saved: false }))
+      return rerender(reply, e, () => EditPage({ c, config: item(row), error: inFormWords(row.provider, (e as Error).message, c.locale), saved: false }))
     }
   })
 

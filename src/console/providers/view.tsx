@@ -1,7 +1,7 @@
 import { PROVIDERS, providerName as nameIn, type LiveProviderId } from '../../providers/index.js'
 import type { Localized } from '../../providers/module.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
-import { credentialFields } from './fields.js'
+import { credentialFields, settingFields } from './fields.js'
 
 export interface ConfigItem {
   id: string
@@ -9,7 +9,8 @@ export interface ConfigItem {
   label: string
   enabled: boolean
   isDefault: boolean
-  apiBase: string
+  /** Its settings as the form shows them. */
+  settings: Record<string, string>
   identifies: Localized[]
 }
 
@@ -75,6 +76,28 @@ export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; config
   )
 }
 
+/** Every setting the provider's module declares: a choice where it lists its values. */
+function SettingInputs({ c, provider, values }: { c: ConsoleContext; provider: LiveProviderId; values: Record<string, string> }) {
+  const { t } = c
+  return (
+    <>
+      {settingFields(provider).map((f) => (
+        <div class="field">
+          <label for={`set-${f.name}`}>{f.label[c.locale]}</label>
+          {f.choices ? (
+            <select id={`set-${f.name}`} name={f.name}>
+              {f.choices.map((v) => <option value={v} selected={(values[f.name] ?? f.choices![0]) === v}>{v}</option>)}
+            </select>
+          ) : (
+            <input id={`set-${f.name}`} name={f.name} type={f.name === 'apiBase' ? 'url' : 'text'} value={values[f.name] ?? ''} />
+          )}
+          <p class="help">{f.name === 'apiBase' ? t('providers.apiBaseHelp') : f.help}</p>
+        </div>
+      ))}
+    </>
+  )
+}
+
 function CredentialInputs({ c, provider, values }: { c: ConsoleContext; provider: LiveProviderId; values: Record<string, string> }) {
   const { t } = c
   return (
@@ -84,7 +107,7 @@ function CredentialInputs({ c, provider, values }: { c: ConsoleContext; provider
           <label for={`cred-${f.name}`}>{f.label[c.locale]}</label>
           {f.pem ? (
             <>
-              <textarea id={`cred-${f.name}`} name={f.name} spellcheck={false} autocomplete="off" placeholder="-----BEGIN …"></textarea>
+              <textarea id={`cred-${f.name}`} name={f.name} spellcheck={false} autocomplete="off" placeholder="-----BEGIN …">{values[f.name] ?? ''}</textarea>
               <input type="file" name={`${f.name}File`} accept=".pem,.key,.txt,text/plain" aria-label={f.label[c.locale]} />
               <p class="help">{t('providers.pemHelp')}</p>
             </>
@@ -101,9 +124,11 @@ export function NewPage({ c, provider, error, values }: { c: ConsoleContext; pro
   const { t } = c
   const name = providerName(c, provider)
   const fresh = values.label === undefined
+  // English needs the article the name takes: "an Alipay", "a WeChat Pay".
+  const title = t('providers.newTitle', { aProvider: c.locale === 'en' ? `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name}` : name })
   return (
-    <ConsoleLayout c={c} title={t('providers.newTitle', { provider: name })} section="providers">
-      <h1>{t('providers.newTitle', { provider: name })}</h1>
+    <ConsoleLayout c={c} title={title} section="providers">
+      <h1>{title}</h1>
       {error && <Notice kind="error">{error}</Notice>}
       <PostForm c={c} action={`${base('live')}/providers`} enctype="multipart/form-data" class="panel">
         <input type="hidden" name="provider" value={provider} />
@@ -117,11 +142,10 @@ export function NewPage({ c, provider, error, values }: { c: ConsoleContext; pro
           <p class="help">{t('providers.credentialsNote')}</p>
           <CredentialInputs c={c} provider={provider} values={values} />
         </fieldset>
-        <div class="field">
-          <label for="apiBase">{t('providers.apiBase')}</label>
-          <input id="apiBase" name="apiBase" type="url" value={values.apiBase ?? ''} />
-          <p class="help">{t('providers.apiBaseHelp')}</p>
-        </div>
+        <fieldset>
+          <legend>{t('providers.settings')}</legend>
+          <SettingInputs c={c} provider={provider} values={values} />
+        </fieldset>
         <label class="check"><input type="checkbox" name="enabled" checked={fresh || values.enabled === 'on'} /> {t('providers.enabledField')}</label>
         <label class="check"><input type="checkbox" name="isDefault" checked={values.isDefault === 'on'} /> {t('providers.isDefault', { provider: name })}</label>
         <div class="actions">
@@ -150,11 +174,7 @@ export function EditPage({ c, config, error }: { c: ConsoleContext; config: Conf
             <input id="label" name="label" type="text" required maxlength={40} value={config.label} />
             <p class="help">{t('providers.labelHelp')}</p>
           </div>
-          <div class="field">
-            <label for="apiBase">{t('providers.apiBase')}</label>
-            <input id="apiBase" name="apiBase" type="url" value={config.apiBase} />
-            <p class="help">{t('providers.apiBaseHelp')}</p>
-          </div>
+          <SettingInputs c={c} provider={provider} values={config.settings} />
           <button type="submit" class="button">{t('common.save')}</button>
         </PostForm>
         <PostForm c={c} action={`${base('live')}/providers/${config.id}/credentials`} enctype="multipart/form-data" class="panel">

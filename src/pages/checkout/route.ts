@@ -53,7 +53,9 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     const { session } = cs
     const open = cs.status === 'pending' || cs.status === 'processing'
     const offers = open ? await hosted.liveOffers(deps, session) : []
-    const waitingOn = session.mode === 'live' && cs.status === 'processing' && session.chosenProvider && isLiveProvider(session.chosenProvider)
+    // A pick that could not start says so alone: its attempt stays processing for reconciliation, but nothing is awaited.
+    const told = notices.failed ?? notices.unavailable ?? notices.inAppUnavailable
+    const waitingOn = !told && session.mode === 'live' && cs.status === 'processing' && session.chosenProvider && isLiveProvider(session.chosenProvider)
       ? providerName(session.chosenProvider, locale)
       : null
     return {

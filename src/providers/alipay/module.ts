@@ -1,7 +1,7 @@
 /** Everything Till knows about Alipay beyond the adapter (src/providers/module.ts). */
 import { InvalidField } from '../../domain/errors.js'
-import { checkSettings, onlyKnown, type Fields } from '../credentials.js'
-import type { ProviderModule } from '../module.js'
+import { API_BASE_LABEL, checkSettings, onlyKnown, type Fields } from '../credentials.js'
+import type { ProviderModule, SettingField } from '../module.js'
 import { ALIPAY_CAPABILITIES, DESKTOP_CHOICES, QR_CODE_VALID_MS, type AlipayChannel, type DesktopChoice } from './constants.js'
 import { createAlipayProvider } from './index.js'
 import { isCertificateMode, validateAlipayCredentials, type AlipayCredentials } from './keys.js'
@@ -17,10 +17,10 @@ const CREDENTIALS = [
 ] as const
 
 const SETTINGS = [
-  { name: 'apiBase', help: 'a sandbox or a local fake, without /gateway.do; default https://openapi.alipay.com' },
-  { name: 'desktop', help: 'qr (default: the QR code on Till\'s page) or page (Alipay\'s cashier page)' },
-  { name: 'sellerId', help: 'the Alipay account\'s PID (2088 and 12 digits): notifications and returns naming another seller_id are not this configuration\'s' },
-] as const
+  { name: 'apiBase', label: API_BASE_LABEL, help: 'a sandbox or a local fake, without /gateway.do; default https://openapi.alipay.com' },
+  { name: 'desktop', label: { en: 'On a computer', 'zh-CN': '电脑上' }, help: 'qr (default: the QR code on Till\'s page) or page (Alipay\'s cashier page)', choices: DESKTOP_CHOICES },
+  { name: 'sellerId', label: { en: 'Seller ID (PID)', 'zh-CN': '卖家 ID（PID）' }, help: 'the Alipay account\'s PID (2088 and 12 digits): notifications and returns naming another seller_id are not this configuration\'s' },
+] as const satisfies readonly SettingField[]
 
 const PID = /^2088\d{12}$/
 

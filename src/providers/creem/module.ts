@@ -1,6 +1,6 @@
 /** Everything Till knows about Creem beyond the adapter (src/providers/module.ts). */
-import { checkDeclared, checkSettings } from '../credentials.js'
-import type { ProviderModule } from '../module.js'
+import { API_BASE_LABEL, checkDeclared, checkSettings } from '../credentials.js'
+import type { ProviderModule, SettingField } from '../module.js'
 import { CREEM_CAPABILITIES } from './constants.js'
 import { createCreemProvider } from './index.js'
 
@@ -9,7 +9,7 @@ const CREDENTIALS = [
   { name: 'webhookSecret', label: { en: 'Webhook secret', 'zh-CN': 'Webhook 密钥' }, help: 'Developers → Webhooks', secret: true },
 ] as const
 
-const SETTINGS = [{ name: 'apiBase', help: 'https://test-api.creem.io for test mode, or a local fake; default https://api.creem.io' }] as const
+const SETTINGS = [{ name: 'apiBase', label: API_BASE_LABEL, help: 'https://test-api.creem.io for test mode, or a local fake; default https://api.creem.io' }] as const satisfies readonly SettingField[]
 
 export const creem: ProviderModule<'creem'> = {
   id: 'creem',

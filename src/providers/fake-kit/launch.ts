@@ -24,6 +24,26 @@ export function writeState(file: string, state: unknown) {
   writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 })
 }
 
+/**
+ * The credentials as a person copies them into the console: plain values on a line each, every PEM
+ * printed as its block and written to `<prefix>-<name>.pem` beside the state file (owner-only) to
+ * upload as a file.
+ */
+export function credentialsText(credentials: Record<string, unknown>, stateFile: string, prefix: string): string {
+  const lines: string[] = []
+  for (const [name, value] of Object.entries(credentials)) {
+    if (typeof value !== 'string') continue
+    if (!value.includes('-----BEGIN')) {
+      lines.push(`  ${name}: ${value}`)
+      continue
+    }
+    const file = path.join(path.dirname(stateFile), `${prefix}-${name}.pem`)
+    writeFileSync(file, value.endsWith('\n') ? value : `${value}\n`, { mode: 0o600 })
+    lines.push(`  ${name} (also in ${file}):`, value.trimEnd())
+  }
+  return lines.join('\n')
+}
+
 export const untilInterrupted = () =>
   new Promise<void>((resolve) => {
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve())

@@ -6,7 +6,8 @@
  */
 import { InvalidField } from '../../domain/errors.js'
 import type { Currency } from '../../domain/money.js'
-import { checkSettings, type Fields } from '../credentials.js'
+import { API_BASE_LABEL, checkSettings, type Fields } from '../credentials.js'
+import type { SettingField } from '../module.js'
 
 export const SERVICES = ['mainland', 'cross_border'] as const
 export type WechatService = (typeof SERVICES)[number]
@@ -25,11 +26,11 @@ export interface WechatSettings {
 
 /** The settings a configuration may have (the module's settings schema: validation, CLI help). */
 export const SETTINGS = [
-  { name: 'apiBase', help: 'a sandbox or a local fake; default https://api.mch.weixin.qq.com' },
-  { name: 'service', help: 'mainland (default) or cross_border (WeChat Pay Global)' },
-  { name: 'settlementCurrency', help: `cross_border: ${CROSS_BORDER_CURRENCIES.join(', ')}` },
-  { name: 'merchantCategoryCode', help: 'cross_border: the 4-digit MCC WeChat Pay assigned' },
-] as const
+  { name: 'apiBase', label: API_BASE_LABEL, help: 'a sandbox or a local fake; default https://api.mch.weixin.qq.com' },
+  { name: 'service', label: { en: 'Service', 'zh-CN': '服务类型' }, help: 'mainland (default) or cross_border (WeChat Pay Global)', choices: ['mainland', 'cross_border'] },
+  { name: 'settlementCurrency', label: { en: 'Settlement currency (WeChat Pay Global)', 'zh-CN': '结算币种（境外）' }, help: `cross_border: ${CROSS_BORDER_CURRENCIES.join(', ')}`, choices: ['', ...CROSS_BORDER_CURRENCIES] },
+  { name: 'merchantCategoryCode', label: { en: 'Merchant category code (WeChat Pay Global)', 'zh-CN': '商户类别码 MCC（境外）' }, help: 'cross_border: the 4-digit MCC WeChat Pay assigned' },
+] as const satisfies readonly SettingField[]
 
 export function wechatSettingsOf(settings: Fields): WechatSettings {
   if (settings.service !== 'cross_border') return { service: 'mainland' }

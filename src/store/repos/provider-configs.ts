@@ -43,14 +43,6 @@ export async function listEnabledUnscoped(tx: Executor, providers: string[]) {
   return tx.select().from(providerConfigs).where(and(eq(providerConfigs.enabled, true), inArray(providerConfigs.provider, providers))).orderBy(providerConfigs.createdAt)
 }
 
-/** Enabled default configurations: what an unhinted live session may be paid with. */
-export async function listEnabledDefaults(tx: Executor, merchantId: string) {
-  return tx
-    .select()
-    .from(providerConfigs)
-    .where(and(eq(providerConfigs.merchantId, merchantId), eq(providerConfigs.isDefault, true), eq(providerConfigs.enabled, true)))
-}
-
 export async function updateProviderConfig(tx: Executor, id: string, patch: Partial<typeof providerConfigs.$inferInsert>) {
   const [c] = await tx.update(providerConfigs).set(patch).where(eq(providerConfigs.id, id)).returning()
   return c

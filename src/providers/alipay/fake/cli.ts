@@ -5,7 +5,7 @@
  * invalidate the configuration.
  */
 import { parseArgs } from 'node:util'
-import { fakeOptions, readState, untilInterrupted, writeState } from '../../fake-kit/launch.js'
+import { credentialsText, fakeOptions, readState, untilInterrupted, writeState } from '../../fake-kit/launch.js'
 import type { FakeCommand } from '../../module.js'
 import { startAlipayFake, type AppCredentials, type SavedIdentity } from './index.js'
 
@@ -50,7 +50,10 @@ async function run(argv: string[]): Promise<number> {
   } else {
     console.log(`Fake Alipay gateway on ${fake.gateway} (${mode === 'cert' ? 'certificate' : 'public-key'} mode, app ${app.appId}, seller ${sellerId}; keys kept in ${statePath})
 
-Configure Till (admin API; BASE_URL must be reachable from this machine, e.g. http://localhost:8080):
+Credentials (the console's form takes each PEM pasted or as its file):
+${credentialsText(credentials, statePath, 'fake-alipay')}
+
+Or configure Till with the admin API (BASE_URL must be reachable from this machine, e.g. http://localhost:8080):
 
   curl -s "$TILL_URL/admin/v1/merchants/$MERCHANT_ID/provider_configs" \\
     -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \\

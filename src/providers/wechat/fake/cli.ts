@@ -4,7 +4,7 @@
  * in a state file so a restart does not invalidate the configuration.
  */
 import { parseArgs } from 'node:util'
-import { fakeOptions, readState, untilInterrupted, writeState } from '../../fake-kit/launch.js'
+import { credentialsText, fakeOptions, readState, untilInterrupted, writeState } from '../../fake-kit/launch.js'
 import type { FakeCommand } from '../../module.js'
 import { CROSS_BORDER_CURRENCIES, type CrossBorderCurrency } from '../service.js'
 import { startWechatFake, type MerchantCredentials } from './index.js'
@@ -80,7 +80,10 @@ async function run(argv: string[]): Promise<number> {
   } else {
     console.log(`Fake WeChat Pay v3 listening on ${fake.url} (${values.mode} mode, ${crossBorder ? `cross-border service settling in ${currency}` : 'mainland service'}; keys kept in ${statePath})
 
-Configure Till (admin API; BASE_URL must be reachable from this machine, e.g. http://localhost:8080):
+Credentials (the console's form takes each PEM pasted or as its file):
+${credentialsText(creds as unknown as Record<string, unknown>, statePath, 'fake-wechat')}
+
+Or configure Till with the admin API (BASE_URL must be reachable from this machine, e.g. http://localhost:8080):
 
   curl -s "$TILL_URL/admin/v1/merchants/$MERCHANT_ID/provider_configs" \\
     -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \\
