@@ -47,7 +47,7 @@ async function startJudge(t: import('node:test').TestContext) {
   const proxy = createServer(async (req, res) => {
     const body = await gathered((async function* () { for await (const c of req) yield c as Buffer })())
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>
-    const answer = await fetch(upstream + req.url, { method: req.method, headers, body: req.method === 'POST' ? body : undefined })
+    const answer = await fetch(upstream + req.url, { method: req.method, headers, body: req.method === 'POST' ? body.toString('utf8') : undefined })
     const text = await answer.text()
     seen.push({ method: req.method!, path: req.url!, status: answer.status, ...(answer.ok ? {} : { error: text }) })
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text)

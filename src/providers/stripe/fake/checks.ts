@@ -88,8 +88,6 @@ export function readSession(b: Record<string, any>, nowSec: number): SessionInpu
   }
 }
 
-/** `expand[]=x` in a query or body. */
-export const expands = (q: unknown, what: string) => {
-  const e = (q as Record<string, unknown> | undefined)?.['expand[]'] ?? (q as Record<string, unknown> | undefined)?.expand
-  return (Array.isArray(e) ? e : [e]).includes(what)
-}
+/** `expand[]=x` (Till's way) or `expand[0]=x` (stripe-node's) in a query. */
+export const expands = (q: unknown, what: string) =>
+  Object.entries((q ?? {}) as Record<string, unknown>).some(([k, v]) => (k === 'expand' || k.startsWith('expand[')) && (Array.isArray(v) ? v : [v]).includes(what))
