@@ -8,8 +8,10 @@ import { getSession, refundRecord } from './merchant-api.js'
 import { eventsWhere } from './store-queries.js'
 import { startStripe } from './stripe.js'
 
-export async function stripeTill(t: TestContext, overrides: Partial<Config> = {}) {
+export async function stripeTill(t: TestContext, overrides: Partial<Config> = {}, o: { at?: Date } = {}) {
   const ta = await startTestApp(t, overrides)
+  // `at`: the clock set before the configuration is made (the reconciliation job starts from its day).
+  if (o.at) ta.clock.set(o.at)
   const { fake, ctl } = await startStripe(t, { clock: ta.clock })
   const { secretKey } = fake.addAccount()
   // The Dashboard's order: the configuration first (its id names the endpoint), then the endpoint, whose secret goes into the configuration.
