@@ -62,12 +62,14 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
   const p = LIVE_PROVIDERS[input.provider]
   p.validateCredentials(input.credentials)
   p.validateSettings(input.settings ?? {}, deps.config.providerAllowPrivate)
+  const id = newId('pc')
+  // Outside the transaction: a provider call (Stripe's endpoint made on save) holds no lock.
+  const credentials = await completeCredentials(deps, input.provider, id, input.credentials, input.settings ?? {})
   return deps.db.transaction(async (tx) => {
     if (!(await getMerchant(tx, merchantId))) throw new NotFound()
     if (await repo.findByLabel(tx, merchantId, input.provider, input.label)) {
       throw new BadRequest(`provider ${input.provider}/${input.label} already exists`, 'already_exists')
     }
-    const id = newId('pc')
     const now = deps.clock()
     const existing = (await repo.listProviderConfigs(tx, merchantId)).filter((c) => c.provider === input.provider)
     // The first configuration of a provider becomes its default unless told otherwise.
@@ -80,7 +82,7 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
       label: input.label,
       enabled: input.enabled ?? true,
       isDefault,
-      credentialsEnc: deps.box.seal(JSON.stringify(input.credentials), aad(merchantId, id)),
+      credentialsEnc: deps.box.seal(JSON.stringify(credentials), aad(merchantId, id)),
       settings: input.settings ?? {},
       createdAt: now,
       updatedAt: now,
@@ -89,7 +91,20 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
   })
 }
 
+/** What the provider adds to the credentials before they are saved (module.ts, PaymentProvider.completeCredentials), checked again. */
+async function completeCredentials(deps: Deps, provider: string, configId: string, credentials: Record<string, unknown>, settings: Record<string, unknown>) {
+  const adapter = deps.providers.get(provider)
+  if (!adapter?.completeCredentials) return credentials
+  const done = await adapter.completeCredentials({ credentials, settings }, `${deps.config.baseUrl}/hooks/${provider}/${configId}`)
+  LIVE_PROVIDERS[provider as keyof typeof LIVE_PROVIDERS].validateCredentials(done)
+  return done
+}
+
 export async function updateProviderConfig(deps: Deps, merchantId: string, configId: string, patch: ProviderConfigPatch) {
+  if (patch.credentials !== undefined) {
+    const current = await repo.getProviderConfig(deps.db, merchantId, configId)
+    if (current) patch = { ...patch, credentials: await completeCredentials(deps, current.provider, configId, patch.credentials, patch.settings ?? current.settings) }
+  }
   return deps.db.transaction(async (tx) => {
     const current = await repo.getProviderConfig(tx, merchantId, configId, true)
     if (!current) throw new NotFound()

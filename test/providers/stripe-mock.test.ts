@@ -83,6 +83,7 @@ test('stripe-mock accepts every request of the Stripe adapter', { skip: binary ?
     const body = Buffer.from(JSON.stringify({ id: 'evt_mock', object: 'event', type, data: { object } }))
     await provider.parseNotification(cfg, { body, headers: { 'stripe-signature': `t=${nowSec},v1=${signPayload('whsec_judge123', nowSec, body)}` } })
   }
+  await tryIt(() => provider.completeCredentials!({ credentials: { secretKey: 'sk_test_123' }, settings: { apiBase: judge.url } }, 'https://till.example/hooks/stripe/pc_mock'))
   const day = await provider.statements!.fetch(cfg, '2026-05-18')
   assert.ok(day.ready)
   for await (const f of day.files) await gathered(f.body)
@@ -98,6 +99,7 @@ test('stripe-mock accepts every request of the Stripe adapter', { skip: binary ?
     'GET /v1/refunds',
     'GET /v1/checkout/sessions/cs_test_mock',
     'GET /v1/refunds/re_mock',
+    'POST /v1/webhook_endpoints',
     'GET /v1/balance_transactions',
   ])
 })

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { reconcileAttempts } from '../../src/jobs/reconcile.js'
-import { cancelSession, expireDue } from '../../src/services/payments.js'
+import { cancelSession, expireDue, startAttempt } from '../../src/services/payments.js'
 import { stripeTill } from '../helpers/stripe-till.js'
 
 test('a JPY session paid by card: checkout.session.completed makes it paid, for ¥1,500 exactly, with the PaymentIntent kept', async (t) => {
@@ -110,4 +110,26 @@ test('a bad signature is refused and changes nothing; Stripe\'s retry, signed, p
   await c.ctl.tick()
   assert.deepEqual((await c.ctl.deliveries()).map((d) => d.status), [400, 200])
   assert.equal((await c.read(id)).status, 'paid')
+})
+
+test('a configuration saved without a signing secret: Till adds its endpoint at Stripe and keeps the secret; a refusal saves nothing', async (t) => {
+  const c = await stripeTill(t)
+  const made = await c.ta.admin('POST', `/merchants/${c.ta.merchant.id}/provider_configs`, { provider: 'stripe', label: 'auto', credentials: { secretKey: c.secretKey }, settings: { apiBase: c.fake.url } })
+  assert.equal(made.status, 201, JSON.stringify(made.body))
+  const endpoint = c.fake.store.accounts.get(c.secretKey)!.endpoints.at(-1)!
+  assert.equal(endpoint.url, `${c.ta.baseUrl}/hooks/stripe/${made.body.id}`)
+  assert.deepEqual(endpoint.events.sort(), ['charge.dispute.closed', 'charge.dispute.created', 'charge.refunded', 'checkout.session.async_payment_failed', 'checkout.session.async_payment_succeeded', 'checkout.session.completed', 'checkout.session.expired', 'refund.created', 'refund.failed', 'refund.updated'])
+  // The kept secret verifies what Stripe sends there: a session paid through this configuration.
+  const res = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 1234, currency: 'HKD', providerHints: { stripe: 'auto' } } })
+  const { attempt } = await startAttempt(c.ta.deps, res.body.id, { provider: 'stripe', providerConfigId: made.body.id, channel: null })
+  await c.ctl.complete(attempt.providerRef!)
+  assert.equal((await c.read(res.body.id)).status, 'paid')
+  assert.deepEqual((await c.ctl.deliveries()).filter((d) => d.url === endpoint.url).map((d) => d.status), [200])
+
+  await c.ctl.error({ route: 'createWebhookEndpoint', status: 403, message: 'The provided key does not have the required permissions' })
+  const refused = await c.ta.admin('POST', `/merchants/${c.ta.merchant.id}/provider_configs`, { provider: 'stripe', label: 'restricted', credentials: { secretKey: c.secretKey }, settings: { apiBase: c.fake.url } })
+  assert.equal(refused.status, 400)
+  assert.match(refused.body.error, /^credentials\.webhookSecret: Stripe did not add Till's webhook endpoint \(Stripe 403 .*required permissions\): add http:.*\/hooks\/stripe\/pc_\w+ in the Dashboard and give its signing secret$/)
+  const labels = (await c.ta.admin('GET', `/merchants/${c.ta.merchant.id}/provider_configs`)).body.data.map((x: { label: string }) => x.label).sort()
+  assert.deepEqual(labels, ['auto', 'cards'])
 })

@@ -8,7 +8,8 @@
 import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, PaymentRef, ProviderConfig, RefundRef } from '../types.js'
 import { ProviderError } from '../types.js'
-import { EVENT, META, PATHS, SIGNATURE_HEADER, STRIPE_CAPABILITIES } from './constants.js'
+import { InvalidField } from '../../domain/errors.js'
+import { EVENT, META, PATHS, SIGNATURE_HEADER, STRIPE_CAPABILITIES, WEBHOOK_EVENTS } from './constants.js'
 import { credentialsOf, StripeClient } from './http.js'
 import { secretsOf, verifyWebhook } from './sign.js'
 import { stripeStatements } from './statements.js'
@@ -194,6 +195,27 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
         if (!page.has_more || !after) break
       }
       throw new ProviderError('rejected', 'not_found', `Stripe has no refund ${ref.refundId} on ${pi}`, false)
+    },
+
+    /**
+     * Without a signing secret, Till adds its own endpoint (`POST /v1/webhook_endpoints`, the events
+     * it reads) and keeps the secret Stripe answers, which Stripe shows only then. The key must be
+     * allowed to (Webhook Endpoints: Write); a refusal saves nothing and says to add it by hand.
+     */
+    async completeCredentials({ credentials, settings }, notifyUrl) {
+      if (credentials.webhookSecret !== undefined) return credentials
+      const cfg: ProviderConfig = { id: '', label: '', credentials, settings }
+      let endpoint: { secret?: string }
+      try {
+        endpoint = await client.call<{ secret?: string }>(cfg, 'POST', PATHS.webhookEndpoints, {
+          body: { url: notifyUrl, enabled_events: WEBHOOK_EVENTS, description: 'Till' },
+          idempotencyKey: `till-endpoint-${notifyUrl.slice(notifyUrl.lastIndexOf('/') + 1)}`,
+        })
+      } catch (e) {
+        throw new InvalidField('credentials.webhookSecret', `Stripe did not add Till's webhook endpoint (${(e as Error).message}): add ${notifyUrl} in the Dashboard and give its signing secret`)
+      }
+      if (!endpoint.secret) throw new InvalidField('credentials.webhookSecret', "Stripe answered the webhook endpoint without its secret: give the endpoint's signing secret")
+      return { ...credentials, webhookSecret: endpoint.secret }
     },
 
     statements: stripeStatements(client, now, opts.statementPageSize),

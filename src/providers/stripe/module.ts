@@ -8,7 +8,10 @@ import { secretsOf } from './sign.js'
 
 const CREDENTIALS = [
   { name: 'secretKey', label: { en: 'Secret key', 'zh-CN': '密钥 (Secret key)' }, help: 'Developers → API keys: sk_live_… / sk_test_…, or a restricted key rk_… with the permissions in docs/providers.md', secret: true },
-  { name: 'webhookSecret', label: { en: 'Webhook signing secret', 'zh-CN': 'Webhook 签名密钥' }, help: "Developers → Webhooks → Till's endpoint → Signing secret (whsec_…; several, space-separated, while rolling it)", secret: true },
+  {
+    name: 'webhookSecret', label: { en: 'Webhook signing secret', 'zh-CN': 'Webhook 签名密钥' }, secret: true, optional: true,
+    help: "Developers → Webhooks → Till's endpoint → Signing secret (whsec_…; several, space-separated, while rolling it); left out, Till adds its endpoint and keeps the secret",
+  },
 ] as const
 
 const SETTINGS = [{ name: 'apiBase', help: 'a local fake or stripe-mock; default https://api.stripe.com' }] as const
@@ -25,6 +28,8 @@ export const stripe: ProviderModule<'stripe'> = {
     checkDeclared(c, CREDENTIALS, 'credentials')
     // A publishable key (pk_…) can create nothing and would only fail at the first payment.
     requireString(c, 'secretKey', 'credentials', SECRET_KEY, 'must be a secret key sk_live_…/sk_test_… or a restricted key rk_live_…/rk_test_…')
+    // Left out, the adapter makes Till's endpoint on save and keeps its secret (index.ts completeCredentials).
+    if (c.webhookSecret === undefined) return
     const secrets = secretsOf(String(c.webhookSecret))
     if (secrets.length === 0 || !secrets.every((s) => WEBHOOK_SECRET.test(s))) throw new InvalidField('credentials.webhookSecret', 'must be a signing secret whsec_… (several separated by spaces while rolling it)')
   },
