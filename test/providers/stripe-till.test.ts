@@ -133,3 +133,15 @@ test('a configuration saved without a signing secret: Till adds its endpoint at 
   const labels = (await c.ta.admin('GET', `/merchants/${c.ta.merchant.id}/provider_configs`)).body.data.map((x: { label: string }) => x.label).sort()
   assert.deepEqual(labels, ['auto', 'cards'])
 })
+
+test('every spec currency through one Stripe configuration: CNY, USD, HKD, JPY, EUR in Stripe\'s minor units, each paid and refunded', async (t) => {
+  const c = await stripeTill(t)
+  const amounts = { CNY: 8888, USD: 1999, HKD: 9900, JPY: 1500, EUR: 1234 }
+  for (const [currency, amount] of Object.entries(amounts)) {
+    const { id, checkoutSessionId, recordId } = await c.paid({ amount, currency })
+    const cs = await c.ctl.session(checkoutSessionId)
+    assert.deepEqual([cs.amount_total, cs.currency], [amount, currency.toLowerCase()])
+    assert.equal((await c.refund(recordId)).body.refund.status, 'succeeded')
+    assert.equal((await c.read(id)).status, 'refunded', currency)
+  }
+})
