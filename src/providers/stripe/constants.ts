@@ -44,8 +44,7 @@ export const EVENT = {
 /** What Till's webhook endpoint subscribes to (docs/providers.md#stripe-stripe). */
 export const WEBHOOK_EVENTS = Object.values(EVENT)
 
-/** Zero-decimal currencies among Till's: the amount is in yen, as Till's is (Stripe docs, "Currencies"). */
-export const ZERO_DECIMAL = ['JPY'] as const
+/** Stripe's minor units are Till's: JPY is zero-decimal in both (Stripe docs, "Currencies"), the others have two. */
 export const CURRENCIES = ['CNY', 'USD', 'HKD', 'JPY', 'EUR'] as const
 
 /**

@@ -71,6 +71,8 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
     try {
       s = await sessionOf(cfg, obj.id, attemptId)
     } catch (e) {
+      // Stripe's own session names another attempt: the event's object is not to be believed, and asking again changes nothing.
+      if (e instanceof ProviderError && e.code === 'reference_mismatch') return ignore(e.message)
       return refuse(503, `Checkout Session ${obj.id} could not be read back: ${(e as Error).message}`)
     }
     if (!s) return ignore(`Checkout Session ${obj.id} unknown to Stripe`)

@@ -19,7 +19,6 @@ const OUTCOMES = ['succeeded', 'failed', 'canceled']
 
 export interface AccountInput {
   secretKey?: string
-  settlement?: string
 }
 
 export const newSecret = () => `whsec_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`

@@ -40,7 +40,7 @@ export async function startStripeFake(opts: StripeFakeOptions = {}): Promise<Str
 
   function addAccount(a: AccountInput = {}) {
     const secretKey = a.secretKey ?? `sk_test_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`
-    if (!store.accounts.has(secretKey)) store.accounts.set(secretKey, { secretKey, endpoints: [], settlement: a.settlement ?? 'hkd' })
+    if (!store.accounts.has(secretKey)) store.accounts.set(secretKey, { secretKey, endpoints: [] })
     return { secretKey }
   }
 

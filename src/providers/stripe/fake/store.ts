@@ -19,8 +19,6 @@ export interface Endpoint {
 export interface Account {
   secretKey: string
   endpoints: Endpoint[]
-  /** The settlement currency of its balance, lowercase. */
-  settlement: string
 }
 
 export interface Session {

@@ -7,7 +7,7 @@ import type { BalanceTransaction, Charge, FakeStore, PaymentIntent, Refund, Sess
 /** The hosted page of a Checkout Session on this fake. */
 export const sessionUrl = (baseUrl: string, s: Session) => `${baseUrl}/c/pay/${s.id}`
 
-export function intentView(store: FakeStore, pi: PaymentIntent) {
+export function intentView(pi: PaymentIntent) {
   return {
     id: pi.id, object: 'payment_intent', amount: pi.amount, amount_received: pi.status === 'succeeded' ? pi.amount : 0, currency: pi.currency,
     status: pi.status, latest_charge: pi.chargeId, metadata: pi.metadata, created: pi.created, livemode: false,
@@ -21,7 +21,7 @@ export function sessionView(store: FakeStore, s: Session, baseUrl: string, expan
     id: s.id, object: 'checkout.session', mode: 'payment', status: s.status, payment_status: s.paymentStatus,
     amount_subtotal: s.amount, amount_total: s.amount, currency: s.currency, client_reference_id: s.clientReferenceId,
     metadata: s.metadata, success_url: s.successUrl, cancel_url: s.cancelUrl, expires_at: s.expiresAt, locale: s.locale,
-    payment_intent: pi ? (expandIntent ? intentView(store, pi) : pi.id) : null,
+    payment_intent: pi ? (expandIntent ? intentView(pi) : pi.id) : null,
     url: s.status === 'open' ? sessionUrl(baseUrl, s) : null, created: s.created, livemode: false,
   }
 }
@@ -38,7 +38,7 @@ export function refundView(store: FakeStore, r: Refund, expandIntent = false) {
   const pi = store.intents.get(r.paymentIntentId)!
   return {
     id: r.id, object: 'refund', amount: r.amount, currency: r.currency, status: r.status, failure_reason: r.failureReason,
-    charge: r.chargeId, payment_intent: expandIntent ? intentView(store, pi) : pi.id, metadata: r.metadata, reason: null, created: r.created,
+    charge: r.chargeId, payment_intent: expandIntent ? intentView(pi) : pi.id, metadata: r.metadata, reason: null, created: r.created,
   }
 }
 
