@@ -198,8 +198,8 @@ export interface PaymentProvider {
   readonly statements?: StatementSource
   /**
    * Completes a configuration's credentials with what the provider makes for it, before they are
-   * saved (Stripe: Till's webhook endpoint, made at `notifyUrl`, and its signing secret). Throws a
-   * ProviderError when the provider refuses; nothing is saved then.
+   * saved (Stripe: Till's webhook endpoint, made at `notifyUrl`, and its signing secret). Throws an
+   * InvalidField naming the credential when the provider refuses; nothing is saved then.
    */
   completeCredentials?(c: { credentials: Record<string, unknown>; settings: ProviderConfig['settings'] }, notifyUrl: string): Promise<Record<string, unknown>>
 }

@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.js'
 import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
 import type { ProviderConfig } from '../providers/types.js'
 import * as repo from '../store/repos/provider-configs.js'
+import type { Executor } from '../store/db.js'
 import type { ProviderConfigRow } from '../store/repos/provider-configs.js'
 
 export type { ProviderConfigRow }
@@ -63,13 +64,18 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
   p.validateCredentials(input.credentials)
   p.validateSettings(input.settings ?? {}, deps.config.providerAllowPrivate)
   const id = newId('pc')
-  // Outside the transaction: a provider call (Stripe's endpoint made on save) holds no lock.
-  const credentials = await completeCredentials(deps, input.provider, id, input.credentials, input.settings ?? {})
-  return deps.db.transaction(async (tx) => {
-    if (!(await getMerchant(tx, merchantId))) throw new NotFound()
-    if (await repo.findByLabel(tx, merchantId, input.provider, input.label)) {
+  const checkNew = async (ex: Executor) => {
+    if (!(await getMerchant(ex, merchantId))) throw new NotFound()
+    if (await repo.findByLabel(ex, merchantId, input.provider, input.label)) {
       throw new BadRequest(`provider ${input.provider}/${input.label} already exists`, 'already_exists')
     }
+  }
+  // Checked first, so the provider is not asked to make anything for a configuration never saved;
+  // the call itself is outside the transaction (it holds no lock), and the checks are made again in it.
+  await checkNew(deps.db)
+  const credentials = await completeCredentials(deps, input.provider, id, input.credentials, input.settings ?? {})
+  return deps.db.transaction(async (tx) => {
+    await checkNew(tx)
     const now = deps.clock()
     const existing = (await repo.listProviderConfigs(tx, merchantId)).filter((c) => c.provider === input.provider)
     // The first configuration of a provider becomes its default unless told otherwise.

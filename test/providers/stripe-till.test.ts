@@ -126,6 +126,11 @@ test('a configuration saved without a signing secret: Till adds its endpoint at 
   assert.equal((await c.read(res.body.id)).status, 'paid')
   assert.deepEqual((await c.ctl.deliveries()).filter((d) => d.url === endpoint.url).map((d) => d.status), [200])
 
+  // A label already taken is refused before Stripe is asked to make anything.
+  const endpoints = c.fake.store.accounts.get(c.secretKey)!.endpoints.length
+  const taken = await c.ta.admin('POST', `/merchants/${c.ta.merchant.id}/provider_configs`, { provider: 'stripe', label: 'auto', credentials: { secretKey: c.secretKey }, settings: { apiBase: c.fake.url } })
+  assert.deepEqual([taken.status, taken.body.code, c.fake.store.accounts.get(c.secretKey)!.endpoints.length], [400, 'already_exists', endpoints])
+
   await c.ctl.error({ route: 'createWebhookEndpoint', status: 403, message: 'The provided key does not have the required permissions' })
   const refused = await c.ta.admin('POST', `/merchants/${c.ta.merchant.id}/provider_configs`, { provider: 'stripe', label: 'restricted', credentials: { secretKey: c.secretKey }, settings: { apiBase: c.fake.url } })
   assert.equal(refused.status, 400)
