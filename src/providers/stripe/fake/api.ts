@@ -53,11 +53,9 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
       }
     } catch (e) {
       if (!(e instanceof StripeError)) throw e
+      // Nothing kept under the key: Stripe saves no result for a request refused before it ran (validation, a conflict).
       status = e.status
       out = e.body()
-      // Stripe keeps a 4xx under its key too; a 5xx may be retried.
-      const account = store.accounts.get(String(req.headers.authorization ?? '').replace(/^Bearer /, ''))
-      if (idemKey && account && status < 500 && e.type !== 'idempotency_error') store.idempotency.set(`${account.secretKey} ${idemKey}`, { fingerprint, status, body: out })
     }
     store.requests.push({ method: req.method, path: req.raw.url ?? req.url, request: raw ? parseForm(raw) : undefined, idempotencyKey: idemKey, status, body: out, atMs: store.clock().getTime() })
     return reply.code(status).type('application/json').send(JSON.stringify(out))
