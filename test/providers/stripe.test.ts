@@ -159,6 +159,8 @@ test('a refund whose answer was lost: found by our id in the PaymentIntent\'s re
   const found = await s.provider.queryRefund(s.cfg, { refundId: 'rf_lost', providerRefundRef: null, amount: 500, createdAt: s.clock(), payment: ref })
   assert.equal(found.status, 'succeeded')
   await assert.rejects(s.provider.queryRefund(s.cfg, { refundId: 'rf_never', providerRefundRef: null, amount: 1, createdAt: s.clock(), payment: ref }), { code: 'not_found' })
+  // Stripe's own id that Stripe no longer finds is never "not found": that would send the refund again.
+  await assert.rejects(s.provider.queryRefund(s.cfg, { refundId: 'rf_lost', providerRefundRef: 're_unknown', amount: 500, createdAt: s.clock(), payment: ref }), { code: 'refund_unreadable', outcome: 'unknown' })
   // The resend of the lost one: the same key, the same refund.
   await s.ctl.error({ route: 'createRefund', status: 500, applied: true })
   await assert.rejects(s.provider.refund(s.cfg, { ...input, refundId: 'rf_twice' }), { outcome: 'unknown' })

@@ -186,7 +186,15 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
      * the same Idempotency-Key.
      */
     async queryRefund(cfg, ref: RefundRef) {
-      if (ref.providerRefundRef) return refundState(await client.call<Refund>(cfg, 'GET', `${PATHS.refunds}/${enc(ref.providerRefundRef)}`))
+      if (ref.providerRefundRef) {
+        try {
+          return refundState(await client.call<Refund>(cfg, 'GET', `${PATHS.refunds}/${enc(ref.providerRefundRef)}`))
+        } catch (e) {
+          // A refund Stripe named to us and now cannot find (a key of another account): never a reason to send it again.
+          if (e instanceof ProviderError && e.code === 'not_found') throw new ProviderError('unknown', 'refund_unreadable', e.message)
+          throw e
+        }
+      }
       const pi = await paymentIntentOf(cfg, ref.payment)
       let after: string | undefined
       for (;;) {
