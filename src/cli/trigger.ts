@@ -1,5 +1,5 @@
 /**
- * `till trigger <event-type>`, like `stripe trigger`: a test-mode session goes through the states that
+ * `till trigger <event-type>`, like the Stripe CLI's `trigger`: a test-mode session goes through the states that
  * emit that event, through the public API and its test helpers, so a merchant's webhook handler
  * gets a real event without anyone clicking through a checkout.
  */

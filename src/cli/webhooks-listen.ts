@@ -1,6 +1,6 @@
 /**
  * `till webhooks listen`: a running Till's test-mode events, as they happen, forwarded to a local
- * URL, like `stripe listen`. It uses only Till's public API: it opens an HTTP listener on
+ * URL, like the Stripe CLI's `listen`. It uses only Till's public API: it opens an HTTP listener on
  * 127.0.0.1, registers it as a temporary webhook endpoint with the test key (a Till serving this
  * machine alone delivers to loopback by default; others need WEBHOOK_ALLOW_PRIVATE=1), verifies
  * each delivery with that endpoint's secret, re-signs the same raw bytes with a local secret
@@ -29,7 +29,7 @@ const FORWARD_TIMEOUT_MS = 9_000
 const MAX_BODY = 1024 * 1024
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
 
-/** An absolute http(s) URL; `localhost:3000/hook`, without a scheme, means http (as `stripe listen` takes it). */
+/** An absolute http(s) URL; `localhost:3000/hook`, without a scheme, means http (as the Stripe CLI's `listen` takes it). */
 export function httpUrl(value: string, flag: string): URL {
   let url: URL | null = null
   try {

@@ -4,10 +4,11 @@
  */
 import { alipay } from './alipay/module.js'
 import { creem } from './creem/module.js'
+import { stripe } from './stripe/module.js'
 import type { Localized, ProviderModule } from './module.js'
 import { wechat } from './wechat/module.js'
 
-export const PROVIDERS = [wechat, creem, alipay] as const
+export const PROVIDERS = [wechat, creem, alipay, stripe] as const
 
 export type LiveProviderId = (typeof PROVIDERS)[number]['id']
 

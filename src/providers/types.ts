@@ -196,6 +196,12 @@ export interface PaymentProvider {
   finishBrowserStep?(cfg: ProviderConfig, code: string): Promise<string>
   /** The provider's daily statement, for reconciliation (statements.ts). */
   readonly statements?: StatementSource
+  /**
+   * Completes a configuration's credentials with what the provider makes for it, before they are
+   * saved (Stripe: Till's webhook endpoint, made at `notifyUrl`, and its signing secret). Throws an
+   * InvalidField naming the credential when the provider refuses; nothing is saved then.
+   */
+  completeCredentials?(c: { credentials: Record<string, unknown>; settings: ProviderConfig['settings'] }, notifyUrl: string): Promise<Record<string, unknown>>
 }
 
 /**

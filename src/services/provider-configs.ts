@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.js'
 import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
 import type { ProviderConfig } from '../providers/types.js'
 import * as repo from '../store/repos/provider-configs.js'
+import type { Executor } from '../store/db.js'
 import type { ProviderConfigRow } from '../store/repos/provider-configs.js'
 
 export type { ProviderConfigRow }
@@ -62,12 +63,19 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
   const p = LIVE_PROVIDERS[input.provider]
   p.validateCredentials(input.credentials)
   p.validateSettings(input.settings ?? {}, deps.config.providerAllowPrivate)
-  return deps.db.transaction(async (tx) => {
-    if (!(await getMerchant(tx, merchantId))) throw new NotFound()
-    if (await repo.findByLabel(tx, merchantId, input.provider, input.label)) {
+  const id = newId('pc')
+  const checkNew = async (ex: Executor) => {
+    if (!(await getMerchant(ex, merchantId))) throw new NotFound()
+    if (await repo.findByLabel(ex, merchantId, input.provider, input.label)) {
       throw new BadRequest(`provider ${input.provider}/${input.label} already exists`, 'already_exists')
     }
-    const id = newId('pc')
+  }
+  // Checked first, so the provider is not asked to make anything for a configuration never saved;
+  // the call itself is outside the transaction (it holds no lock), and the checks are made again in it.
+  await checkNew(deps.db)
+  const credentials = await completeCredentials(deps, input.provider, id, input.credentials, input.settings ?? {})
+  return deps.db.transaction(async (tx) => {
+    await checkNew(tx)
     const now = deps.clock()
     const existing = (await repo.listProviderConfigs(tx, merchantId)).filter((c) => c.provider === input.provider)
     // The first configuration of a provider becomes its default unless told otherwise.
@@ -80,7 +88,7 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
       label: input.label,
       enabled: input.enabled ?? true,
       isDefault,
-      credentialsEnc: deps.box.seal(JSON.stringify(input.credentials), aad(merchantId, id)),
+      credentialsEnc: deps.box.seal(JSON.stringify(credentials), aad(merchantId, id)),
       settings: input.settings ?? {},
       createdAt: now,
       updatedAt: now,
@@ -89,7 +97,20 @@ export async function createProviderConfig(deps: Deps, merchantId: string, input
   })
 }
 
+/** What the provider adds to the credentials before they are saved (module.ts, PaymentProvider.completeCredentials), checked again. */
+async function completeCredentials(deps: Deps, provider: string, configId: string, credentials: Record<string, unknown>, settings: Record<string, unknown>) {
+  const adapter = deps.providers.get(provider)
+  if (!adapter?.completeCredentials) return credentials
+  const done = await adapter.completeCredentials({ credentials, settings }, `${deps.config.baseUrl}/hooks/${provider}/${configId}`)
+  LIVE_PROVIDERS[provider as keyof typeof LIVE_PROVIDERS].validateCredentials(done)
+  return done
+}
+
 export async function updateProviderConfig(deps: Deps, merchantId: string, configId: string, patch: ProviderConfigPatch) {
+  if (patch.credentials !== undefined) {
+    const current = await repo.getProviderConfig(deps.db, merchantId, configId)
+    if (current) patch = { ...patch, credentials: await completeCredentials(deps, current.provider, configId, patch.credentials, patch.settings ?? current.settings) }
+  }
   return deps.db.transaction(async (tx) => {
     const current = await repo.getProviderConfig(tx, merchantId, configId, true)
     if (!current) throw new NotFound()

@@ -262,7 +262,7 @@ test('invalid provider configurations are refused with the field named, and noth
     ['settings.apiBase not a URL', wechat(WECHAT, { settings: { apiBase: 'not a url' } }), 'settings.apiBase: must be an absolute http or https URL'],
     ['settings.apiBase not http(s)', wechat(WECHAT, { settings: { apiBase: 'ftp://fake.example' } }), 'settings.apiBase: must be an absolute http or https URL'],
     ['an unknown setting', wechat(WECHAT, { settings: { timeout: 5 } }), 'unknown field: settings.timeout'],
-    ['an unknown provider', { provider: 'paypal', label: 'main', credentials: {} }, 'provider: must be one of wechat, creem, alipay'],
+    ['an unknown provider', { provider: 'paypal', label: 'main', credentials: {} }, 'provider: must be one of wechat, creem, alipay, stripe'],
     ['a label with spaces', wechat(WECHAT, { label: 'my label' }), 'label: must be 1 to 40 letters, digits, dots, dashes or underscores'],
     ['a label of 41 characters', wechat(WECHAT, { label: 'l'.repeat(41) }), 'label: must be 1 to 40 letters, digits, dots, dashes or underscores'],
     ['no credentials', { provider: 'wechat', label: 'main' }, 'credentials: is required'],

@@ -105,7 +105,7 @@ test('credentials problems: the CLI refuses unreadable or non-JSON input without
 
   const unknown = await till(['providers', 'add', '--merchant', ta.merchant.id, '--provider', 'paypal', '--label', 'x', '--credentials-file', '-'], { env, input: '{}' })
   assert.equal(unknown.code, 1)
-  assert.equal(unknown.stderr, 'error: provider: must be one of wechat, creem, alipay (HTTP 400)\n')
+  assert.equal(unknown.stderr, 'error: provider: must be one of wechat, creem, alipay, stripe (HTTP 400)\n')
 
   const noConfig = await till(['providers', 'enable', '--merchant', ta.merchant.id, 'pc_000000000000000000000000'], { env })
   assert.equal(noConfig.code, 1)

@@ -1,0 +1,119 @@
+/**
+ * What a buyer, the merchant's Dashboard or Stripe itself does: pay a Checkout Session with a test
+ * card (3-D Secure challenge included), let it expire, settle a refund, open and close a dispute.
+ * Each sends the events Stripe would (awaited, so a test sees their effect when the call returns).
+ */
+import { EVENT, TEST_CARDS } from '../constants.js'
+import type { Notifier } from './notify.js'
+import { feeOf, stripeId, type Charge, type FakeStore, type Refund, type Session } from './store.js'
+import { chargeView, disputeView, refundView, sessionView } from './views.js'
+
+export type PayResult = { ok: true; redirect: string } | { ok: false; reason: string } | { challenge: true }
+
+const CARD_MESSAGES: Record<string, string> = {
+  declined: 'Your card was declined.',
+  insufficient_funds: 'Your card has insufficient funds.',
+}
+
+/** success_url with Stripe's template variable filled. */
+export const successRedirect = (s: Session) => s.successUrl.replaceAll('{CHECKOUT_SESSION_ID}', s.id)
+
+/** The hosted page's Pay: the test card decides; the 3-D Secure card first asks for the challenge. */
+export async function payCard(store: FakeStore, notifier: Notifier, baseUrl: string, s: Session, cardNumber: string | undefined): Promise<PayResult> {
+  if (s.status === 'complete') return { ok: true, redirect: successRedirect(s) }
+  if (s.status === 'expired') return { ok: false, reason: 'This Checkout Session has expired.' }
+  const card = (cardNumber ?? '4242424242424242').replace(/\D/g, '')
+  const outcome = TEST_CARDS[card as keyof typeof TEST_CARDS]
+  if (!outcome) return { ok: false, reason: 'Use a test card: 4242 4242 4242 4242 pays.' }
+  if (outcome === 'three_d_secure') {
+    s.challenge = true
+    return { challenge: true }
+  }
+  if (outcome !== 'success') {
+    s.declines++
+    return { ok: false, reason: CARD_MESSAGES[outcome] }
+  }
+  return succeed(store, notifier, baseUrl, s)
+}
+
+/** The 3-D Secure step: Complete pays, Fail leaves the session open with the failure shown. */
+export async function finishChallenge(store: FakeStore, notifier: Notifier, baseUrl: string, s: Session, passed: boolean): Promise<PayResult> {
+  if (!s.challenge || s.status !== 'open') return { ok: false, reason: 'No authentication is waiting.' }
+  s.challenge = false
+  if (!passed) {
+    s.declines++
+    return { ok: false, reason: 'We are unable to authenticate your payment method. Please choose a different payment method and try again.' }
+  }
+  return succeed(store, notifier, baseUrl, s)
+}
+
+async function succeed(store: FakeStore, notifier: Notifier, baseUrl: string, s: Session): Promise<PayResult> {
+  const now = store.nowSec()
+  const piId = stripeId('pi')
+  const charge: Charge = { id: stripeId('ch'), secretKey: s.secretKey, paymentIntentId: piId, amount: s.amount, currency: s.currency, amountRefunded: 0, metadata: s.piMetadata, disputed: false, created: now }
+  store.intents.set(piId, { id: piId, secretKey: s.secretKey, sessionId: s.id, amount: s.amount, currency: s.currency, status: 'succeeded', metadata: s.piMetadata, chargeId: charge.id, created: now })
+  store.charges.set(charge.id, charge)
+  store.balance.push({ id: stripeId('txn'), secretKey: s.secretKey, type: 'charge', amount: s.amount, fee: feeOf(s.amount), currency: s.currency, sourceId: charge.id, created: now })
+  Object.assign(s, { status: 'complete', paymentStatus: 'paid', paymentIntentId: piId })
+  const send = notifier.emit(s.secretKey, EVENT.checkoutCompleted, sessionView(store, s, baseUrl))
+  if (store.knobs.webhookBeforeRedirect) await send
+  else send.catch(() => {})
+  return { ok: true, redirect: successRedirect(s) }
+}
+
+export async function expireSession(store: FakeStore, notifier: Notifier, baseUrl: string, s: Session): Promise<boolean> {
+  if (s.status !== 'open') return false
+  Object.assign(s, { status: 'expired', challenge: false })
+  await notifier.emit(s.secretKey, EVENT.checkoutExpired, sessionView(store, s, baseUrl))
+  return true
+}
+
+/** What a charge can still give back: paid, less refunds succeeded or under way. */
+export function refundable(store: FakeStore, c: Charge): number {
+  const taken = store.refundsOf(c.id).filter((r) => r.status === 'succeeded' || r.status === 'pending' || r.status === 'requires_action')
+  return c.amount - taken.reduce((n, r) => n + r.amount, 0)
+}
+
+/** A refund reaching its final status; its balance transaction was made when it was created, and a failed one is given back. */
+export async function settleRefund(store: FakeStore, notifier: Notifier, r: Refund, status: Refund['outcome']) {
+  if (r.status !== 'pending' && r.status !== 'requires_action') return
+  r.status = status
+  const c = store.charges.get(r.chargeId)!
+  if (status === 'succeeded') {
+    c.amountRefunded += r.amount
+    await notifier.emit(r.secretKey, EVENT.refundUpdated, refundView(store, r))
+    await notifier.emit(r.secretKey, EVENT.chargeRefunded, chargeView(c))
+    return
+  }
+  r.failureReason = status === 'failed' ? 'expired_or_canceled_card' : null
+  store.balance.push({ id: stripeId('txn'), secretKey: r.secretKey, type: 'refund_failure', amount: r.amount, fee: 0, currency: r.currency, sourceId: r.id, created: store.nowSec() })
+  await notifier.emit(r.secretKey, status === 'failed' ? EVENT.refundFailed : EVENT.refundUpdated, refundView(store, r))
+}
+
+/** POST /v1/refunds: made now (refund.created), final at once or after the knob's delay. */
+export async function createRefund(store: FakeStore, notifier: Notifier, c: Charge, amount: number, metadata: Record<string, string>): Promise<Refund> {
+  const knob = store.knobs.refundOutcome
+  if (!knob.persist) store.knobs.refundOutcome = { status: 'succeeded', delayMs: 0, persist: false }
+  const r: Refund = {
+    id: stripeId('re'), secretKey: c.secretKey, paymentIntentId: c.paymentIntentId, chargeId: c.id, amount, currency: c.currency,
+    status: 'pending', outcome: knob.status, failureReason: null, metadata, created: store.nowSec(),
+  }
+  store.refunds.set(r.id, r)
+  store.balance.push({ id: stripeId('txn'), secretKey: c.secretKey, type: 'refund', amount: -amount, fee: 0, currency: c.currency, sourceId: r.id, created: r.created })
+  await notifier.emit(r.secretKey, EVENT.refundCreated, refundView(store, r))
+  if (knob.delayMs > 0) store.jobs.schedule(knob.delayMs, () => settleRefund(store, notifier, r, r.outcome))
+  else await settleRefund(store, notifier, r, r.outcome)
+  return r
+}
+
+export async function openDispute(store: FakeStore, notifier: Notifier, c: Charge): Promise<string> {
+  c.disputed = true
+  const id = stripeId('dp')
+  store.balance.push({ id: stripeId('txn'), secretKey: c.secretKey, type: 'adjustment', amount: -c.amount, fee: 1500, currency: c.currency, sourceId: id, created: store.nowSec() })
+  await notifier.emit(c.secretKey, EVENT.disputeCreated, disputeView(c, id, 'needs_response', store.nowSec()))
+  return id
+}
+
+export async function closeDispute(store: FakeStore, notifier: Notifier, c: Charge, id: string, status: 'won' | 'lost') {
+  await notifier.emit(c.secretKey, EVENT.disputeClosed, disputeView(c, id, status, store.nowSec()))
+}
