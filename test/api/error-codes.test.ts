@@ -51,7 +51,7 @@ test('each code has the status its table gives, and the body carries error, code
     { error: 'amount exceeds refundable', refundable: 0, detail: 'the record is already refunded in full' })
   await expect('session_terminal', post(ta, `/api/v1/test_helpers/sessions/${paid.id}/cancel`), { error: 'session is paid' })
   await expect('refund_not_pending', post(ta, `/api/v1/test_helpers/refunds/${settled.body.refund.id}/succeed`), { error: 'refund is succeeded' })
-  await expect('provider_unavailable', post(ta, '/api/v1/checkout', { amount: 100, currency: 'CNY' }, ta.merchant.liveKey), { error: 'no provider available for CNY in live mode: add an enabled configuration of alipay or wechat that lists CNY' })
+  await expect('provider_unavailable', post(ta, '/api/v1/checkout', { amount: 100, currency: 'CNY' }, ta.merchant.liveKey), { error: 'no provider available for CNY in live mode: add an enabled configuration of alipay or stripe or wechat that lists CNY' })
   await expect('idempotency_mismatch', post(ta, '/api/v1/checkout', { amount: 200, currency: 'CNY' }, key, { 'Idempotency-Key': 'k1' }),
     { error: 'idempotency key reused with a different request' })
   await expect('email_in_use', ta.admin('POST', '/merchants', { name: 'A', email: 'a@shop.example' }).then(() => ta.admin('POST', '/merchants', { name: 'B', email: 'A@shop.example' })),

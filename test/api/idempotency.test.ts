@@ -186,7 +186,7 @@ test('keys belong to one merchant and one mode', async (t) => {
   const live = await checkout(ta, body, 'shared-key', ta.merchant.liveKey)
   assert.equal(live.headers.get('idempotent-replayed'), null)
   assert.equal(live.status, 400)
-  assert.deepEqual(live.body, { error: 'no provider available for CNY in live mode: add an enabled configuration of alipay or wechat that lists CNY', code: 'provider_unavailable' })
+  assert.deepEqual(live.body, { error: 'no provider available for CNY in live mode: add an enabled configuration of alipay or stripe or wechat that lists CNY', code: 'provider_unavailable' })
 
   // And each scope still replays its own answer.
   const mineAgain = await checkout(ta, body, 'shared-key')

@@ -139,13 +139,13 @@ test('an unhinted live session has chosenProvider null until the customer picks'
 test('live mode with no provider for the currency is refused', async (t) => {
   const ta = await startTestApp(t)
   // The error names what would take the session.
-  await liveRefused(ta, { amount: 1500, currency: 'JPY' }, 'no provider available for JPY in live mode: add an enabled configuration of wechat that lists JPY')
-  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode: add an enabled configuration of alipay or wechat that lists CNY')
+  await liveRefused(ta, { amount: 1500, currency: 'JPY' }, 'no provider available for JPY in live mode: add an enabled configuration of stripe or wechat that lists JPY')
+  await liveRefused(ta, { amount: 100, currency: 'CNY' }, 'no provider available for CNY in live mode: add an enabled configuration of alipay or stripe or wechat that lists CNY')
   await addConfig(ta, { provider: 'wechat', label: 'main' })
   await addConfig(ta, { provider: 'creem', label: 'eu' })
   // wechat (mainland) takes CNY, creem EUR and USD: nobody takes JPY or HKD.
-  await liveRefused(ta, { amount: 1500, currency: 'JPY' }, 'no provider available for JPY in live mode: add an enabled configuration of wechat that lists JPY')
-  await liveRefused(ta, { amount: 1500, currency: 'HKD' }, 'no provider available for HKD in live mode: add an enabled configuration of wechat that lists HKD')
+  await liveRefused(ta, { amount: 1500, currency: 'JPY' }, 'no provider available for JPY in live mode: add an enabled configuration of stripe or wechat that lists JPY')
+  await liveRefused(ta, { amount: 1500, currency: 'HKD' }, 'no provider available for HKD in live mode: add an enabled configuration of stripe or wechat that lists HKD')
   for (const currency of ['CNY', 'EUR', 'USD']) {
     const res = await live(ta, { amount: 100, currency })
     assert.equal(res.status, 200, `${currency}: ${JSON.stringify(res.body)}`)

@@ -141,7 +141,7 @@ test('providerHints: an Alipay label binds the session; a disabled or unknown la
     [{ amount: 100, currency: 'CNY', providerHints: { alipay: 'nope' } }, 'provider alipay/nope not available: invalid_label'],
     [{ amount: 100, currency: 'CNY', providerHints: { alipay: 'off' } }, 'provider alipay/off not available: config_disabled'],
     [{ amount: 100, currency: 'HKD', providerHints: { alipay: 'main' } }, 'no provider available for HKD in live mode'],
-    [{ amount: 100, currency: 'EUR' }, 'no provider available for EUR in live mode: add an enabled configuration of creem or wechat that lists EUR'],
+    [{ amount: 100, currency: 'EUR' }, 'no provider available for EUR in live mode: add an enabled configuration of creem or stripe or wechat that lists EUR'],
   ]
   for (const [body, error] of refused) {
     const res = await live(body)
