@@ -67,6 +67,32 @@ test('src/services imports nothing from src/api (the HTTP layer calls the servic
   assert.deepEqual(up, [])
 })
 
+/** The src/ file a relative specifier names (`./x.js` is x.ts or x.tsx), or null outside src/. */
+function resolved(from: string, spec: string): string | null {
+  const target = path.relative(SRC, path.resolve(path.dirname(path.join(SRC, from)), spec))
+  if (target.startsWith('..')) return null
+  const bare = target.replace(/\.js$/, '')
+  return [`${bare}.ts`, `${bare}.tsx`, path.join(target, 'index.ts')].find((f) => existsSync(path.join(SRC, f))) ?? null
+}
+
+test('src/services reaches src/api through no other module either (a ground-floor helper, a provider, a repository)', () => {
+  // Walk every chain of imports from the services, stopping where one lands in src/api.
+  const seen = new Map<string, string[]>(sourceFiles('services').map((f) => [f, [f]]))
+  const queue = [...seen.keys()]
+  const reached: string[] = []
+  for (let f = queue.shift(); f; f = queue.shift()) {
+    for (const spec of specifiers(f).filter((s) => s.startsWith('.'))) {
+      const next = resolved(f, spec)
+      if (!next || seen.has(next)) continue
+      const chain = [...seen.get(f)!, next]
+      seen.set(next, chain)
+      if (next.startsWith('api' + path.sep)) reached.push(chain.join(' → '))
+      else queue.push(next)
+    }
+  }
+  assert.deepEqual(reached, [])
+})
+
 test('src/metrics and src/services do not import each other in a circle (metrics may read services, never back)', () => {
   const services = sourceFiles('services').flatMap((f) => importsInto(f, 'metrics').map((s) => `${f} imports ${s}`))
   const metrics = sourceFiles('metrics').flatMap((f) => importsInto(f, 'services').map((s) => `${f} imports ${s}`))
