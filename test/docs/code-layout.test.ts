@@ -75,10 +75,10 @@ function resolved(from: string, spec: string): string | null {
   return [`${bare}.ts`, `${bare}.tsx`, path.join(target, 'index.ts')].find((f) => existsSync(path.join(SRC, f))) ?? null
 }
 
-test('src/services reaches src/api through no other module either (a ground-floor helper, a provider, a repository)', () => {
-  // Walk every chain of imports from the services, stopping where one lands in src/api.
-  const seen = new Map<string, string[]>(sourceFiles('services').map((f) => [f, [f]]))
-  const queue = [...seen.keys()]
+/** Every chain of imports from `starts` that lands in a file `target` accepts (walking through the rest). */
+function chainsInto(starts: string[], target: (file: string) => boolean): string[] {
+  const seen = new Map<string, string[]>(starts.map((f) => [f, [f]]))
+  const queue = [...starts]
   const reached: string[] = []
   for (let f = queue.shift(); f; f = queue.shift()) {
     for (const spec of specifiers(f).filter((s) => s.startsWith('.'))) {
@@ -86,11 +86,32 @@ test('src/services reaches src/api through no other module either (a ground-floo
       if (!next || seen.has(next)) continue
       const chain = [...seen.get(f)!, next]
       seen.set(next, chain)
-      if (next.startsWith('api' + path.sep)) reached.push(chain.join(' → '))
+      if (target(next)) reached.push(chain.join(' → '))
       else queue.push(next)
     }
   }
-  assert.deepEqual(reached, [])
+  return reached
+}
+
+test('src/services reaches src/api through no other module either (a ground-floor helper, a provider, a repository)', () => {
+  assert.deepEqual(chainsInto(sourceFiles('services'), (f) => f.startsWith('api' + path.sep)), [])
+})
+
+test('providers: src/providers/types.ts does not import the list (index.ts), directly or through another module', () => {
+  const list = path.join('providers', 'index.ts')
+  assert.deepEqual(chainsInto([path.join('providers', 'types.ts')], (f) => f === list), [])
+})
+
+test('providers: one front door: only src/providers/index.ts looks a module up by id, and an adapter carries no capabilities', () => {
+  const list = path.join('providers', 'index.ts')
+  const doors = sourceFiles('.').filter((f) => f !== list).filter((f) => {
+    const text = readFileSync(path.join(SRC, f), 'utf8')
+    return /export\s*(?:const|function)\s+(?:isLiveProvider|moduleOf)\b|export\s*\{[^}]*\b(?:isLiveProvider|moduleOf)\b|PROVIDERS\.find\(|Object\.fromEntries\(PROVIDERS/.test(text)
+  })
+  assert.deepEqual(doors, [], 'a second lookup of the providers\' modules')
+  const adapter = /export interface PaymentProvider \{([\s\S]*?)\n\}/.exec(readFileSync(path.join(SRC, 'providers', 'types.ts'), 'utf8'))
+  assert.ok(adapter, 'types.ts declares PaymentProvider')
+  assert.doesNotMatch(adapter[1], /\bcapabilities\b/, 'capabilities are the module\'s (module.ts), not the adapter\'s too')
 })
 
 test('src/metrics and src/services do not import each other in a circle (metrics may read services, never back)', () => {

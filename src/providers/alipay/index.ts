@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, ProviderConfig, RefundState } from '../types.js'
 import { ProviderError } from '../types.js'
 import { toDecimalText } from '../../domain/money.js'
-import { ACK_FAIL, ACK_SUCCESS, ALIPAY_CAPABILITIES, CHANNELS, METHODS, REFUND_QUERY_SETTLE_MS, type AlipayChannel } from './constants.js'
+import { ACK_FAIL, ACK_SUCCESS, CHANNELS, METHODS, REFUND_QUERY_SETTLE_MS, type AlipayChannel } from './constants.js'
 import { AlipayClient } from './http.js'
 import { credentialsOf, keysOf } from './keys.js'
 import { verifyNotification } from './sign.js'
@@ -71,7 +71,6 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
 
   return {
     id: 'alipay',
-    capabilities: ALIPAY_CAPABILITIES,
     client,
     statements: alipayStatements(client, now),
 
