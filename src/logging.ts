@@ -2,11 +2,18 @@
  * The process's one logger. A person at a terminal reads lines (pino-pretty); anything else (a
  * file, a pipe, a log collector) gets one JSON object per line. LOG_FORMAT=json|pretty overrides.
  */
-import pino, { type Logger } from 'pino'
+import pino, { type Logger as Pino } from 'pino'
 import pretty from 'pino-pretty'
 import { activeTraceId } from './tracing/tracer.js'
 
 export type LogFormat = 'json' | 'pretty'
+
+/** What the services and jobs log through: pino's logger, or a test's capture. */
+export interface Logger {
+  info(obj: unknown, msg?: string): void
+  warn(obj: unknown, msg?: string): void
+  error(obj: unknown, msg?: string): void
+}
 
 export function chooseLogFormat(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean | undefined): LogFormat {
   const asked = env.LOG_FORMAT?.trim().toLowerCase()
@@ -18,10 +25,25 @@ export function chooseLogFormat(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean | u
 /** Credentials never reach a log line, whatever its format. */
 const REDACT = ['req.headers.authorization', '*.password', '*.credentials']
 
-export function createLogger(level: string, format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Logger {
+export function createLogger(level: string, format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Pino {
   // With tracing on, a line written inside a traced request or delivery names its trace.
   const options = { level, redact: REDACT, mixin: () => { const id = activeTraceId(); return id ? { trace_id: id } : {} } }
   if (format === 'json') return pino(options, destination)
   // Synchronous, so the lines written just before process.exit are not lost.
   return pino(options, pretty({ destination, sync: true, colorize: destination === process.stdout, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true }))
+}
+
+/**
+ * What an unexpected error may print: its kind, codes and stack frames. A failed query's message,
+ * parameters and PostgreSQL's detail carry the request's data (a merchant's metadata), never logged.
+ */
+export function loggableError(err: unknown): Record<string, unknown> {
+  const e = (err ?? {}) as { name?: string; message?: string; code?: unknown; stack?: string; cause?: unknown; routine?: unknown; constraint?: unknown }
+  const frames = typeof e.stack === 'string' ? e.stack.split('\n').filter((l) => /^\s+at /.test(l)).join('\n') : undefined
+  const out: Record<string, unknown> = { type: e.name ?? typeof err, code: e.code, routine: e.routine, constraint: e.constraint, stack: frames }
+  // Drizzle's failed query quotes the SQL and its parameters; PostgreSQL's own message names the
+  // problem, not the data ("unsupported Unicode escape sequence"), its detail and where are left out.
+  if (!('params' in e) && !('query' in e)) out.message = e.message
+  if (e.cause) out.cause = loggableError(e.cause)
+  return out
 }

@@ -4,8 +4,7 @@
  * per `everyMs` for each kind, saying how many were held back; the first success after a failure is
  * logged once. A failover of half a minute is a few lines, not one per retry.
  */
-import { loggableError } from './api/plugins/errors.js'
-import type { Logger } from './services/deps.js'
+import { loggableError, type Logger } from './logging.js'
 
 export const OUTAGE_LOG_EVERY_MS = 30_000
 

@@ -5,7 +5,8 @@
  */
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { loggableError, toTillError } from '../api/plugins/errors.js'
+import { toTillError } from '../api/plugins/errors.js'
+import { loggableError } from '../logging.js'
 import type { Deps } from '../services/deps.js'
 import { errorMessage, sendErrorPage } from '../web/errors.js'
 import { setDefaultPageHeaders } from '../web/security.js'

@@ -1,22 +1,19 @@
-/** Provider ids → their modules (index.ts), what a configuration can take, and the built adapters. */
+/** What a configuration can take (read from its module, through index.ts's moduleOf), and the built adapters. */
 import type { Currency } from '../domain/money.js'
 import type { Fields } from './credentials.js'
-import { isLiveProvider, PROVIDERS, type LiveProviderId } from './index.js'
+import { moduleOf, type LiveProviderId } from './index.js'
 import type { ProviderModule } from './module.js'
 import type { PaymentProvider } from './types.js'
 
-export { isLiveProvider }
 export type LiveProvider = ProviderModule<LiveProviderId>
-
-export const LIVE_PROVIDERS = Object.fromEntries(PROVIDERS.map((p) => [p.id, p])) as Record<LiveProviderId, ProviderModule>
 
 /** Whether a configuration (its settings may narrow the provider's currencies) can list the currency. */
 export const supportsCurrency = (id: LiveProviderId, currency: Currency, settings: Fields = {}) =>
-  (LIVE_PROVIDERS[id].currenciesOf?.(settings) ?? LIVE_PROVIDERS[id].capabilities.currencies).includes(currency)
+  (moduleOf(id).currenciesOf?.(settings) ?? moduleOf(id).capabilities.currencies).includes(currency)
 
 /** At least the provider's smallest amount for the currency, where it has one. */
 export const supportsAmount = (id: LiveProviderId, currency: Currency, amount: number) =>
-  amount >= (LIVE_PROVIDERS[id].capabilities.minAmount?.[currency] ?? 1)
+  amount >= (moduleOf(id).capabilities.minAmount?.[currency] ?? 1)
 
 /** Whether a provider configuration can take a session: its currency and its amount. */
 export const fitsSession = (id: LiveProviderId, currency: Currency, amount: number, settings: Fields = {}) =>

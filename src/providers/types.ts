@@ -1,11 +1,7 @@
 /** The one interface every payment provider implements (docs/architecture.md). Adapters do no DB work. */
 import type { Currency } from '../domain/money.js'
 import type { Mode } from '../domain/checkout-rules.js'
-import type { LiveProviderId } from './index.js'
 import type { StatementSource } from './statements.js'
-
-/** The mock (test mode) and every provider of the list in index.ts. */
-export type ProviderId = 'mock' | LiveProviderId
 
 export interface Capabilities {
   currencies: readonly Currency[]
@@ -173,8 +169,8 @@ export interface RefundState {
 }
 
 export interface PaymentProvider {
-  readonly id: ProviderId
-  readonly capabilities: Capabilities
+  /** The provider's id: 'mock', or a live provider's in the list (index.ts), which this file does not import. */
+  readonly id: string
   createAttempt(cfg: ProviderConfig, a: AttemptInput): Promise<AttemptResult>
   parseNotification(cfg: ProviderConfig, raw: { body: Buffer; headers: Record<string, string | string[] | undefined> }): Promise<NotificationResult>
   queryPayment(cfg: ProviderConfig, ref: PaymentRef): Promise<PaymentState>

@@ -3,7 +3,8 @@ import { checkCancelUrl, checkMetadata, checkSuccessUrl, expirySeconds } from '.
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
-import { isLiveProvider, LIVE_PROVIDERS, supportsAmount, supportsCurrency } from '../providers/registry.js'
+import { isLiveProvider, moduleOf } from '../providers/index.js'
+import { fitsSession, supportsAmount, supportsCurrency } from '../providers/registry.js'
 import type { Executor } from '../store/db.js'
 import { findByLabel } from '../store/repos/provider-configs.js'
 import { getRecordBySession } from '../store/repos/records.js'
@@ -39,7 +40,7 @@ async function bindProvider(tx: Executor, merchantId: string, currency: Currency
     if (!supportsCurrency(provider, currency, config.settings)) throw noProvider(currency)
     // Creem prices start at 1.00: a smaller hinted session could never be paid.
     if (!supportsAmount(provider, currency, amount)) {
-      throw new BadRequest(`provider ${provider}/${label} not available: amount_below_minimum (at least ${LIVE_PROVIDERS[provider].capabilities.minAmount?.[currency]})`, 'provider_unavailable')
+      throw new BadRequest(`provider ${provider}/${label} not available: amount_below_minimum (at least ${moduleOf(provider).capabilities.minAmount?.[currency]})`, 'provider_unavailable')
     }
     return { chosenProvider: provider, providerConfigId: config.id }
   }

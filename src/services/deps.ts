@@ -1,4 +1,5 @@
 import type { Config } from '../config.js'
+import type { Logger } from '../logging.js'
 import type { Metrics } from '../metrics/registry.js'
 import type { ProviderRegistry } from '../providers/registry.js'
 import type { ProviderConfig } from '../providers/types.js'
@@ -9,11 +10,7 @@ import type { Scope } from '../store/repos/scope.js'
 import type { NotificationAck, RawNotification } from './notifications.js'
 import type { SessionSignals } from './session-signals.js'
 
-export interface Logger {
-  info(obj: unknown, msg?: string): void
-  warn(obj: unknown, msg?: string): void
-  error(obj: unknown, msg?: string): void
-}
+export type { Logger } from '../logging.js'
 
 /** Everything a service needs, passed in: no globals, so tests build the same graph. */
 export interface Deps {

@@ -8,7 +8,8 @@ import { ID_PATTERN } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RefundBehavior } from '../providers/mock/index.js'
-import { fitsSession, isLiveProvider, LIVE_PROVIDERS, type LiveProvider } from '../providers/registry.js'
+import { isLiveProvider, moduleOf } from '../providers/index.js'
+import { fitsSession, type LiveProvider } from '../providers/registry.js'
 import { ProviderError, type Action } from '../providers/types.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { brandingOf, type Branding } from './merchant-settings.js'
@@ -104,7 +105,7 @@ export type PickResult =
 
 /** The channel a provider should use for this browser, where it has several (its module decides, from the configuration's settings too). */
 export function channelFor(provider: LiveProvider['id'], userAgent: string | undefined, settings: Record<string, unknown> = {}): string | null {
-  return LIVE_PROVIDERS[provider].channelFor?.(userAgent, settings) ?? null
+  return moduleOf(provider).channelFor?.(userAgent, settings) ?? null
 }
 
 /** The customer picks a provider: the session binds to its configuration and becomes `processing`. */
@@ -115,7 +116,7 @@ export async function pickProvider(deps: Deps, session: SessionRow, provider: st
   const channel = channelFor(offer.provider, client.userAgent, offer.settings)
   // Checked before anything is written: no attempt is left behind for a provider that cannot take it.
   if (!offer.available) return { kind: 'unavailable', provider: offer.provider }
-  if (channel !== null && channel === LIVE_PROVIDERS[offer.provider].browserStep?.channel) return { kind: 'authorize', provider: offer.provider, configId: offer.configId }
+  if (channel !== null && channel === moduleOf(offer.provider).browserStep?.channel) return { kind: 'authorize', provider: offer.provider, configId: offer.configId }
   const shown = await actionShownAgain(deps, session.id, offer.provider, offer.configId, channel)
   if (shown) return { kind: 'started', provider: offer.provider, action: shown }
   try {

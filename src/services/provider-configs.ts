@@ -1,7 +1,7 @@
 /** Provider configurations: credentials validated on save, sealed with AES-256-GCM, never returned. */
 import { BadRequest, InvalidField, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
-import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
+import { isLiveProvider, moduleOf, PROVIDERS, type LiveProviderId } from '../providers/index.js'
 import type { ProviderConfig } from '../providers/types.js'
 import * as repo from '../store/repos/provider-configs.js'
 import type { Executor } from '../store/db.js'
@@ -58,9 +58,9 @@ function checkLabel(label: unknown) {
 }
 
 export async function createProviderConfig(deps: Deps, merchantId: string, input: ProviderConfigInput) {
-  if (!isLiveProvider(input.provider)) throw new InvalidField('provider', `must be one of ${Object.keys(LIVE_PROVIDERS).join(', ')}`)
+  if (!isLiveProvider(input.provider)) throw new InvalidField('provider', `must be one of ${PROVIDERS.map((p) => p.id).join(', ')}`)
   checkLabel(input.label)
-  const p = LIVE_PROVIDERS[input.provider]
+  const p = moduleOf(input.provider)
   p.validateCredentials(input.credentials)
   p.validateSettings(input.settings ?? {}, deps.config.providerAllowPrivate)
   const id = newId('pc')
@@ -102,7 +102,7 @@ async function completeCredentials(deps: Deps, provider: string, configId: strin
   const adapter = deps.providers.get(provider)
   if (!adapter?.completeCredentials) return credentials
   const done = await adapter.completeCredentials({ credentials, settings }, `${deps.config.baseUrl}/hooks/${provider}/${configId}`)
-  LIVE_PROVIDERS[provider as keyof typeof LIVE_PROVIDERS].validateCredentials(done)
+  moduleOf(provider as LiveProviderId).validateCredentials(done)
   return done
 }
 
@@ -114,7 +114,7 @@ export async function updateProviderConfig(deps: Deps, merchantId: string, confi
   return deps.db.transaction(async (tx) => {
     const current = await repo.getProviderConfig(tx, merchantId, configId, true)
     if (!current) throw new NotFound()
-    const p = LIVE_PROVIDERS[current.provider as keyof typeof LIVE_PROVIDERS]
+    const p = moduleOf(current.provider as LiveProviderId)
     const next: Partial<ProviderConfigRow> = { updatedAt: deps.clock() }
     if (patch.label !== undefined && patch.label !== current.label) {
       checkLabel(patch.label)

@@ -1,7 +1,8 @@
 /** An unhinted live session's configurations, one per provider (domain/provider-routing.ts has the rule). */
 import type { Currency } from '../domain/money.js'
 import { noRouteReason, routeUnhinted } from '../domain/provider-routing.js'
-import { fitsSession, isLiveProvider, LIVE_PROVIDERS, supportsCurrency, type LiveProvider } from '../providers/registry.js'
+import { isLiveProvider, PROVIDERS } from '../providers/index.js'
+import { fitsSession, supportsCurrency, type LiveProvider } from '../providers/registry.js'
 import type { Executor } from '../store/db.js'
 import { listProviderConfigs, type ProviderConfigRow } from '../store/repos/provider-configs.js'
 
@@ -13,6 +14,6 @@ export async function routeSession(ex: Executor, merchantId: string, currency: C
     .filter((c): c is RoutedConfig => isLiveProvider(c.provider))
     .map((c) => ({ ...c, fits: fitsSession(c.provider, currency, amount, c.settings), lists: supportsCurrency(c.provider, currency, c.settings) }))
   const routing = routeUnhinted(configs)
-  const providersFor = Object.values(LIVE_PROVIDERS).filter((p) => p.capabilities.currencies.includes(currency)).map((p) => p.id).sort()
+  const providersFor = PROVIDERS.filter((p) => p.capabilities.currencies.includes(currency)).map((p) => p.id).sort()
   return { routes: routing.routes, reason: routing.routes.length ? '' : noRouteReason(currency, configs, routing, providersFor) }
 }

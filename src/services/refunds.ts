@@ -8,7 +8,7 @@ import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
 import { nextRefundCheck } from '../domain/reconcile-backoff.js'
 import { recordStatus, refundable, refundAmount } from '../domain/refund-math.js'
-import { isLiveProvider, LIVE_PROVIDERS } from '../providers/registry.js'
+import { isLiveProvider, moduleOf } from '../providers/index.js'
 import { ProviderError, type RefundState } from '../providers/types.js'
 import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
@@ -52,7 +52,7 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, k: K
     const amount = refundAmount(input.amount, available, record.refundedAmount >= record.amount)
     // Such a provider refunds everything that is left (Creem's API), which after a refund made in
     // its own dashboard is less than the payment: that is still allowed, any smaller amount is not.
-    if (isLiveProvider(record.provider) && !LIVE_PROVIDERS[record.provider].capabilities.partialRefunds && amount !== available) {
+    if (isLiveProvider(record.provider) && !moduleOf(record.provider).capabilities.partialRefunds && amount !== available) {
       throw new BadRequest(`provider ${record.provider} does not support partial refunds`, 'partial_refund_unsupported')
     }
     const refund = await refundRepo.insertRefund(tx, {

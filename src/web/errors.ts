@@ -1,10 +1,40 @@
 /** The HTML error pages of the pages and the console: which message a status gets, and the answer. */
 import type { FastifyReply } from 'fastify'
 import { sendHtml } from './html.js'
+import { LOCALES, type Locale } from './locale.js'
 import { setDefaultPageHeaders } from './security.js'
 
-/** Keys every catalogue with error pages has. */
+/** The error pages' sentences, added to each side's catalogues (withErrorSentences). */
 export type ErrorKey = `error.${'badRequest' | 'forbidden' | 'notFound' | 'server'}.${'title' | 'body'}`
+
+// One copy for the customer pages and the console: a customer and a merchant read the same words
+// for the same error.
+const ERROR_SENTENCES: Record<Locale, Record<ErrorKey, string>> = {
+  en: {
+    'error.notFound.title': 'Page not found',
+    'error.notFound.body': 'This link is not valid. Check it, or ask whoever sent it for a new one.',
+    'error.forbidden.title': 'This form has expired',
+    'error.forbidden.body': 'Please go back, reload the page and try again.',
+    'error.badRequest.title': 'This request could not be handled',
+    'error.badRequest.body': 'Please go back, reload the page and try again.',
+    'error.server.title': 'Something went wrong',
+    'error.server.body': 'Please try again in a moment.',
+  },
+  'zh-CN': {
+    'error.notFound.title': '页面不存在',
+    'error.notFound.body': '此链接无效。请检查链接，或向发送者索取新的链接。',
+    'error.forbidden.title': '表单已失效',
+    'error.forbidden.body': '请返回，刷新页面后重试。',
+    'error.badRequest.title': '无法处理此请求',
+    'error.badRequest.body': '请返回，刷新页面后重试。',
+    'error.server.title': '出错了',
+    'error.server.body': '请稍后再试。',
+  },
+}
+
+/** A side's catalogues with the error pages' sentences added. */
+export const withErrorSentences = <K extends string>(catalogues: Record<Locale, Record<K, string>>) =>
+  Object.fromEntries(LOCALES.map((l) => [l, { ...catalogues[l], ...ERROR_SENTENCES[l] }])) as Record<Locale, Record<K | ErrorKey, string>>
 
 const MESSAGES: Record<number, [ErrorKey, ErrorKey]> = {
   400: ['error.badRequest.title', 'error.badRequest.body'],

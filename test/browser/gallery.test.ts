@@ -127,8 +127,8 @@ const OWN: Record<string, Record<Lang, { h1: string; says: string[]; not?: strin
     'zh-CN': { h1: '收据', says: ['状态\n退款处理中', '€25.00 EUR'] },
   },
   'not-found': {
-    en: { h1: 'Page not found', says: ['This link is not valid. Check it, or ask the merchant for a new one.'] },
-    'zh-CN': { h1: '页面不存在', says: ['此链接无效。请检查链接，或向商家索取新的链接。'] },
+    en: { h1: 'Page not found', says: ['This link is not valid. Check it, or ask whoever sent it for a new one.'] },
+    'zh-CN': { h1: '页面不存在', says: ['此链接无效。请检查链接，或向发送者索取新的链接。'] },
   },
   'live-choose': {
     en: { h1: 'Pay Acme', says: ['Choose how to pay', 'Pay with WeChat Pay'], not: ['TEST MODE', 'not available'] },

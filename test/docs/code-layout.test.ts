@@ -67,6 +67,53 @@ test('src/services imports nothing from src/api (the HTTP layer calls the servic
   assert.deepEqual(up, [])
 })
 
+/** The src/ file a relative specifier names (`./x.js` is x.ts or x.tsx), or null outside src/. */
+function resolved(from: string, spec: string): string | null {
+  const target = path.relative(SRC, path.resolve(path.dirname(path.join(SRC, from)), spec))
+  if (target.startsWith('..')) return null
+  const bare = target.replace(/\.js$/, '')
+  return [`${bare}.ts`, `${bare}.tsx`, path.join(target, 'index.ts')].find((f) => existsSync(path.join(SRC, f))) ?? null
+}
+
+/** Every chain of imports from `starts` that lands in a file `target` accepts (walking through the rest). */
+function chainsInto(starts: string[], target: (file: string) => boolean): string[] {
+  const seen = new Map<string, string[]>(starts.map((f) => [f, [f]]))
+  const queue = [...starts]
+  const reached: string[] = []
+  for (let f = queue.shift(); f; f = queue.shift()) {
+    for (const spec of specifiers(f).filter((s) => s.startsWith('.'))) {
+      const next = resolved(f, spec)
+      if (!next || seen.has(next)) continue
+      const chain = [...seen.get(f)!, next]
+      seen.set(next, chain)
+      if (target(next)) reached.push(chain.join(' → '))
+      else queue.push(next)
+    }
+  }
+  return reached
+}
+
+test('src/services reaches src/api through no other module either (a ground-floor helper, a provider, a repository)', () => {
+  assert.deepEqual(chainsInto(sourceFiles('services'), (f) => f.startsWith('api' + path.sep)), [])
+})
+
+test('providers: src/providers/types.ts does not import the list (index.ts), directly or through another module', () => {
+  const list = path.join('providers', 'index.ts')
+  assert.deepEqual(chainsInto([path.join('providers', 'types.ts')], (f) => f === list), [])
+})
+
+test('providers: one front door: only src/providers/index.ts looks a module up by id, and an adapter carries no capabilities', () => {
+  const list = path.join('providers', 'index.ts')
+  const doors = sourceFiles('.').filter((f) => f !== list).filter((f) => {
+    const text = readFileSync(path.join(SRC, f), 'utf8')
+    return /export\s*(?:const|function)\s+(?:isLiveProvider|moduleOf)\b|export\s*\{[^}]*\b(?:isLiveProvider|moduleOf)\b|PROVIDERS\.find\(|Object\.fromEntries\(PROVIDERS/.test(text)
+  })
+  assert.deepEqual(doors, [], 'a second lookup of the providers\' modules')
+  const adapter = /export interface PaymentProvider \{([\s\S]*?)\n\}/.exec(readFileSync(path.join(SRC, 'providers', 'types.ts'), 'utf8'))
+  assert.ok(adapter, 'types.ts declares PaymentProvider')
+  assert.doesNotMatch(adapter[1], /\bcapabilities\b/, 'capabilities are the module\'s (module.ts), not the adapter\'s too')
+})
+
 test('src/metrics and src/services do not import each other in a circle (metrics may read services, never back)', () => {
   const services = sourceFiles('services').flatMap((f) => importsInto(f, 'metrics').map((s) => `${f} imports ${s}`))
   const metrics = sourceFiles('metrics').flatMap((f) => importsInto(f, 'services').map((s) => `${f} imports ${s}`))

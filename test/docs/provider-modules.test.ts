@@ -52,3 +52,14 @@ test('docs/providers.md: each provider\'s credentials table lists exactly its mo
     assert.deepEqual(documented.filter((f) => !f.startsWith('settings.')).sort(), p.credentials.map((f) => f.name).sort(), `${p.id}: docs table vs module`)
   }
 })
+
+test('docs/architecture.md: a line that lists providers by id lists every one of them', async () => {
+  const { PROVIDERS } = await import('../../src/providers/index.js')
+  const ids = PROVIDERS.map((p) => p.id)
+  const lines = readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8').split('\n')
+  const short = lines.flatMap((line, i) => {
+    const named = ids.filter((id) => new RegExp(`\\b${id}\\b`).test(line))
+    return named.length >= 2 && named.length < ids.length ? [`line ${i + 1} lacks ${ids.filter((id) => !named.includes(id)).join(', ')}: ${line.trim()}`] : []
+  })
+  assert.deepEqual(short, [])
+})

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
-import { LIVE_PROVIDERS } from '../../src/providers/registry.js'
+import { moduleOf } from '../../src/providers/index.js'
 import { createWechatProvider } from '../../src/providers/wechat/index.js'
 import { wechatFakeControl } from '../../src/providers/wechat/fake/client.js'
 import { runFakeCli } from '../helpers/fake-cli.js'
@@ -23,8 +23,8 @@ test('till fake wechat --service cross_border prints a WeChat Pay Global configu
   t.after(() => stop())
   assert.deepEqual(printed.settings, { apiBase: printed.url, service: 'cross_border', settlementCurrency: 'JPY', merchantCategoryCode: '5999' })
   // What Till's admin API would check on save.
-  LIVE_PROVIDERS.wechat.validateCredentials(printed.credentials)
-  LIVE_PROVIDERS.wechat.validateSettings(printed.settings, true)
+  moduleOf('wechat').validateCredentials(printed.credentials)
+  moduleOf('wechat').validateSettings(printed.settings, true)
 
   const provider = createWechatProvider({ timeoutMs: 5000 })
   t.after(() => provider.client.close())

@@ -2,6 +2,7 @@
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { InvalidJson, MethodNotAllowed, NotFound, PayloadTooLarge, TillError, ServiceUnavailable } from '../../domain/errors.js'
+import { loggableError } from '../../logging.js'
 
 // Socket errors (EPIPE: a query written to a connection the server just dropped), PostgreSQL's
 // shutdown, crash-recovery and connection-failure codes (class 08), a write reaching a server that is
@@ -31,21 +32,6 @@ export function toTillError(err: FastifyError | Error): TillError | null {
   if (status && status >= 400 && status < 500) return new TillError(status, err.message)
   if (isDatabaseDown(err)) return new ServiceUnavailable()
   return null
-}
-
-/**
- * What an unexpected error may print: its kind, codes and stack frames. A failed query's message,
- * parameters and PostgreSQL's detail carry the request's data (a merchant's metadata), never logged.
- */
-export function loggableError(err: unknown): Record<string, unknown> {
-  const e = (err ?? {}) as { name?: string; message?: string; code?: unknown; stack?: string; cause?: unknown; routine?: unknown; constraint?: unknown }
-  const frames = typeof e.stack === 'string' ? e.stack.split('\n').filter((l) => /^\s+at /.test(l)).join('\n') : undefined
-  const out: Record<string, unknown> = { type: e.name ?? typeof err, code: e.code, routine: e.routine, constraint: e.constraint, stack: frames }
-  // Drizzle's failed query quotes the SQL and its parameters; PostgreSQL's own message names the
-  // problem, not the data ("unsupported Unicode escape sequence"), its detail and where are left out.
-  if (!('params' in e) && !('query' in e)) out.message = e.message
-  if (e.cause) out.cause = loggableError(e.cause)
-  return out
 }
 
 /**

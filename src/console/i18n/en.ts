@@ -343,15 +343,7 @@ export const en = {
   'password.wrong': 'The current password is not correct.',
   'password.throttled': 'Too many wrong passwords for this account. Wait 15 minutes and try again.',
 
-  'error.notFound.title': 'Not found',
-  'error.notFound.body': 'There is nothing here, or it belongs to another account or mode.',
-  'error.forbidden.title': 'This form has expired',
-  'error.forbidden.body': 'Go back, reload the page and try again.',
-  'error.badRequest.title': 'That did not work',
-  'error.badRequest.body': 'The request could not be understood.',
   'error.duplicateField': 'The form field “{field}” was sent more than once, so it cannot be read one way. Nothing was changed: reload the page and send the form again.',
-  'error.server.title': 'Something went wrong',
-  'error.server.body': 'Please try again in a moment.',
 }
 
 export type ConsoleKey = keyof typeof en

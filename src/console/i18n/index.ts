@@ -1,13 +1,13 @@
 /** The console's catalogues (web/locale.ts chooses the language). */
+import { withErrorSentences, type ErrorKey } from '../../web/errors.js'
 import { translators, type Translator } from '../../web/i18n.js'
 import type { Locale } from '../../web/locale.js'
-import { en, type ConsoleCatalogue, type ConsoleKey } from './en.js'
+import { en, type ConsoleCatalogue, type ConsoleKey as OwnKey } from './en.js'
 import { zhCN } from './zh-CN.js'
 
 const CATALOGUES: Record<Locale, ConsoleCatalogue> = { en, 'zh-CN': zhCN }
 
+export type ConsoleKey = OwnKey | ErrorKey
 export type ConsoleT = Translator<ConsoleKey>
 
-export const consoleTranslator = translators(CATALOGUES)
-
-export type { ConsoleKey }
+export const consoleTranslator = translators(withErrorSentences(CATALOGUES))

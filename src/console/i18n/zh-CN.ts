@@ -345,13 +345,5 @@ export const zhCN: ConsoleCatalogue = {
   'password.wrong': '当前密码不正确。',
   'password.throttled': '此账号密码错误次数过多，请 15 分钟后再试。',
 
-  'error.notFound.title': '未找到',
-  'error.notFound.body': '这里没有内容，或它属于其他账号或模式。',
-  'error.forbidden.title': '表单已失效',
-  'error.forbidden.body': '请返回、刷新页面后重试。',
-  'error.badRequest.title': '操作未完成',
-  'error.badRequest.body': '无法理解该请求。',
   'error.duplicateField': '表单字段“{field}”提交了不止一次，无法确定其含义。未做任何更改：请刷新页面后重新提交。',
-  'error.server.title': '出错了',
-  'error.server.body': '请稍后再试。',
 }

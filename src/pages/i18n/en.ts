@@ -80,14 +80,6 @@ export const en = {
   'relay.title': 'Returning to the merchant',
   'relay.continue': 'Continue',
 
-  'error.notFound.title': 'Page not found',
-  'error.notFound.body': 'This link is not valid. Check it, or ask the merchant for a new one.',
-  'error.forbidden.title': 'This form has expired',
-  'error.forbidden.body': 'Please go back, reload the page and try again.',
-  'error.badRequest.title': 'This request could not be handled',
-  'error.badRequest.body': 'Please go back, reload the page and try again.',
-  'error.server.title': 'Something went wrong',
-  'error.server.body': 'Please try again in a moment.',
   'error.backToCheckout': 'Back to the checkout',
 }
 

@@ -1,4 +1,5 @@
 /** The customer-facing pages' catalogues (web/locale.ts chooses the language). */
+import { withErrorSentences, type ErrorKey } from '../../web/errors.js'
 import { translators, type Translator } from '../../web/i18n.js'
 import type { Locale } from '../../web/locale.js'
 import { en, type Catalogue, type MessageKey } from './en.js'
@@ -6,6 +7,6 @@ import { zhCN } from './zh-CN.js'
 
 const CATALOGUES: Record<Locale, Catalogue> = { en, 'zh-CN': zhCN }
 
-export type Translate = Translator<MessageKey>
+export type Translate = Translator<MessageKey | ErrorKey>
 
-export const translator = translators(CATALOGUES)
+export const translator = translators(withErrorSentences(CATALOGUES))

@@ -82,13 +82,5 @@ export const zhCN: Catalogue = {
   'relay.title': '正在返回商家',
   'relay.continue': '继续',
 
-  'error.notFound.title': '页面不存在',
-  'error.notFound.body': '此链接无效。请检查链接，或向商家索取新的链接。',
-  'error.forbidden.title': '表单已失效',
-  'error.forbidden.body': '请返回，刷新页面后重试。',
-  'error.badRequest.title': '无法处理此请求',
-  'error.badRequest.body': '请返回，刷新页面后重试。',
-  'error.server.title': '出错了',
-  'error.server.body': '请稍后再试。',
   'error.backToCheckout': '返回付款页面',
 }

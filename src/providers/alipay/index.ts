@@ -9,7 +9,7 @@ import type { NotificationResult, PaymentProvider, ProviderConfig, RefundState }
 import { ProviderError } from '../types.js'
 import { checkAbout } from '../answers.js'
 import { toDecimalText } from '../../domain/money.js'
-import { ACK_FAIL, ACK_SUCCESS, ALIPAY_CAPABILITIES, CHANNELS, METHODS, REFUND_QUERY_SETTLE_MS, type AlipayChannel } from './constants.js'
+import { ACK_FAIL, ACK_SUCCESS, CHANNELS, METHODS, REFUND_QUERY_SETTLE_MS, type AlipayChannel } from './constants.js'
 import { AlipayClient } from './http.js'
 import { credentialsOf, keysOf } from './keys.js'
 import { verifyNotification } from './sign.js'
@@ -81,7 +81,6 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
 
   return {
     id: 'alipay',
-    capabilities: ALIPAY_CAPABILITIES,
     client,
     statements: alipayStatements(client, now),
 

@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentFact, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { checkAbout } from '../answers.js'
-import { CREEM_CAPABILITIES, EVENT, PATHS, REFUND_TRANSACTION_FIELD, SIGNATURE_HEADER } from './constants.js'
+import { EVENT, PATHS, REFUND_TRANSACTION_FIELD, SIGNATURE_HEADER } from './constants.js'
 import { credentialsOf, CreemClient } from './http.js'
 import { productResolver, type ProductStore } from './products.js'
 import { verifyReturnSignature, verifyWebhook } from './sign.js'
@@ -93,7 +93,6 @@ export function createCreemProvider(opts: CreemProviderOptions): PaymentProvider
 
   return {
     id: 'creem',
-    capabilities: CREEM_CAPABILITIES,
     client,
 
     async createAttempt(cfg, a) {

@@ -5,7 +5,6 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { randomBase62 } from '../../domain/ids.js'
-import { CURRENCY_CODES } from '../../domain/money.js'
 import type { Fact, PaymentProvider, ProviderConfig, RefundState } from '../types.js'
 
 export const REFUND_BEHAVIORS = ['succeed', 'pending', 'fail'] as const
@@ -33,7 +32,6 @@ const refundOutcome = (behavior: unknown): RefundState['status'] =>
 export function createMockProvider(now: () => Date): PaymentProvider {
   return {
     id: 'mock',
-    capabilities: { currencies: CURRENCY_CODES, channels: ['mock'], partialRefunds: true, modes: ['test'] },
 
     // `outcome`: the customer paid (or failed) at once, as the test helpers and the page's buttons
     // have them do; `requestKey`: the Idempotency-Key of the helper's request, so its retry is known.

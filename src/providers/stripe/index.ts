@@ -10,7 +10,7 @@ import type { NotificationResult, PaymentProvider, PaymentRef, ProviderConfig, R
 import { ProviderError } from '../types.js'
 import { checkAbout } from '../answers.js'
 import { InvalidField } from '../../domain/errors.js'
-import { EVENT, META, PATHS, SIGNATURE_HEADER, STRIPE_CAPABILITIES, WEBHOOK_EVENTS } from './constants.js'
+import { EVENT, META, PATHS, SIGNATURE_HEADER, WEBHOOK_EVENTS } from './constants.js'
 import { credentialsOf, StripeClient } from './http.js'
 import { secretsOf, verifyWebhook } from './sign.js'
 import { stripeStatements } from './statements.js'
@@ -97,7 +97,6 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
 
   return {
     id: 'stripe',
-    capabilities: STRIPE_CAPABILITIES,
     client,
 
     async createAttempt(cfg, a) {

@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { checkAbout, refundIds } from '../answers.js'
-import { CHANNELS, FAIL_BODY, PATHS, WECHAT_CAPABILITIES, type WechatChannel } from './constants.js'
+import { CHANNELS, FAIL_BODY, PATHS, type WechatChannel } from './constants.js'
 import { closeOrConfirm } from './close.js'
 import { globalOps } from './global.js'
 import { globalPaymentFact, globalRefundFact } from './global-wire.js'
@@ -55,7 +55,6 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
 
   return {
     id: 'wechat',
-    capabilities: WECHAT_CAPABILITIES,
     client,
 
     async createAttempt(cfg, a) {
