@@ -2,6 +2,7 @@
 import { checkCancelUrl, checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkout-rules.js'
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
+import type { Locale } from '../domain/locales.js'
 import type { Currency } from '../domain/money.js'
 import { fitsSession, isLiveProvider, LIVE_PROVIDERS, supportsAmount, supportsCurrency } from '../providers/registry.js'
 import type { Executor } from '../store/db.js'
@@ -21,6 +22,7 @@ export interface CheckoutInput {
   cancelUrl?: string
   expiresInSeconds?: number
   providerHints?: Record<string, string>
+  locale?: Locale
 }
 
 const noProvider = (currency: string) => new BadRequest(`no provider available for ${currency} in live mode`, 'provider_unavailable')
@@ -77,6 +79,7 @@ export async function createSession(deps: Deps, ctx: RequestContext, input: Chec
     metadata,
     successUrl,
     cancelUrl,
+    locale: input.locale ?? null,
     ...binding,
     expiresAt: new Date(now.getTime() + ttl * 1000),
     createdAt: now,
