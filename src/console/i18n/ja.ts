@@ -198,7 +198,7 @@ export const ja: ConsoleCatalogue = {
   'payments.refundAmountHelp': '{amount} まで。空欄の場合は残額をすべて返金します。',
   'payments.refundReason': '理由（任意、80 文字以内）',
   'payments.refundSubmit': '返金内容を確認',
-  'payments.refundDone': '返金 {id}：{amount}、{status}。',
+  'payments.refundDone': '返金 {id}：{amount}（{status}）',
   'payments.notRefundable': '返金できる残額はありません。',
   'payments.badAmount': '金額は {example} のように数字で入力してください。',
   'payments.tooMuch': 'この決済で返金できるのは最大 {refundable} です。支払額は {paid}、返金済みは {refunded} です。',
