@@ -35,11 +35,14 @@ export function ActivityPage({ c, rows, next, paged }: { c: ConsoleContext; rows
             {rows.map((r) => (
               <tr data-action={r.action}>
                 <td data-label={t('activity.time')}>{when(r.createdAt, c)}</td>
-                <td data-label={t('activity.who')}>{r.actor}{r.ip ? <div class="help">{r.ip}</div> : null}</td>
+                {/* One box per cell: on a phone the cell is a row beside its label, and each child would be a column of it. */}
+                <td data-label={t('activity.who')}><div class="cell">{r.actor}{r.ip ? <div class="help">{r.ip}</div> : null}</div></td>
                 <td data-label={t('activity.what')}>
-                  <strong>{t(`activity.${r.action}` as ConsoleKey)}</strong>
-                  {r.subject && <div class="mono muted">{r.subject}</div>}
-                  <div class="help">{details(c, r)}</div>
+                  <div class="cell">
+                    <strong>{t(`activity.${r.action}` as ConsoleKey)}</strong>
+                    {r.subject && <div class="mono muted">{r.subject}</div>}
+                    <div class="help">{details(c, r)}</div>
+                  </div>
                 </td>
               </tr>
             ))}
