@@ -27,14 +27,22 @@ function timeFormat(locale: Locale, zone: string): Intl.DateTimeFormat {
   return format
 }
 
+// Checking a zone makes a formatter too: the zones seen, each once (bounded like the formats).
+const zones = new Map<string, string | null>()
+
 /** An IANA time zone Intl knows (a browser's, sent in a cookie), or null. */
 export function timeZone(name: string | undefined): string | null {
   if (!name || !/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) return null
-  try {
-    return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone
-  } catch {
-    return null
+  let zone = zones.get(name)
+  if (zone === undefined) {
+    try {
+      zone = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone
+    } catch {
+      zone = null
+    }
+    if (zones.size < MAX_FORMATS) zones.set(name, zone)
   }
+  return zone
 }
 
 /**
