@@ -45,6 +45,10 @@ type CheckoutParams struct {
 	CancelURL string `json:"cancelUrl,omitempty"`
 	// ExpiresInSeconds is 60 to 86400 (default 3600).
 	ExpiresInSeconds int `json:"expiresInSeconds,omitempty"`
+	// Locale is the language of the session's checkout, relay and receipt pages; empty lets the
+	// customer's browser (Accept-Language) decide. The customer's own pick in the page's language
+	// switch still wins.
+	Locale Locale `json:"locale,omitempty"`
 	// ProviderHints maps a provider id to one of your configuration labels, in live mode.
 	ProviderHints map[string]string `json:"providerHints,omitempty"`
 	// Extra fields are merged into the JSON body, for fields this version does not know yet. A key

@@ -22,6 +22,17 @@ const (
 	JPY Currency = "JPY" // no minor unit: 1500 is ¥1,500
 )
 
+// Locale is a language of Till's hosted pages.
+type Locale string
+
+// The languages Till's pages speak.
+const (
+	LocaleEnglish            Locale = "en"
+	LocaleSimplifiedChinese  Locale = "zh-CN"
+	LocaleTraditionalChinese Locale = "zh-HK" // Hong Kong, Taiwan and Macao readers
+	LocaleJapanese           Locale = "ja"
+)
+
 // Mode is test or live; the API key used decides it.
 type Mode string
 
@@ -121,6 +132,8 @@ type Session struct {
 	// Description and Metadata are as given at creation (Metadata is empty when none was).
 	Description string            `json:"description,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
+	// Locale is the language given at creation; empty when the customer's browser decides.
+	Locale Locale `json:"locale,omitempty"`
 	// ChosenProvider is the provider id ("mock" in test mode); empty until one is chosen.
 	ChosenProvider string `json:"chosenProvider,omitempty"`
 	// Record is the payment, present once the session is paid (and after a refund).

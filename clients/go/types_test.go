@@ -110,6 +110,7 @@ var operations = []operation{
 var enums = map[reflect.Type][]string{
 	reflect.TypeOf(Currency("")):       strs(CNY, USD, EUR, HKD, JPY),
 	reflect.TypeOf(Mode("")):           strs(ModeTest, ModeLive),
+	reflect.TypeOf(Locale("")):         strs(LocaleEnglish, LocaleSimplifiedChinese, LocaleTraditionalChinese, LocaleJapanese),
 	reflect.TypeOf(SessionStatus("")):  strs(SessionPending, SessionProcessing, SessionPaid, SessionRefunded, SessionFailed, SessionCanceled, SessionExpired),
 	reflect.TypeOf(RecordStatus("")):   strs(RecordPaid, RecordPartiallyRefunded, RecordRefunded, RecordRefunding),
 	reflect.TypeOf(RefundStatus("")):   strs(RefundSucceeded, RefundPending, RefundFailed),

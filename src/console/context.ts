@@ -4,7 +4,8 @@ import type { Mode } from '../domain/checkout-rules.js'
 import { NotFound } from '../domain/errors.js'
 import type { ConsoleSession } from '../services/console-auth.js'
 import { brandingOf } from '../services/merchant-settings.js'
-import { pageLocale } from '../web/locale.js'
+import { timeZone } from '../web/i18n.js'
+import { cookie, pageLocale, TZ_COOKIE } from '../web/locale.js'
 import { consoleTranslator } from './i18n/index.js'
 import type { ConsoleContext } from './views/layout.js'
 
@@ -27,6 +28,7 @@ export function consoleContext(req: FastifyRequest, reply: FastifyReply, path: s
   const locale = pageLocale(req, reply)
   return {
     locale,
+    zone: timeZone(cookie(req, TZ_COOKIE)) ?? 'UTC',
     t: consoleTranslator(locale),
     path,
     mode,

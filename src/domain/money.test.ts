@@ -36,6 +36,23 @@ test('displayAmount tells yuan from yen, and US from Hong Kong dollars, in both 
   assert.notEqual(displayAmount(100, 'CNY'), displayAmount(1, 'JPY'))
 })
 
+test('in Japanese yen and in Hong Kong Chinese Hong Kong dollars need no code; every other currency keeps it', () => {
+  const cases: [number, Currency, string, string][] = [
+    [1500, 'JPY', 'ja', '¥1,500'],
+    [MAX_AMOUNT, 'JPY', 'ja', '¥99,999,999'],
+    [9900, 'CNY', 'ja', '¥99.00 CNY'],
+    [990, 'USD', 'ja', '$9.90 USD'],
+    [8800, 'HKD', 'zh-HK', 'HK$88.00'],
+    [8800, 'CNY', 'zh-HK', '¥88.00 CNY'],
+    [1500, 'JPY', 'zh-HK', '¥1,500 JPY'],
+    [8800, 'USD', 'zh-HK', '$88.00 USD'],
+    [8800, 'HKD', 'ja', '$88.00 HKD'],
+  ]
+  for (const [amount, currency, locale, expected] of cases) {
+    assert.equal(displayAmount(amount, currency, locale).replace('\u00a0', ' '), expected, `${amount} ${currency} ${locale}`)
+  }
+})
+
 test('the currency table holds each currency\'s minor-unit factor', () => {
   const factors: Record<string, number> = { CNY: 100, USD: 100, EUR: 100, HKD: 100, JPY: 1 }
   assert.deepEqual([...CURRENCY_CODES].sort(), Object.keys(factors).sort())

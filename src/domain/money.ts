@@ -29,21 +29,28 @@ export function formatAmount(amount: number, currency: Currency, locale = 'en'):
   return `${symbol}${number}`
 }
 
+/** A language whose readers know its own currency by its symbol alone: yen in Japanese, Hong Kong dollars in Hong Kong Chinese. */
+const HOME_CURRENCY: Readonly<Record<string, Currency>> = { ja: 'JPY', 'zh-HK': 'HKD' }
+
 /**
  * What a customer reads: the locale's own way of writing the amount (Intl, its narrow symbol) and
  * the ISO code beside it, because "¥" alone is both yuan and yen (and "$" both US and Hong Kong
  * dollars): 9900 CNY → "¥99.00 CNY", 1500 JPY → "¥1,500 JPY". A no-break space keeps them together.
+ * A currency in its home language is written as there, without the code: 1500 JPY in Japanese is
+ * "¥1,500" (the half-width sign Japanese checkouts print, not Intl's full-width ￥), 8800 HKD in
+ * Hong Kong Chinese "HK$88.00".
  */
 export function displayAmount(amount: number, currency: Currency, locale = 'en'): string {
   const digits = fractionDigits(currency)
+  const home = HOME_CURRENCY[locale] === currency
   const number = new Intl.NumberFormat(locale, {
     style: 'currency',
     currency,
-    currencyDisplay: 'narrowSymbol',
+    currencyDisplay: home ? 'symbol' : 'narrowSymbol',
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
-  }).format(amount / CURRENCIES[currency].factor)
-  return `${number}\u00a0${currency}`
+  }).format(amount / CURRENCIES[currency].factor).replace('\uffe5', '¥')
+  return home ? number : `${number}\u00a0${currency}`
 }
 
 /** Minor units as the decimal text providers take (yuan: 8888 CNY → "88.88"; 1500 JPY → "1500"), exactly. */

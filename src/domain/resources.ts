@@ -1,6 +1,7 @@
 /** Resource schemas shared by routes, response serialisation and OpenAPI (docs/integrate.md#read-sessions-records-and-refunds). */
 import { Type, type Static } from 'typebox'
 import { ERROR_CODES, type ErrorCode } from './errors.js'
+import { LOCALES } from './locales.js'
 import { CURRENCY_CODES, MAX_AMOUNT, MIN_AMOUNT } from './money.js'
 import { SESSION_STATUSES } from './session-machine.js'
 
@@ -80,6 +81,7 @@ export const SessionCreated = Type.Object({
   mode: Mode,
   description: Nullable(Type.String({ description: 'as given at creation' })),
   metadata: Type.Record(Type.String(), Type.String(), { description: 'as given at creation; {} when none was' }),
+  locale: Nullable(Type.Enum(LOCALES, { description: 'the language of the hosted pages as given at creation; null: the customer\'s browser decides' })),
 })
 
 export const Session = Type.Object({

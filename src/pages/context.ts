@@ -4,7 +4,8 @@ import { pageLocale } from '../web/locale.js'
 import { translator } from './i18n/index.js'
 import type { PageContext } from './views/layout.js'
 
-export function pageContext(req: FastifyRequest, reply: FastifyReply): PageContext {
-  const locale = pageLocale(req, reply)
+/** `chosen`: the session's own `locale`, on its pages. */
+export function pageContext(req: FastifyRequest, reply: FastifyReply, chosen?: string | null): PageContext {
+  const locale = pageLocale(req, reply, chosen)
   return { locale, t: translator(locale) }
 }

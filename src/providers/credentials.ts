@@ -6,7 +6,7 @@ import { hostKind } from '../security/private-address.js'
 export type Fields = Record<string, unknown>
 
 /** Every provider's `apiBase` setting, as the console labels it. */
-export const API_BASE_LABEL = { en: 'API base address (optional)', 'zh-CN': 'API 地址（可选）' }
+export const API_BASE_LABEL = { en: 'API base address (optional)', 'zh-CN': 'API 地址（可选）', 'zh-HK': 'API 地址（選填）', ja: 'API ベースアドレス（任意）' }
 
 export function onlyKnown(obj: Fields, allowed: readonly string[], prefix: string) {
   for (const k of Object.keys(obj)) if (!allowed.includes(k)) throw new UnknownField(`${prefix}.${k}`)

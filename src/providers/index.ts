@@ -5,7 +5,8 @@
 import { alipay } from './alipay/module.js'
 import { creem } from './creem/module.js'
 import { stripe } from './stripe/module.js'
-import type { Localized, ProviderModule } from './module.js'
+import type { Locale } from '../domain/locales.js'
+import { inLocale, type ProviderModule } from './module.js'
 import { wechat } from './wechat/module.js'
 
 export const PROVIDERS = [wechat, creem, alipay, stripe] as const
@@ -18,4 +19,4 @@ export const isLiveProvider = (id: string): id is LiveProviderId => PROVIDERS.so
 export const moduleOf = (id: LiveProviderId): ProviderModule => PROVIDERS.find((p) => p.id === id)!
 
 /** A provider's name in a language; an id the list does not know (the mock) as it is. */
-export const providerName = (id: string, locale: keyof Localized) => (isLiveProvider(id) ? moduleOf(id).name[locale] : id)
+export const providerName = (id: string, locale: Locale) => (isLiveProvider(id) ? inLocale(moduleOf(id).name, locale) : id)

@@ -6,15 +6,24 @@
  * (docs/architecture.md#adding-a-provider).
  */
 import type { Dispatcher } from 'undici'
+import type { Locale } from '../domain/locales.js'
 import type { Currency } from '../domain/money.js'
 import type { Fields } from './credentials.js'
 import type { Action, Capabilities, PaymentProvider, ProductStore, ProviderConfig } from './types.js'
 
-/** A text in each language the pages and the console speak. */
+/**
+ * A text in the languages the pages and the console speak. English and Simplified Chinese are
+ * required; a text without Traditional Chinese or Japanese is shown in English there (`inLocale`).
+ */
 export interface Localized {
   en: string
   'zh-CN': string
+  'zh-HK'?: string
+  ja?: string
 }
+
+/** A text in one language, English when it has none in that language. */
+export const inLocale = (text: Localized, locale: Locale): string => text[locale] ?? text.en
 
 /** One credential (secret or not): a console form field, a line of CLI help, a row of the docs' table. */
 export interface CredentialField {

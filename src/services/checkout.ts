@@ -2,6 +2,7 @@
 import { checkCancelUrl, checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkout-rules.js'
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
+import type { Locale } from '../domain/locales.js'
 import type { Currency } from '../domain/money.js'
 import { isLiveProvider, moduleOf } from '../providers/index.js'
 import { fitsSession, supportsAmount, supportsCurrency } from '../providers/registry.js'
@@ -24,6 +25,7 @@ export interface CheckoutInput {
   cancelUrl?: string
   expiresInSeconds?: number
   providerHints?: Record<string, string>
+  locale?: Locale
 }
 
 const noProvider = (currency: string) => new BadRequest(`no provider available for ${currency} in live mode`, 'provider_unavailable')
@@ -84,6 +86,7 @@ async function newSession(deps: Deps, ctx: RequestContext, input: CheckoutInput,
     metadata,
     successUrl,
     cancelUrl,
+    locale: input.locale ?? null,
     ...binding,
     expiresAt: new Date(now.getTime() + ttl * 1000),
     createdAt: now,

@@ -173,6 +173,8 @@ export interface CustomerReceipt {
   branding: Branding | null
   description: string | null
   mode: 'test' | 'live'
+  /** The session's `locale`, for the receipt's language. */
+  locale: string | null
 }
 
 export async function loadReceipt(deps: Deps, recordId: string): Promise<CustomerReceipt> {
@@ -182,5 +184,5 @@ export async function loadReceipt(deps: Deps, recordId: string): Promise<Custome
   const session = await getSessionUnscoped(deps.db, record.sessionId)
   const merchant = await getMerchant(deps.db, record.merchantId)
   const branding = merchant ? brandingOf(merchant) : null
-  return { record, merchantName: branding?.name ?? '', branding, description: session?.description ?? null, mode: record.mode }
+  return { record, merchantName: branding?.name ?? '', branding, description: session?.description ?? null, mode: record.mode, locale: session?.locale ?? null }
 }

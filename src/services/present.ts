@@ -20,6 +20,7 @@ export function sessionCreated(s: SessionRow, baseUrl: string): Static<typeof Se
     mode: s.mode,
     description: s.description,
     metadata: s.metadata,
+    locale: s.locale,
   }
 }
 

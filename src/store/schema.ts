@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import {
   bigint, bigserial, boolean, customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
 } from 'drizzle-orm/pg-core'
+import type { Locale } from '../domain/locales.js'
 import type { Currency } from '../domain/money.js'
 import type { CurrencyTotals, Difference, ItemCategory, StatementState } from '../domain/reconciliation.js'
 import type { RecordStatus } from '../domain/refund-math.js'
@@ -116,6 +117,8 @@ export const sessions = pgTable('sessions', {
   successUrl: text('success_url'),
   /** Where a customer who did not pay goes back to (pages/checkout/way-back.ts). */
   cancelUrl: text('cancel_url'),
+  /** The language the merchant chose for the session's pages (web/locale.ts); null lets the customer's browser decide. */
+  locale: text('locale').$type<Locale>(),
   chosenProvider: text('chosen_provider'),
   providerConfigId: text('provider_config_id').references(() => providerConfigs.id),
   expiresAt: ts('expires_at').notNull(),

@@ -30,6 +30,26 @@ const ERROR_SENTENCES: Record<Locale, Record<ErrorKey, string>> = {
     'error.server.title': '出错了',
     'error.server.body': '请稍后再试。',
   },
+  'zh-HK': {
+    'error.notFound.title': '找不到頁面',
+    'error.notFound.body': '此連結無效。請檢查連結，或向發送者索取新連結。',
+    'error.forbidden.title': '表格已失效',
+    'error.forbidden.body': '請返回上一頁，重新載入頁面後再試。',
+    'error.badRequest.title': '未能處理此要求',
+    'error.badRequest.body': '請返回上一頁，重新載入頁面後再試。',
+    'error.server.title': '發生錯誤',
+    'error.server.body': '請稍後再試。',
+  },
+  ja: {
+    'error.notFound.title': 'ページが見つかりません',
+    'error.notFound.body': 'このリンクは無効です。リンクをご確認いただくか、送信元に新しいリンクをお求めください。',
+    'error.forbidden.title': 'このフォームの有効期限が切れました',
+    'error.forbidden.body': '前のページに戻り、ページを再読み込みしてからもう一度お試しください。',
+    'error.badRequest.title': 'このリクエストを処理できませんでした',
+    'error.badRequest.body': '前のページに戻り、ページを再読み込みしてからもう一度お試しください。',
+    'error.server.title': '問題が発生しました',
+    'error.server.body': 'しばらくしてから再度お試しください。',
+  },
 }
 
 /** A side's catalogues with the error pages' sentences added. */

@@ -1,22 +1,35 @@
 /**
  * The languages of every page Till serves (hosted pages and console), and the one a request gets:
- * `?lang=` (remembered in a cookie), then the cookie, then Accept-Language.
+ * `?lang=` (remembered in a cookie), then the cookie, then the session's `locale` (its pages
+ * only), then Accept-Language.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { DEFAULT_LOCALE, isLocale, LOCALES, type Locale } from '../domain/locales.js'
 
-export const LOCALES = ['en', 'zh-CN'] as const
-export type Locale = (typeof LOCALES)[number]
-export const DEFAULT_LOCALE: Locale = 'en'
+export { DEFAULT_LOCALE, isLocale, LOCALES, type Locale }
 /** Each language in itself, for the language switch. */
-export const LANGUAGE_NAMES: Record<Locale, string> = { en: 'English', 'zh-CN': '简体中文' }
+export const LANGUAGE_NAMES: Record<Locale, string> = { en: 'English', 'zh-CN': '简体中文', 'zh-HK': '繁體中文', ja: '日本語' }
 export const LANG_COOKIE = 'till_lang'
+/** The reader's time zone, as the console's script reads it from the browser (web/i18n.ts timeZone checks it). */
+export const TZ_COOKIE = 'till_tz'
 
-export const isLocale = (v: unknown): v is Locale => typeof v === 'string' && (LOCALES as readonly string[]).includes(v)
+/** Chinese written in Traditional characters: Taiwan, Hong Kong, Macao, or the script named. */
+const TRADITIONAL = /^zh-(?:hant|tw|hk|mo)(?:-|$)/
 
 /**
- * The best of our languages for an Accept-Language header, by q-value. Every Chinese tag (zh,
- * zh-CN, zh-Hans, zh-TW, …) gets Simplified Chinese: the closest we have.
+ * One of our languages for a language tag, or null: Traditional Chinese for zh-Hant, zh-TW, zh-HK
+ * and zh-MO (zh-Hans-HK is Simplified: the script outranks the region), Simplified for every other
+ * Chinese tag, Japanese for ja, English for en. Case does not matter.
  */
+export function localeOf(tag: string): Locale | null {
+  const t = tag.trim().toLowerCase()
+  if (t === 'zh' || t.startsWith('zh-')) return TRADITIONAL.test(t) ? 'zh-HK' : 'zh-CN'
+  if (t === 'ja' || t.startsWith('ja-')) return 'ja'
+  if (t === 'en' || t.startsWith('en-')) return 'en'
+  return null
+}
+
+/** The best of our languages for an Accept-Language header, by q-value (each tag as localeOf reads it). */
 export function negotiate(header: string | undefined): Locale {
   if (!header) return DEFAULT_LOCALE
   const ranges = header
@@ -30,8 +43,8 @@ export function negotiate(header: string | undefined): Locale {
     .filter((r) => r.tag && r.weight > 0)
     .sort((a, b) => b.weight - a.weight || a.index - b.index)
   for (const { tag } of ranges) {
-    if (tag === 'zh' || tag.startsWith('zh-')) return 'zh-CN'
-    if (tag === 'en' || tag.startsWith('en-')) return 'en'
+    const locale = localeOf(tag)
+    if (locale) return locale
   }
   return DEFAULT_LOCALE
 }
@@ -44,7 +57,11 @@ export function cookie(req: FastifyRequest, name: string): string | undefined {
   return undefined
 }
 
-export function pageLocale(req: FastifyRequest, reply: FastifyReply): Locale {
+/**
+ * `chosen` is what the merchant named for a session's pages: it outranks the browser's
+ * Accept-Language, while the customer's own pick in the language switch outranks it.
+ */
+export function pageLocale(req: FastifyRequest, reply: FastifyReply, chosen?: string | null): Locale {
   const asked = (req.query as Record<string, unknown> | undefined)?.lang
   reply.header('Vary', 'Accept-Language, Cookie')
   if (isLocale(asked)) {
@@ -54,5 +71,6 @@ export function pageLocale(req: FastifyRequest, reply: FastifyReply): Locale {
   }
   const remembered = cookie(req, LANG_COOKIE)
   if (isLocale(remembered)) return remembered
+  if (isLocale(chosen)) return chosen
   return negotiate(req.headers['accept-language'])
 }

@@ -178,7 +178,7 @@ test('the keyboard reaches everything in order, and every control has a name', a
   await page.goto(s.url)
   const order: string[] = []
   const outlines: string[] = []
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < 8; i++) {
     await page.keyboard.press('Tab')
     order.push(await page.evaluate(() => {
       const el = document.activeElement as HTMLElement
@@ -187,8 +187,8 @@ test('the keyboard reaches everything in order, and every control has a name', a
     outlines.push(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle))
   }
   // Radios are one tab stop; arrow keys move within the group.
-  assert.deepEqual(order, ['a:English', 'a:简体中文', 'radio:succeed', 'button:Pay ¥99.00\u00a0CNY', 'button:Simulate a failed payment', 'button:Cancel and return'])
-  assert.deepEqual(outlines, Array(6).fill('solid'), 'a visible focus ring on each')
+  assert.deepEqual(order, ['a:English', 'a:简体中文', 'a:繁體中文', 'a:日本語', 'radio:succeed', 'button:Pay ¥99.00\u00a0CNY', 'button:Simulate a failed payment', 'button:Cancel and return'])
+  assert.deepEqual(outlines, Array(8).fill('solid'), 'a visible focus ring on each')
   const unnamed = await page.evaluate(() => [...document.querySelectorAll('input:not([type=hidden]), button')].filter((el) => !(el.closest('label')?.textContent || el.textContent)?.trim()).length)
   assert.equal(unnamed, 0)
 })

@@ -1,13 +1,15 @@
 /**
  * What a customer far from UTC reads (issue #12 §6): times in their own zone when the script runs
  * (UTC written out when it does not), amounts that tell yuan from yen, the receipt after a partial
- * refund, and a test-mode banner that speaks of buttons only where there are some.
+ * refund, and a test-mode banner that speaks of buttons only where there are some. In Hong Kong and
+ * Japan, in their languages (issue #40 §4); the console's times in the merchant's own zone.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { DESKTOP, launchBrowser, openPage, PHONE, screenshot } from '../helpers/browser.js'
+import { merchantWithLogin } from '../helpers/console.js'
 import { createSession } from '../helpers/store-queries.js'
 
 let browser: Browser
@@ -54,4 +56,56 @@ test('in Shanghai, in Chinese: yuan marked as CNY, Shanghai time with the zone a
   assert.ok(await page.locator('.amount-refunded').isVisible())
   await screenshot(page, 'browser-receipt-partial-refund-phone-zh')
   assert.deepEqual(problems, [])
+})
+
+test('in Hong Kong, in Traditional Chinese: the checkout expiry and the receipt time are Hong Kong times, with no brackets left around the zone', async (t) => {
+  const ta = await startTestApp(t)
+  ta.clock.set(new Date('2026-11-21T09:30:00.000Z'))
+  const s = await createSession(ta, { amount: 8800, currency: 'HKD', expiresInSeconds: 3600 })
+  const { page, problems } = await openPage(t, browser, { ...PHONE, locale: 'zh-HK', timezoneId: 'Asia/Hong_Kong' })
+  await page.goto(s.url)
+  // Intl writes Hong Kong's zone in brackets after the time ("17:30 [GMT+8]"): the zone moves behind a no-break space, the brackets go.
+  assert.equal(await page.locator('.timer time').textContent(), '2026年11月21日 18:30\u00a0GMT+8')
+  assert.equal(await page.locator('.amount-value').textContent(), 'HK$88.00')
+  await Promise.all([page.waitForURL('**/r/rec_*'), page.getByRole('button', { name: '支付 HK$88.00' }).click()])
+  assert.equal(await page.locator('time').textContent(), '2026年11月21日 17:30\u00a0GMT+8')
+  await screenshot(page, 'browser-receipt-hong-kong-zh-HK')
+  assert.deepEqual(problems, [])
+})
+
+test('in Tokyo, in Japanese: yen without its code, and the receipt time in Japan Standard Time', async (t) => {
+  const ta = await startTestApp(t)
+  ta.clock.set(new Date('2026-11-21T09:30:00.000Z'))
+  const paid = await paidSession(ta, { amount: 1500, currency: 'JPY' })
+  const { page, problems } = await openPage(t, browser, { ...DESKTOP, locale: 'ja-JP', timezoneId: 'Asia/Tokyo' })
+  await page.goto(`${ta.baseUrl}/r/${paid.record.id}`)
+  assert.equal(await page.locator('html').getAttribute('lang'), 'ja')
+  assert.equal(await page.locator('time').textContent(), '2026年11月21日 18:30\u00a0JST')
+  assert.equal(await page.locator('.amount-big').textContent(), '¥1,500')
+  assert.deepEqual(problems, [])
+})
+
+test('the console writes its times in the reader\'s zone once the browser has told it (at sign-in), in UTC for a browser without the script', async (t) => {
+  const ta = await startTestApp(t)
+  ta.clock.set(new Date('2026-11-21T09:30:00.000Z'))
+  const m = await merchantWithLogin(ta, 'Blue Mugs')
+  const paid = await paidSession({ ...ta, merchant: m }, { amount: 1500, currency: 'JPY' })
+  const signIn = async (page: Page) => {
+    await page.goto(`${ta.baseUrl}/console/login`)
+    await page.getByLabel('Email').fill(m.email)
+    await page.getByLabel('Password').fill(m.password)
+    await Promise.all([page.waitForURL('**/console/test/payments'), page.getByRole('button', { name: 'Sign in' }).click()])
+  }
+  const { page, problems } = await openPage(t, browser, { ...DESKTOP, timezoneId: 'Asia/Tokyo' })
+  await signIn(page)
+  // The list right after signing in is already in Tokyo time: the sign-in page's script told the zone.
+  assert.equal(await page.locator(`tr:has(a[href$="${paid.id}"]) td[data-label="Created"]`).textContent(), 'Nov 21, 2026, 18:30\u00a0GMT+9')
+  await page.goto(`${ta.baseUrl}/console/test/payments/${paid.id}?lang=ja`)
+  assert.equal(await page.locator('dt:text-is("支払い日時") + dd').textContent(), '2026年11月21日 18:30\u00a0JST')
+  assert.deepEqual(problems, [])
+
+  const { page: plain } = await openPage(t, browser, { ...DESKTOP, timezoneId: 'Asia/Tokyo', javaScriptEnabled: false })
+  await signIn(plain)
+  await plain.goto(`${ta.baseUrl}/console/test/payments/${paid.id}`)
+  assert.equal(await plain.locator('dt:text-is("Paid") + dd').textContent(), 'Nov 21, 2026, 09:30\u00a0UTC')
 })

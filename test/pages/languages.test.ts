@@ -27,7 +27,7 @@ test('the switch is visible on every page, links ?lang=, and marks the current l
   const paid = await paidSession(ta)
   for (const path of [`/c/${paid.id}`, `/r/${paid.record.id}`, '/c/nope']) {
     const page = await getPage(ta, path)
-    assert.ok(page.html.includes('<nav class="lang-switch" aria-label="Language"><a href="?lang=en" hreflang="en" lang="en" aria-current="true">English</a><a href="?lang=zh-CN" hreflang="zh-CN" lang="zh-CN">简体中文</a></nav>'), path)
+    assert.ok(page.html.includes('<nav class="lang-switch" aria-label="Language"><a href="?lang=en" hreflang="en" lang="en" aria-current="true">English</a><a href="?lang=zh-CN" hreflang="zh-CN" lang="zh-CN">简体中文</a><a href="?lang=zh-HK" hreflang="zh-HK" lang="zh-HK">繁體中文</a><a href="?lang=ja" hreflang="ja" lang="ja">日本語</a></nav>'), path)
   }
 })
 

@@ -124,6 +124,19 @@ test('providerHints sent as the spec says reach Till: a live key without a confi
   assert.equal(refused.message, 'provider wechat/shop-2 not available: invalid_label')
 })
 
+test('a session names the language of its pages with locale, read back; an unsupported one is refused, naming the field', async (t) => {
+  const { till } = await setup(t)
+  const created = await till.createCheckout({ amount: 1500, currency: 'JPY', locale: 'ja' })
+  assert.equal(created.locale, 'ja')
+  assert.equal((await till.getSession(created.id)).locale, 'ja')
+  assert.equal((await till.createCheckout({ amount: 1500, currency: 'JPY' })).locale, null)
+  const params = { amount: 1500, currency: 'JPY' as const, locale: 'fr' }
+  const refused = await till.createCheckout(params as never).catch((e: unknown) => e)
+  assert.ok(refused instanceof InvalidRequestError)
+  assert.equal(refused.code, 'invalid_field')
+  assert.equal(refused.message, 'locale: must be one of en, zh-CN, zh-HK, ja')
+})
+
 /** Forwards to Till; answers listed in `drop` are received from Till and then lost on the way back. */
 async function lossyProxy(t: TestContext, upstream: string, drop: (n: number) => boolean) {
   const seen: Array<{ url: string; key: string | undefined; replayed: string | null; status: number }> = []

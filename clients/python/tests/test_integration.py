@@ -98,6 +98,17 @@ def test_provider_hints_sent_as_an_extra_field_reach_till(make_driver: MakeDrive
     assert (refused.value.code, refused.value.body["error"]) == ("provider_unavailable", "provider wechat/shop-2 not available: invalid_label")
 
 
+def test_a_session_names_the_language_of_its_pages(make_driver: MakeDriver) -> None:
+    do = make_driver()
+    created = do(lambda t: t.create_checkout(amount=1500, currency="JPY", locale="zh-HK"))
+    assert created.locale == "zh-HK"
+    assert do(lambda t: t.get_session(created.id)).locale == "zh-HK"
+    assert do(lambda t: t.create_checkout(amount=1500, currency="JPY")).locale is None
+    with pytest.raises(InvalidRequestError) as refused:
+        do(lambda t: t.create_checkout(amount=1500, currency="JPY", locale="fr"))
+    assert (refused.value.code, refused.value.body["error"]) == ("invalid_field", "locale: must be one of en, zh-CN, zh-HK, ja")
+
+
 def test_errors_by_class_with_status_body_and_request_id(make_driver: MakeDriver, till_server: TillServer) -> None:
     do = make_driver()
     with pytest.raises(NotFoundError) as missing:

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { LOCALES } from '../../domain/locales.js'
 import { Amount, CurrencyCode, SessionCreated, answer, errors } from '../../domain/resources.js'
 
 export const CheckoutBody = Type.Object({
@@ -9,6 +10,7 @@ export const CheckoutBody = Type.Object({
   successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'absolute http(s) URL; https in live mode' })),
   cancelUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'where a customer who did not pay (canceled, failed, expired) goes back to, with session_id added; the same rules as successUrl' })),
   expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, description: 'default 3600' })),
+  locale: Type.Optional(Type.Enum(LOCALES, { description: 'the language of the checkout, relay and receipt pages (en, zh-CN Simplified Chinese, zh-HK Traditional Chinese, ja Japanese); without it the customer\'s browser (Accept-Language) decides; the customer\'s own pick in the language switch still wins' })),
   providerHints: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'provider id → configuration label; only the first is used; ignored in test mode' })),
 }, { additionalProperties: false })
 

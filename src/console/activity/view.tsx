@@ -18,7 +18,7 @@ function details(c: ConsoleContext, r: ActivityRow): string {
   if (typeof d.date === 'string') parts.push(d.date)
   if (typeof d.category === 'string') parts.push(c.t(`recon.category.${d.category}` as ConsoleKey))
   if (typeof d.note === 'string') parts.push(d.note)
-  if (typeof d.failures === 'number' && typeof d.failingSince === 'string') parts.push(c.t('activity.failures', { n: String(d.failures), time: when(d.failingSince, c.locale)! }))
+  if (typeof d.failures === 'number' && typeof d.failingSince === 'string') parts.push(c.t('activity.failures', { n: String(d.failures), time: when(d.failingSince, c)! }))
   if (typeof d.reason === 'string') parts.push(d.reason)
   return parts.join(' · ')
 }
@@ -34,12 +34,15 @@ export function ActivityPage({ c, rows, next, paged }: { c: ConsoleContext; rows
           <tbody>
             {rows.map((r) => (
               <tr data-action={r.action}>
-                <td data-label={t('activity.time')}>{when(r.createdAt, locale)}</td>
-                <td data-label={t('activity.who')}>{r.actor}{r.ip ? <div class="help">{r.ip}</div> : null}</td>
+                <td data-label={t('activity.time')}>{when(r.createdAt, c)}</td>
+                {/* One box per cell: on a phone the cell is a row beside its label, and each child would be a column of it. */}
+                <td data-label={t('activity.who')}><div class="cell">{r.actor}{r.ip ? <div class="help">{r.ip}</div> : null}</div></td>
                 <td data-label={t('activity.what')}>
-                  <strong>{t(`activity.${r.action}` as ConsoleKey)}</strong>
-                  {r.subject && <div class="mono muted">{r.subject}</div>}
-                  <div class="help">{details(c, r)}</div>
+                  <div class="cell">
+                    <strong>{t(`activity.${r.action}` as ConsoleKey)}</strong>
+                    {r.subject && <div class="mono muted">{r.subject}</div>}
+                    <div class="help">{details(c, r)}</div>
+                  </div>
                 </td>
               </tr>
             ))}

@@ -1,6 +1,15 @@
-// The console works without this file. It adds: copy buttons beside secrets shown once, and a
-// confirmation before forms marked data-confirm (the no-script path has its own confirmation pages).
+// The console works without this file. It adds: copy buttons beside secrets shown once, a
+// confirmation before forms marked data-confirm (the no-script path has its own confirmation pages),
+// and the browser's time zone in a cookie, so the server writes times in it (UTC without it).
 'use strict'
+try {
+  var zone = Intl.DateTimeFormat().resolvedOptions().timeZone
+  if (zone && document.cookie.indexOf('till_tz=' + zone) < 0) {
+    document.cookie = 'till_tz=' + zone + '; Path=/console; Max-Age=31536000; SameSite=Lax'
+  }
+} catch (e) {
+  // No Intl time zones: times stay in UTC, written as such.
+}
 document.querySelectorAll('[data-copy]').forEach(function (button) {
   var source = document.getElementById(button.getAttribute('data-copy'))
   if (!source || !navigator.clipboard) return

@@ -28,10 +28,10 @@ export function KeysPage({ c, keys, created, revoked }: { c: ConsoleContext; key
             {keys.map((k) => (
               <tr data-key={k.id}>
                 <td data-label={t('keys.key')}><code>sk_{k.mode}_…{k.last4}</code></td>
-                <td data-label={t('keys.created')}>{when(k.createdAt, locale)}</td>
-                <td data-label={t('keys.lastUsed')}>{when(k.lastUsedAt, locale) ?? t('common.never')}</td>
+                <td data-label={t('keys.created')}>{when(k.createdAt, c)}</td>
+                <td data-label={t('keys.lastUsed')}>{when(k.lastUsedAt, c) ?? t('common.never')}</td>
                 <td data-label={t('keys.status')}>
-                  {k.revokedAt ? <span class="badge badge-stop">{t('keys.revokedAt', { time: when(k.revokedAt, locale)! })}</span> : <span class="badge badge-ok">{t('keys.active')}</span>}
+                  {k.revokedAt ? <span class="badge badge-stop">{t('keys.revokedAt', { time: when(k.revokedAt, c)! })}</span> : <span class="badge badge-ok">{t('keys.active')}</span>}
                 </td>
                 <td>{!k.revokedAt && <a href={`${base(c.mode)}/keys/${k.id}/revoke`}>{t('keys.revoke')}</a>}</td>
               </tr>

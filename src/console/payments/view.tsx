@@ -119,7 +119,7 @@ export function PaymentsPage({ c, sessions, hasMore, query, paged, error, empty 
                 </td>
                 <td data-label={t('payments.description')}>{s.description ?? ''}</td>
                 <td data-label={t('payments.id')}><a class="mono" href={`${listUrl}/${s.id}`}>{s.id}</a></td>
-                <td data-label={t('payments.created')}>{when(s.createdAt, locale)}</td>
+                <td data-label={t('payments.created')}>{when(s.createdAt, c)}</td>
               </tr>
             ))}
           </tbody>
@@ -154,8 +154,8 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
             <dt>{t('payments.status')}</dt><dd><StatusBadge c={c} kind="session" status={session.status} /></dd>
             <dt>{t('payments.provider')}</dt><dd>{provider ? providerName(provider, locale) : t('common.none')}</dd>
             {session.description && <><dt>{t('payments.description')}</dt><dd>{session.description}</dd></>}
-            <dt>{t('payments.created')}</dt><dd>{when(session.createdAt, locale)}</dd>
-            <dt>{t('payments.expires')}</dt><dd>{when(session.expiresAt, locale)}</dd>
+            <dt>{t('payments.created')}</dt><dd>{when(session.createdAt, c)}</dd>
+            <dt>{t('payments.expires')}</dt><dd>{when(session.expiresAt, c)}</dd>
             <dt>{t('payments.metadata')}</dt>
             <dd>{Object.keys(session.metadata).length === 0 ? t('common.none') : Object.entries(session.metadata).map(([k, v]) => <div class="mono">{k}: {v}</div>)}</dd>
           </dl>
@@ -166,7 +166,7 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
                 <dt>{t('payments.recordId')}</dt><dd class="mono">{record.id}</dd>
                 <dt>{t('payments.status')}</dt><dd><StatusBadge c={c} kind="record" status={record.status} /></dd>
                 <dt>{t('payments.providerRef')}</dt><dd class="mono">{record.providerRef}</dd>
-                <dt>{t('payments.paidAt')}</dt><dd>{when(record.paidAt, locale)}</dd>
+                <dt>{t('payments.paidAt')}</dt><dd>{when(record.paidAt, c)}</dd>
                 <dt>{t('payments.refunded')}</dt><dd>{money(record.refundedAmount, record.currency, locale)}</dd>
               </dl>
               <h2>{t('payments.refunds')}</h2>
@@ -180,7 +180,7 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
                         <td data-label={t('payments.amount')} class="num">{money(f.amount, record.currency, locale)}</td>
                         <td data-label={t('payments.status')}><StatusBadge c={c} kind="refund" status={f.status} /></td>
                         <td data-label={t('payments.reason')}>{f.reason ?? ''}</td>
-                        <td data-label={t('payments.created')}>{when(f.createdAt, locale)}</td>
+                        <td data-label={t('payments.created')}>{when(f.createdAt, c)}</td>
                       </tr>
                     ))}
                   </tbody>
@@ -216,7 +216,7 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
               <ul class="timeline">
                 {events.map((e) => (
                   <li data-event={e.id}>
-                    <strong><code>{e.type}</code></strong> <span class="muted">{when(e.createdAt, locale)}</span>
+                    <strong><code>{e.type}</code></strong> <span class="muted">{when(e.createdAt, c)}</span>
                     <ul class="attempts">
                       {e.deliveries.map((d) => (
                         <li>{d.url} · <StatusBadge c={c} kind="delivery" status={d.status} />{d.attempts > 0 && ` · ${d.attempts}× · ${d.last?.statusCode ?? d.last?.error ?? t('webhooks.noResponse')}`}</li>

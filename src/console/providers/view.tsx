@@ -1,5 +1,5 @@
 import { PROVIDERS, providerName as nameIn, type LiveProviderId } from '../../providers/index.js'
-import type { Localized } from '../../providers/module.js'
+import { inLocale, type Localized } from '../../providers/module.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
 import { credentialFields, settingFields } from './fields.js'
 
@@ -16,7 +16,7 @@ export interface ConfigItem {
 
 const providerName = (c: ConsoleContext, p: string) => nameIn(p, c.locale)
 /** Chinese text sets a Latin name off with a space (添加 Creem, but 添加微信支付). */
-const spaced = (locale: string, name: string) => (locale === 'zh-CN' && /^[A-Za-z]/.test(name) ? ` ${name}` : name)
+const spaced = (locale: string, name: string) => (locale.startsWith('zh') && /^[A-Za-z]/.test(name) ? ` ${name}` : name)
 
 export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; configs: ConfigItem[]; saved: boolean }) {
   const { t } = c
@@ -36,7 +36,7 @@ export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; config
       {saved && <Notice kind="ok">{t('providers.saved')}</Notice>}
       <div class="actions">
         {PROVIDERS.map((p, i) => (
-          <a class={i === 0 ? 'button' : 'button button-secondary'} href={`${base('live')}/providers/new?provider=${p.id}`}>{t('providers.addProvider', { provider: spaced(c.locale, p.name[c.locale]) })}</a>
+          <a class={i === 0 ? 'button' : 'button button-secondary'} href={`${base('live')}/providers/new?provider=${p.id}`}>{t('providers.addProvider', { provider: spaced(c.locale, inLocale(p.name, c.locale)) })}</a>
         ))}
       </div>
       {configs.length === 0 ? <p>{t('providers.none')}</p> : (
@@ -47,7 +47,7 @@ export function ProvidersPage({ c, configs, saved }: { c: ConsoleContext; config
               <tr data-config={p.id}>
                 <td data-label={t('providers.provider')}>{providerName(c, p.provider)}</td>
                 <td data-label={t('providers.label')}><strong>{p.label}</strong></td>
-                <td data-label={t('providers.identifies')}>{p.identifies.map((i) => <div class="mono">{i[c.locale]}</div>)}</td>
+                <td data-label={t('providers.identifies')}>{p.identifies.map((i) => <div class="mono">{inLocale(i, c.locale)}</div>)}</td>
                 <td data-label={t('providers.state')}>
                   <span class={`badge ${p.enabled ? 'badge-ok' : 'badge-stop'}`}>{t(p.enabled ? 'providers.enabled' : 'providers.disabled')}</span>{' '}
                   {p.isDefault && <span class="badge">{t('providers.default')}</span>}
@@ -104,11 +104,11 @@ function CredentialInputs({ c, provider, values }: { c: ConsoleContext; provider
     <>
       {credentialFields(provider).map((f) => (
         <div class="field">
-          <label for={`cred-${f.name}`}>{f.label[c.locale]}</label>
+          <label for={`cred-${f.name}`}>{inLocale(f.label, c.locale)}</label>
           {f.pem ? (
             <>
               <textarea id={`cred-${f.name}`} name={f.name} spellcheck={false} autocomplete="off" placeholder="-----BEGIN …">{values[f.name] ?? ''}</textarea>
-              <input type="file" name={`${f.name}File`} accept=".pem,.key,.txt,text/plain" aria-label={f.label[c.locale]} />
+              <input type="file" name={`${f.name}File`} accept=".pem,.key,.txt,text/plain" aria-label={inLocale(f.label, c.locale)} />
               <p class="help">{t('providers.pemHelp')}</p>
             </>
           ) : (
@@ -165,7 +165,7 @@ export function EditPage({ c, config, error }: { c: ConsoleContext; config: Conf
     <ConsoleLayout c={c} title={t('providers.editTitle', { provider: name, label: config.label })} section="providers">
       <h1>{t('providers.editTitle', { provider: name, label: config.label })}</h1>
       {error && <Notice kind="error">{error}</Notice>}
-      <p>{config.identifies.map((i) => <span class="mono">{i[c.locale]} </span>)}</p>
+      <p>{config.identifies.map((i) => <span class="mono">{inLocale(i, c.locale)} </span>)}</p>
       <div class="grid-2">
         <PostForm c={c} action={`${base('live')}/providers/${config.id}`} class="panel">
           <h2>{t('providers.details')}</h2>

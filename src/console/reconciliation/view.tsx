@@ -17,7 +17,7 @@ function State({ c, r }: { c: ConsoleContext; r: ReportView }) {
     <>
       <span class={`badge ${tone(r.state)}`}>{c.t(`recon.state.${r.state}` as ConsoleKey)}</span>
       {r.reason && <div class="help">{r.reason}</div>}
-      {r.state !== 'reconciled' && r.nextTryAt && <div class="help">{c.t('recon.nextTry', { time: when(r.nextTryAt, c.locale)! })}</div>}
+      {r.state !== 'reconciled' && r.nextTryAt && <div class="help">{c.t('recon.nextTry', { time: when(r.nextTryAt, c)! })}</div>}
     </>
   )
 }
@@ -113,7 +113,7 @@ function TillSide({ c, till }: { c: ConsoleContext; till: Side | null }) {
       {typeof till.ref === 'string' && till.kind === 'payment' && <><dt>{c.t('recon.attempt')}</dt><dd class="mono">{till.ref}</dd></>}
       <dt>{c.t('recon.amount')}</dt><dd>{money(Number(till.amount), String(till.currency), c.locale)}</dd>
       <dt>{c.t('recon.status')}</dt><dd>{statusText(c, till.status)}</dd>
-      <dt>{c.t('recon.at')}</dt><dd>{when(String(till.at), c.locale)}</dd>
+      <dt>{c.t('recon.at')}</dt><dd>{when(String(till.at), c)}</dd>
     </dl>
   )
 }
@@ -131,7 +131,7 @@ function LineSide({ c, line }: { c: ConsoleContext; line: Side | null }) {
         <dt>{c.t('recon.amount')}</dt><dd>{money(Number(line.amount), String(line.currency), c.locale)}</dd>
         <dt>{c.t('recon.status')}</dt><dd>{statusText(c, line.status)}</dd>
         {line.fee !== null && <><dt>{c.t('recon.fee')}</dt><dd>{money(Number(line.fee), String(line.currency), c.locale)}</dd></>}
-        <dt>{c.t('recon.at')}</dt><dd>{when(String(line.at), c.locale)}</dd>
+        <dt>{c.t('recon.at')}</dt><dd>{when(String(line.at), c)}</dd>
       </dl>
       {Object.keys(fields).length > 0 && (
         <details>
@@ -151,13 +151,13 @@ function Item({ c, report, item }: { c: ConsoleContext; report: ReportView; item
       {item.differences.length > 0 && (
         <p>{item.differences.map((d) => differenceText(c, item, d)).join(' · ')}</p>
       )}
-      {item.expectedUntil && <p class="help">{t('recon.expectedUntil', { time: when(item.expectedUntil, c.locale)! })}</p>}
+      {item.expectedUntil && <p class="help">{t('recon.expectedUntil', { time: when(item.expectedUntil, c)! })}</p>}
       <div class="grid-2">
         <div><h3>Till</h3><TillSide c={c} till={item.till as Side | null} /></div>
         <div><h3>{t('recon.statement')}</h3><LineSide c={c} line={item.line as Side | null} /></div>
       </div>
       {item.acknowledgedAt ? (
-        <p class="help">{t('recon.acknowledged', { who: item.acknowledgedBy ?? '', time: when(item.acknowledgedAt, c.locale)! })}: {item.acknowledgementNote}</p>
+        <p class="help">{t('recon.acknowledged', { who: item.acknowledgedBy ?? '', time: when(item.acknowledgedAt, c)! })}: {item.acknowledgementNote}</p>
       ) : item.category !== 'matched' && item.category !== 'expected' && (
         <PostForm c={c} action={`${base(c.mode)}/reconciliation/${report.id}/items/${item.id}/acknowledge`} class="inline-form">
           <div class="field">
@@ -189,7 +189,7 @@ export function DayPage({ c, report, items, hasMore, category, paged, label, not
           <dl class="facts">
             <dt>{t('recon.state')}</dt><dd><State c={c} r={report} /></dd>
             <dt>{t('recon.zone')}</dt><dd>{report.zone}</dd>
-            {report.reconciledAt && <><dt>{t('recon.reconciledAt')}</dt><dd>{when(report.reconciledAt, locale)}</dd></>}
+            {report.reconciledAt && <><dt>{t('recon.reconciledAt')}</dt><dd>{when(report.reconciledAt, c)}</dd></>}
             <dt>{t('recon.mismatches')}</dt><dd>{t('recon.openOf', { open: String(report.openMismatches), all: String(mismatches(report)) })}</dd>
             {files.length > 0 && <><dt>{t('recon.files')}</dt><dd>{files.map((f) => (
               <div><a href={`${here}/files/${encodeURIComponent(f.name)}`} download>{f.name}</a> ({t('recon.fileSize', { bytes: f.size.toLocaleString(locale) })})</div>

@@ -8,6 +8,8 @@ import type { ConsoleT } from '../i18n/index.js'
 
 export interface ConsoleContext {
   locale: Locale
+  /** The reader's IANA time zone (console.js tells it in a cookie), or UTC. */
+  zone: string
   t: ConsoleT
   /** The page's path below /console/<mode> (the switch keeps it), and its query for the language switch. */
   path: string
@@ -50,9 +52,9 @@ export function ShownOnce({ c, title, note, value }: { c: ConsoleContext; title:
   )
 }
 
-/** The console's stylesheet, and its script on signed-in pages. */
-function Head({ title, script }: { title: string; script?: boolean }) {
-  return <DocumentHead title={title} stylesheets={[CONSOLE_ASSETS.css.url]} script={script ? CONSOLE_ASSETS.js.url : undefined} />
+/** The console's stylesheet and script (on the sign-in page too: it tells the server the reader's time zone). */
+function Head({ title }: { title: string }) {
+  return <DocumentHead title={title} stylesheets={[CONSOLE_ASSETS.css.url]} script={CONSOLE_ASSETS.js.url} />
 }
 
 export function ConsoleLayout({ c, title, section, children }: { c: ConsoleContext; title: string; section: Section; children?: Child }) {
@@ -61,7 +63,7 @@ export function ConsoleLayout({ c, title, section, children }: { c: ConsoleConte
   const here = `${base(mode)}${c.path}`
   return (
     <html lang={locale}>
-      <Head title={`${test ? `[${t('mode.test')}] ` : ''}${title} · ${c.merchantName}`} script />
+      <Head title={`${test ? `[${t('mode.test')}] ` : ''}${title} · ${c.merchantName}`} />
       <body class={test ? 'test-mode' : 'live-mode'}>
         {test && (
           <div class="test-banner" role="note">

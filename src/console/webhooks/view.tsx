@@ -52,9 +52,9 @@ function Health({ c, e }: { c: ConsoleContext; e: EndpointItem }) {
   return (
     <dl class="facts">
       <dt>{t('webhooks.successRate')}</dt><dd>{recent(c, h)}</dd>
-      <dt>{t('webhooks.lastSuccess')}</dt><dd>{when(h.lastSuccessAt, locale) ?? t('webhooks.never')}</dd>
-      <dt>{t('webhooks.lastFailure')}</dt><dd>{h.lastFailureAt ? `${when(h.lastFailureAt, locale)} · ${h.lastFailureReason ?? ''}` : t('webhooks.never')}</dd>
-      {h.failingSince && <><dt>{t('webhooks.failingSince')}</dt><dd>{t('webhooks.failingCount', { time: when(h.failingSince, locale)!, n: String(h.failuresSinceSuccess) })}</dd></>}
+      <dt>{t('webhooks.lastSuccess')}</dt><dd>{when(h.lastSuccessAt, c) ?? t('webhooks.never')}</dd>
+      <dt>{t('webhooks.lastFailure')}</dt><dd>{h.lastFailureAt ? `${when(h.lastFailureAt, c)} · ${h.lastFailureReason ?? ''}` : t('webhooks.never')}</dd>
+      {h.failingSince && <><dt>{t('webhooks.failingSince')}</dt><dd>{t('webhooks.failingCount', { time: when(h.failingSince, c)!, n: String(h.failuresSinceSuccess) })}</dd></>}
     </dl>
   )
 }
@@ -91,7 +91,7 @@ export function WebhooksPage({ c, endpoints, error, url, notice }: { c: ConsoleC
                 <td data-label={t('webhooks.state')}><StateBadge c={c} e={e} /></td>
                 <td data-label={t('webhooks.health')}>
                   {recent(c, e.health)}
-                  {e.health.lastFailureAt && <div class="help">{t('webhooks.lastFailure')}: {when(e.health.lastFailureAt, c.locale)} · {e.health.lastFailureReason}</div>}
+                  {e.health.lastFailureAt && <div class="help">{t('webhooks.lastFailure')}: {when(e.health.lastFailureAt, c)} · {e.health.lastFailureReason}</div>}
                 </td>
               </tr>
             ))}
@@ -128,8 +128,8 @@ export function EndpointPage({ c, endpoint, deliveries, secret, error, notice, t
       {error && <Notice kind="error">{error}</Notice>}
       {!endpoint.enabled && endpoint.health.disabledForFailingAt && (
         <Notice kind="error">{t('webhooks.disabledForFailing', {
-          time: when(endpoint.health.disabledForFailingAt, locale)!,
-          since: when(endpoint.health.failingSince, locale) ?? '',
+          time: when(endpoint.health.disabledForFailingAt, c)!,
+          since: when(endpoint.health.failingSince, c) ?? '',
           n: String(endpoint.health.failuresSinceSuccess),
           reason: endpoint.health.lastFailureReason ?? '',
         })}</Notice>
@@ -160,7 +160,7 @@ export function EndpointPage({ c, endpoint, deliveries, secret, error, notice, t
       <p class="help">{t('webhooks.rotateNote')}</p>
       {endpoint.previousSecretExpiresAt && (
         <div class="actions">
-          <p>{t('webhooks.previousUntil', { time: when(endpoint.previousSecretExpiresAt, locale)! })}</p>
+          <p>{t('webhooks.previousUntil', { time: when(endpoint.previousSecretExpiresAt, c)! })}</p>
           <PostForm c={c} action={`${here}/expire-previous`} class="inline" confirm={t('webhooks.expirePreviousNote')}>
             <button type="submit" class="button button-secondary button-small" title={t('webhooks.expirePreviousNote')}>{t('webhooks.expirePrevious')}</button>
           </PostForm>
@@ -178,12 +178,12 @@ export function EndpointPage({ c, endpoint, deliveries, secret, error, notice, t
                 <td data-label={t('webhooks.event')}><code>{d.eventType}</code><br /><span class="muted mono">{d.eventId}</span></td>
                 <td data-label={t('webhooks.status')}>
                   <span class={`badge ${deliveryTone[d.status]}`}>{t(`delivery.${d.status}`)}</span>
-                  {d.status === 'pending' && d.nextAttemptAt && <div class="help">{t('webhooks.nextAttempt', { time: when(d.nextAttemptAt, locale)! })}</div>}
+                  {d.status === 'pending' && d.nextAttemptAt && <div class="help">{t('webhooks.nextAttempt', { time: when(d.nextAttemptAt, c)! })}</div>}
                 </td>
                 <td data-label={t('webhooks.attempts')}>
                   <ul class="attempts">
                     {d.attemptLog.map((a) => (
-                      <li>{when(a.attemptedAt, locale)} · <strong>{a.statusCode ?? t('webhooks.noResponse')}</strong> · {a.latencyMs} ms{a.error ? ` · ${a.error}` : ''}{a.responseBody ? <> · <code>{a.responseBody.slice(0, 200)}</code></> : null}</li>
+                      <li>{when(a.attemptedAt, c)} · <strong>{a.statusCode ?? t('webhooks.noResponse')}</strong> · {a.latencyMs} ms{a.error ? ` · ${a.error}` : ''}{a.responseBody ? <> · <code>{a.responseBody.slice(0, 200)}</code></> : null}</li>
                     ))}
                   </ul>
                 </td>

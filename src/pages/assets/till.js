@@ -43,7 +43,8 @@
   var TIME_FIELDS = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }
 
   // The zone goes after the time, joined to it by a no-break space, in every language: Chinese
-  // formats put it between the date and the time ("2026年11月21日 GMT+8 17:30"), the server writes "… 09:30 UTC".
+  // formats put it between the date and the time ("2026年11月21日 GMT+8 17:30"), Hong Kong's in
+  // brackets after it (whose emptied pair goes too); the server writes "… 09:30 UTC".
   function localTime(el) {
     var when = new Date(el.getAttribute('datetime'))
     if (isNaN(when.getTime())) return
@@ -53,7 +54,7 @@
         if (p.type !== 'timeZoneName') return p.value
         zone = p.value
         return ''
-      }).join('').replace(/\s+/g, ' ').trim()
+      }).join('').replace(/[[(]\s*[\])]/g, '').replace(/\s+/g, ' ').trim()
       el.textContent = zone ? text + '\u00a0' + zone : text
     } catch (e) {
       // An old browser without these options: the server's UTC text stays.

@@ -10,7 +10,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFound, SessionTerminal } from '../../domain/errors.js'
 import { displayAmount, type Currency } from '../../domain/money.js'
 import { moduleOf, PROVIDERS, providerName, type LiveProviderId } from '../../providers/index.js'
-import type { BrowserStep } from '../../providers/module.js'
+import { inLocale, type BrowserStep } from '../../providers/module.js'
 import type { Deps } from '../../services/deps.js'
 import { browserStepUrl, payAfterStep } from '../../services/browser-step.js'
 import * as hosted from '../../services/hosted-checkout.js'
@@ -34,13 +34,14 @@ function startUrl(deps: Deps, provider: LiveProviderId, sessionId: string, confi
 }
 
 /** The answer to a pick that needs the step: a page that goes on to the provider (a 303 after a form post would break form-action). */
-export async function sendToBrowserStep(deps: Deps, req: FastifyRequest, reply: FastifyReply, sessionId: string, provider: LiveProviderId, configId: string) {
+export async function sendToBrowserStep(deps: Deps, req: FastifyRequest, reply: FastifyReply, session: Pick<hosted.CustomerSession['session'], 'id' | 'locale'>, provider: LiveProviderId, configId: string) {
+  const sessionId = session.id
   const url = await startUrl(deps, provider, sessionId, configId, false)
   if (!url) {
     deps.log.warn({ sessionId, configId }, stepOf(provider).missing)
     return seeOther(reply, `/c/${sessionId}?unavailable=${provider}-in-app`)
   }
-  const ctx = pageContext(req, reply)
+  const ctx = pageContext(req, reply, session.locale)
   return sendHtml(reply, 200, RedirectPage({ ...ctx, v: { sessionId, provider: providerName(provider, ctx.locale), url } }))
 }
 
@@ -76,10 +77,10 @@ function stepReturn(deps: Deps, app: Parameters<FastifyPluginAsync>[0], provider
       return seeOther(reply, again ?? `/c/${id}?failed=${provider}`)
     }
     if (result.kind === 'failed' || result.action.kind !== 'in_app') return seeOther(reply, `/c/${id}?failed=${provider}`)
-    const ctx = pageContext(req, reply)
+    const ctx = pageContext(req, reply, cs.session.locale)
     const amount = displayAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
     return sendHtml(reply, 200, InAppPage({ ...ctx, v: {
-      sessionId: id, provider, providerName: providerName(provider, ctx.locale), app: step.app[ctx.locale], amount,
+      sessionId: id, provider, providerName: providerName(provider, ctx.locale), app: inLocale(step.app, ctx.locale), amount,
       params: result.action.params, merchantName: cs.merchantName, description: cs.session.description,
     } }))
   })

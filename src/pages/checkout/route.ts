@@ -9,6 +9,7 @@ import { SessionTerminal } from '../../domain/errors.js'
 import { displayAmount, type Currency } from '../../domain/money.js'
 import { REFUND_BEHAVIORS, type RefundBehavior } from '../../providers/mock/index.js'
 import { isLiveProvider, moduleOf, providerName } from '../../providers/index.js'
+import { inLocale } from '../../providers/module.js'
 import type { Deps } from '../../services/deps.js'
 import * as hosted from '../../services/hosted-checkout.js'
 import { seeOther, sendHtml } from '../../web/html.js'
@@ -34,7 +35,8 @@ const namedInQuery = (locale: Locale, id: string | undefined) => (id && isLivePr
 /** `<provider>-in-app` in the query: the provider's browser step cannot run for this configuration. */
 function inAppUnavailable(locale: Locale, unavailable: string | undefined) {
   const id = unavailable?.endsWith('-in-app') ? unavailable.slice(0, -'-in-app'.length) : undefined
-  const app = id && isLiveProvider(id) ? moduleOf(id).browserStep?.app[locale] : undefined
+  const step = id && isLiveProvider(id) ? moduleOf(id).browserStep : undefined
+  const app = step && inLocale(step.app, locale)
   return id && app ? { provider: providerName(id, locale), app } : null
 }
 
@@ -85,7 +87,7 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
 
   app.get<Id & { Querystring: { unavailable?: string; failed?: string } }>('/:id', async (req, reply) => {
     const cs = await hosted.loadSession(deps, req.params.id)
-    const ctx = pageContext(req, reply)
+    const ctx = pageContext(req, reply, cs.session.locale)
     const v = await checkoutView(cs, ctx, {
       unavailable: namedInQuery(ctx.locale, req.query.unavailable),
       failed: namedInQuery(ctx.locale, req.query.failed),
@@ -145,8 +147,8 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     if (cs.status !== 'pending' && cs.status !== 'processing') return seeOther(reply, `/c/${cs.session.id}`)
     const result = await unlessFinished(() => hosted.pickProvider(deps, cs.session, provider, { ip: clientIp(req.ip), userAgent: req.headers['user-agent'] }))
     if (!result) return seeOther(reply, `/c/${cs.session.id}`)
-    if (result.kind === 'authorize') return sendToBrowserStep(deps, req, reply, cs.session.id, result.provider, result.configId)
-    const ctx = pageContext(req, reply)
+    if (result.kind === 'authorize') return sendToBrowserStep(deps, req, reply, cs.session, result.provider, result.configId)
+    const ctx = pageContext(req, reply, cs.session.locale)
     const name = providerName(result.provider, ctx.locale)
     if (result.kind === 'started' && result.action.kind === 'redirect') {
       return sendHtml(reply, 200, RedirectPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, url: result.action.url } }))
@@ -154,7 +156,8 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     if (result.kind === 'started' && result.action.kind === 'qr') {
       const svg = (await QRCode.toString(result.action.content, { type: 'svg', width: 240, margin: 1, errorCorrectionLevel: 'M' })).trim()
       const amount = displayAmount(cs.session.amount, cs.session.currency as Currency, ctx.locale)
-      const help = moduleOf(result.provider).scanHelp?.[ctx.locale]
+      const scanHelp = moduleOf(result.provider).scanHelp
+      const help = scanHelp && inLocale(scanHelp, ctx.locale)
       return sendHtml(reply, 200, QrPage({ ...ctx, v: { sessionId: cs.session.id, provider: name, amount, svg, help, merchantName: cs.merchantName, description: cs.session.description } }))
     }
     if (result.kind === 'started' && result.action.kind === 'none') return seeOther(reply, `/c/${cs.session.id}`)

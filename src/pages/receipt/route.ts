@@ -11,8 +11,8 @@ import { ReceiptPage, type ReceiptView } from './view.js'
 
 export const receiptRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.get<{ Params: { id: string } }>('/:id', async (req, reply) => {
-    const { record, merchantName, branding, description, mode } = await loadReceipt(deps, req.params.id)
-    const ctx = pageContext(req, reply)
+    const { record, merchantName, branding, description, mode, locale } = await loadReceipt(deps, req.params.id)
+    const ctx = pageContext(req, reply, locale)
     const currency = record.currency as Currency
     const v: ReceiptView = {
       recordId: record.id,

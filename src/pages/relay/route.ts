@@ -29,7 +29,7 @@ export const relayRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
       successUrl: cs.session.successUrl,
       cancelUrl: cs.session.cancelUrl,
     })
-    const ctx = pageContext(req, reply)
+    const ctx = pageContext(req, reply, cs.session.locale)
     // The body is for clients that do not follow redirects: one link onwards.
     reply.code(303).header('Location', location).header('Server-Timing', `relay;desc=${cs.wait};dur=${Date.now() - started}`)
     return sendHtml(reply, 303, MessagePage({ ...ctx, v: { title: ctx.t('relay.title'), link: { href: location, text: ctx.t('relay.continue') } } }))

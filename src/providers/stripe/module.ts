@@ -7,9 +7,9 @@ import { createStripeProvider } from './index.js'
 import { secretsOf } from './sign.js'
 
 const CREDENTIALS = [
-  { name: 'secretKey', label: { en: 'Secret key', 'zh-CN': '密钥 (Secret key)' }, help: 'Developers → API keys: sk_live_… / sk_test_…, or a restricted key rk_… with the permissions in docs/providers.md', secret: true },
+  { name: 'secretKey', label: { en: 'Secret key', 'zh-CN': '密钥 (Secret key)', 'zh-HK': '密鑰 (Secret key)', ja: 'シークレットキー' }, help: 'Developers → API keys: sk_live_… / sk_test_…, or a restricted key rk_… with the permissions in docs/providers.md', secret: true },
   {
-    name: 'webhookSecret', label: { en: 'Webhook signing secret', 'zh-CN': 'Webhook 签名密钥' }, secret: true, optional: true,
+    name: 'webhookSecret', label: { en: 'Webhook signing secret', 'zh-CN': 'Webhook 签名密钥', 'zh-HK': 'Webhook 簽署密鑰', ja: 'Webhook 署名シークレット' }, secret: true, optional: true,
     help: "Developers → Webhooks → Till's endpoint → Signing secret (whsec_…; several, space-separated, while rolling it); left out, Till adds its endpoint and keeps the secret",
   },
 ] as const

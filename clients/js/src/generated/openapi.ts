@@ -39,6 +39,11 @@ export interface paths {
                         cancelUrl?: string;
                         /** @description default 3600 */
                         expiresInSeconds?: number;
+                        /**
+                         * @description the language of the checkout, relay and receipt pages (en, zh-CN Simplified Chinese, zh-HK Traditional Chinese, ja Japanese); without it the customer's browser (Accept-Language) decides; the customer's own pick in the language switch still wins
+                         * @enum {string}
+                         */
+                        locale?: "en" | "zh-CN" | "zh-HK" | "ja";
                         /** @description provider id → configuration label; only the first is used; ignored in test mode */
                         providerHints?: {
                             [key: string]: string;
@@ -79,6 +84,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: string;
                             };
+                            locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
                         };
                     };
                 };
@@ -382,6 +388,7 @@ export interface paths {
                                 metadata: {
                                     [key: string]: string;
                                 };
+                                locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
                                 chosenProvider: string | null;
                                 record?: {
                                     id: string;
@@ -620,6 +627,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: string;
                             };
+                            locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -2081,6 +2089,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: string;
                             };
+                            locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -2421,6 +2430,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: string;
                             };
+                            locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -2760,6 +2770,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: string;
                             };
+                            locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -3099,6 +3110,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: string;
                             };
+                            locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;

@@ -94,5 +94,9 @@ export async function checkoutFields(): Promise<string> {
   const extra = await till.createCheckout(params)
   // @ts-expect-error: an unknown property in an object literal
   till.createCheckout({ amount: 9900, currency: 'CNY', someNewField: 'sent as given' })
-  return hinted.id + extra.id
+  // The pages' languages are the locale's only values.
+  const inJapanese = await till.createCheckout({ amount: 1500, currency: 'JPY', locale: 'ja' })
+  // @ts-expect-error: not a language Till's pages speak
+  till.createCheckout({ amount: 1500, currency: 'JPY', locale: 'fr' })
+  return hinted.id + extra.id + inJapanese.locale
 }

@@ -235,6 +235,10 @@ class CreatedSession(TillObject):
         "as given at creation; {} when none was"
         return cast("Dict[str, str]", copied(self._data["metadata"]))
 
+    @property
+    def locale(self) -> Optional[Literal["en", "zh-CN", "zh-HK", "ja"]]:
+        return cast("Optional[Literal[\"en\", \"zh-CN\", \"zh-HK\", \"ja\"]]", self._data["locale"])
+
 
 class Session(TillObject):
     """A payment session; `record` once paid."""
@@ -281,6 +285,10 @@ class Session(TillObject):
     def metadata(self) -> Dict[str, str]:
         "as given at creation; {} when none was"
         return cast("Dict[str, str]", copied(self._data["metadata"]))
+
+    @property
+    def locale(self) -> Optional[Literal["en", "zh-CN", "zh-HK", "ja"]]:
+        return cast("Optional[Literal[\"en\", \"zh-CN\", \"zh-HK\", \"ja\"]]", self._data["locale"])
 
     @property
     def chosen_provider(self) -> Optional[str]:
@@ -1064,6 +1072,7 @@ class TillBase:
         success_url: Optional[str] = None,
         cancel_url: Optional[str] = None,
         expires_in_seconds: Optional[int] = None,
+        locale: Optional[Literal["en", "zh-CN", "zh-HK", "ja"]] = None,
         provider_hints: Optional[Dict[str, str]] = None,
         idempotency_key: Optional[str] = None,
         timeout_ms: Optional[int] = None,
@@ -1075,7 +1084,7 @@ class TillBase:
             self._sender.request(
                 "POST",
                 "/api/v1/checkout",
-                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "providerHints": provider_hints}, extra),
+                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "locale": locale, "providerHints": provider_hints}, extra),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
@@ -1699,6 +1708,7 @@ class AsyncTillBase:
         success_url: Optional[str] = None,
         cancel_url: Optional[str] = None,
         expires_in_seconds: Optional[int] = None,
+        locale: Optional[Literal["en", "zh-CN", "zh-HK", "ja"]] = None,
         provider_hints: Optional[Dict[str, str]] = None,
         idempotency_key: Optional[str] = None,
         timeout_ms: Optional[int] = None,
@@ -1710,7 +1720,7 @@ class AsyncTillBase:
             await self._sender.request(
                 "POST",
                 "/api/v1/checkout",
-                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "providerHints": provider_hints}, extra),
+                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "locale": locale, "providerHints": provider_hints}, extra),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
