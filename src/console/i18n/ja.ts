@@ -82,7 +82,7 @@ export const ja: ConsoleCatalogue = {
   'providers.disable': '無効にする',
   'providers.edit': '編集',
   'providers.none': '決済サービスの設定はまだありません。追加するまで本番のチェックアウトは拒否されます。上から決済サービスのアカウントの認証情報を入力して追加してください。',
-  'providers.newTitle': '{provider}の設定を追加',
+  'providers.newTitle': '{aProvider}の設定を追加',
   'providers.editTitle': '{provider} · {label}',
   'providers.apiBaseHelp': 'サンドボックスやテストダブル専用です。空欄の場合は決済サービス本来のアドレスを使います。',
   'providers.settings': '設定',

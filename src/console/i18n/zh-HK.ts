@@ -82,7 +82,7 @@ export const zhHK: ConsoleCatalogue = {
   'providers.disable': '停用',
   'providers.edit': '編輯',
   'providers.none': '暫無支付渠道設定。新增之前，正式模式的付款會被拒絕：請在上方以你的支付渠道帳戶憑證新增一個。',
-  'providers.newTitle': '新增{provider}設定',
+  'providers.newTitle': '新增{aProvider}設定',
   'providers.editTitle': '{provider} · {label}',
   'providers.apiBaseHelp': '只供沙盒或測試替身使用；留空則使用渠道的官方地址。',
   'providers.settings': '設定',
