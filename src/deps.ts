@@ -29,7 +29,7 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     box,
     providers: createRegistry([
       createMockProvider(() => clock()),
-      ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config), products: productStore(db, clock) })),
+      ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config), products: productStore(db, clock), statementLimits: config.statementLimits })),
     ]),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto'
 import { pipeline, Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
-import { StatementNotReady } from './statements.js'
+import { inMiB } from './limits.js'
+import { StatementNotReady, StatementRefused } from './statements.js'
 
 /** A whole buffer as a body: how an adapter that has one hands it over. */
 export async function* oneChunk(b: Buffer): AsyncGenerator<Buffer> {
@@ -32,15 +33,23 @@ export async function* hashChecked(body: AsyncIterable<Buffer>, algorithm: strin
   if (hash.digest('hex') !== expected.toLowerCase()) throw mismatch()
 }
 
-/** The body gunzipped as it arrives; a stream that is not whole gzip throws StatementNotReady with `reason`. */
-export async function* gunzipped(body: AsyncIterable<Buffer>, reason: string, retryAfterS?: number): AsyncGenerator<Buffer> {
+/**
+ * The body gunzipped as it arrives; a stream that is not whole gzip throws StatementNotReady with
+ * `reason`, one that unpacks to more than `maxBytes` StatementRefused (a gzip bomb), both closing the download.
+ */
+export async function* gunzipped(body: AsyncIterable<Buffer>, reason: string, o: { retryAfterS?: number; maxBytes: number }): AsyncGenerator<Buffer> {
   // pipeline destroys both sides on an error (the HTTP answer too) and hands it to the reader.
   const out = pipeline(Readable.from(body), createGunzip(), () => {})
+  let size = 0
   try {
-    for await (const c of out) yield c as Buffer
+    for await (const c of out) {
+      size += (c as Buffer).length
+      if (size > o.maxBytes) throw new StatementRefused(`the file unpacks to more than ${inMiB(o.maxBytes)}; refused`)
+      yield c as Buffer
+    }
   } catch (e) {
-    if (e instanceof StatementNotReady) throw e
-    throw new StatementNotReady(reason, retryAfterS)
+    if (e instanceof StatementNotReady || e instanceof StatementRefused) throw e
+    throw new StatementNotReady(reason, o.retryAfterS)
   } finally {
     out.destroy()
   }

@@ -5,6 +5,7 @@
  * item; the totals per currency. A run holds one batch at a time, never the whole day.
  */
 import { newId } from '../domain/ids.js'
+import { unstorableCharacter } from '../domain/reasons.js'
 import {
   classify, itemFingerprint, ITEM_CATEGORIES, paymentRefundsSide, type CurrencyTotals, type ItemCategory, type LineSide, type Sums, type TillSide,
 } from '../domain/reconciliation.js'
@@ -51,6 +52,12 @@ function checked(l: StatementLine): StatementLine {
     && ['succeeded', 'pending', 'failed'].includes(l.status) && l.at instanceof Date && !Number.isNaN(l.at.getTime())
     && (l.fee === null || Number.isSafeInteger(l.fee)) && Number.isInteger(l.source?.line) && typeof l.source?.file === 'string'
   if (!ok) throw new StatementFormatError(`line ${l.source?.line ?? '?'} of ${l.source?.file ?? '?'} is not a statement line`)
+  // A NUL in a cell would fail the whole batch's insert: named here, with its line, instead.
+  const texts = [l.tillRef, l.providerRef, l.paymentTillRef, l.paymentProviderRef, l.currency, ...Object.entries(l.source.fields ?? {}).flat()]
+  for (const t of texts) {
+    const bad = typeof t === 'string' ? unstorableCharacter(t) : null
+    if (bad) throw new StatementFormatError(`line ${l.source.line} of ${l.source.file} holds a character that cannot be stored (${bad})`)
+  }
   return l
 }
 

@@ -12,6 +12,7 @@ import { ACK_FAIL, ACK_SUCCESS, ALIPAY_CAPABILITIES, CHANNELS, METHODS, REFUND_Q
 import { AlipayClient } from './http.js'
 import { credentialsOf, keysOf } from './keys.js'
 import { verifyNotification } from './sign.js'
+import type { StatementLimits } from '../limits.js'
 import { alipayStatements } from './statements.js'
 import {
   amountInFen, orderContent, paymentFactFromNotice, paymentState, type NoticeForm, type PrecreateAnswer, type RefundAnswer, type RefundQueryAnswer, type TradeAnswer,
@@ -21,6 +22,8 @@ export interface AlipayProviderOptions {
   now?: () => Date
   timeoutMs?: number
   dispatcher?: Dispatcher
+  /** What a statement may hold and how long its download may take (limits.ts; TILL_STATEMENT_* settings). */
+  statementLimits?: StatementLimits
 }
 
 const reply = (status: number, body: string) => ({ status, body, headers: { 'content-type': 'text/plain; charset=utf-8' } })
@@ -73,7 +76,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
     id: 'alipay',
     capabilities: ALIPAY_CAPABILITIES,
     client,
-    statements: alipayStatements(client, now),
+    statements: alipayStatements(client, now, opts.statementLimits),
 
     async createAttempt(cfg, a) {
       const channel = (a.channel ?? 'precreate') as AlipayChannel
