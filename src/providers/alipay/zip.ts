@@ -37,10 +37,11 @@ export interface OpenedZip {
 const UNICODE_PATH = 0x7075
 
 function nameOf(e: yauzl.Entry): string {
-  if (e.generalPurposeBitFlag & 0x800 || e.extraFields.some((f) => f.id === UNICODE_PATH)) {
-    return yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, false)
-  }
-  return iconv.decode(e.fileNameRaw, 'gbk')
+  if (e.generalPurposeBitFlag & 0x800) return e.fileNameRaw.toString('utf8')
+  // yauzl takes a Unicode path field only when it still matches the name (its CRC-32); else CP437, for which GBK stands.
+  const unicode = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, false)
+  const plain = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields.filter((f) => f.id !== UNICODE_PATH), false)
+  return unicode !== plain ? unicode : iconv.decode(e.fileNameRaw, 'gbk')
 }
 
 /** `names` for a reason: the first few, and how many more. */
