@@ -21,6 +21,20 @@ export async function gathered(body: AsyncIterable<Buffer>): Promise<Buffer> {
 }
 
 /**
+ * The body in pieces of at most `size` bytes, other work let through (setImmediate) before each: a
+ * parser that takes a whole chunk at once (csv-parse) would otherwise hold the event loop, which
+ * serves every merchant, for all of a kept file's 1 MiB rows (about 0.3 s of Alipay's bill).
+ */
+export async function* inPieces(body: AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
+  for await (const c of body) {
+    for (let at = 0; at < c.length; at += size) {
+      await new Promise((resolve) => setImmediate(resolve))
+      yield c.subarray(at, at + size)
+    }
+  }
+}
+
+/**
  * The body passed through while its `algorithm` digest is taken; at its end, a digest other than
  * `expected` (hex, any case) throws `mismatch()`: a fetch's StatementNotReady, and the fetch is undone.
  */

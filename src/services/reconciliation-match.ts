@@ -9,7 +9,7 @@ import { unstorableCharacter } from '../domain/reasons.js'
 import {
   classify, itemFingerprint, ITEM_CATEGORIES, paymentRefundsSide, type CurrencyTotals, type ItemCategory, type LineSide, type Sums, type TillSide,
 } from '../domain/reconciliation.js'
-import { hashChecked } from '../providers/statement-stream.js'
+import { hashChecked, inPieces } from '../providers/statement-stream.js'
 import type { StatementFile, StatementLine, StatementSource, StatementTotal } from '../providers/statements.js'
 import type { Tx } from '../store/db.js'
 import * as repo from '../store/repos/reconciliation.js'
@@ -17,6 +17,8 @@ import type { Deps } from './deps.js'
 
 /** Lines written per statement, and pairs read per fetch: what one run holds in memory at a time. */
 export const BATCH = 2000
+/** A kept file reaches its parser in pieces this large, the event loop let through between them. */
+const PARSE_PIECE_BYTES = 64 * 1024
 
 const zero = (): Sums => ({ count: 0, amount: 0 })
 const sameSums = (a: Sums, b: Sums) => a.count === b.count && a.amount === b.amount
@@ -177,7 +179,7 @@ async function keptFiles(tx: Tx, statementId: string): Promise<StatementFile[]> 
   return (await repo.listFiles(tx, statementId)).map((f) => ({
     name: f.name,
     type: f.type,
-    body: hashChecked(repo.fileChunks(tx, statementId, f.name), 'sha256', f.sha256,
-      () => new StatementFormatError(`the kept file ${f.name} does not match its SHA-256 any more`)),
+    body: inPieces(hashChecked(repo.fileChunks(tx, statementId, f.name), 'sha256', f.sha256,
+      () => new StatementFormatError(`the kept file ${f.name} does not match its SHA-256 any more`)), PARSE_PIECE_BYTES),
   }))
 }

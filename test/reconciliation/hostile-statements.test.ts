@@ -12,6 +12,7 @@ import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import type { AlipayClient } from '../../src/providers/alipay/http.js'
 import { alipayStatements } from '../../src/providers/alipay/statements.js'
 import { exchangeStream } from '../../src/providers/exchange.js'
+import { oneChunk } from '../../src/providers/statement-stream.js'
 import type { StatementLimits } from '../../src/providers/limits.js'
 import type { WechatClient } from '../../src/providers/wechat/http.js'
 import { wechatStatements } from '../../src/providers/wechat/statements.js'
@@ -127,4 +128,20 @@ test('a stop finishes while a statement download is in flight: the download is e
   await endless.closed
   const { rows } = await s.ta.database.pool.query('select state, reason from statements where provider_config_id = $1', [s.configId])
   assert.deepEqual(rows, [{ state: 'waiting', reason: 'Till stopped while Alipay answered' }])
+})
+
+test('a day\'s files past the cap together (pages of a search, any provider) are refused as they are kept, nothing kept', async (t) => {
+  const r = await reconTill(t)
+  r.ta.deps.config.statementLimits = LIMITS
+  // Seventeen pages of 1 MiB each: none too large alone, too many together.
+  const page = Buffer.alloc(MiB, 0x20)
+  attachStatements(r.ta.deps, 'wechat', {
+    zone: 'Asia/Shanghai',
+    fetch: async () => ({ ready: true, files: Array.from({ length: 17 }, (_, i) => ({ name: `page-${i}`, type: 'application/json', body: oneChunk(page) })) }),
+    parse: () => { throw new Error('not reached') },
+  })
+  r.ta.clock.set(RECON_NEXT_MORNING)
+  const day = (await r.ta.admin('POST', '/reconciliation/runs', { date: RECON_DAY, providerConfigId: r.configId })).body.data[0]
+  assert.deepEqual([day.state, day.reason], ['failed', 'the statement holds more than 16 MiB; refused'])
+  assert.equal((await r.q('select count(*)::int as n from statement_files where statement_id = $1', [day.id])).rows[0].n, 0)
 })
