@@ -59,7 +59,7 @@ export async function exchangeStream(url: string | URL, o: Exchange, provider: s
   const deadlineMs = o.deadlineMs ?? ANSWER_DEADLINE_TIMEOUTS * o.timeoutMs
   const unreachable = (e: unknown) => new ProviderError('unknown', 'network', `${provider} unreachable or too slow: ${(e as Error).message}`)
   const abort = new AbortController()
-  const deadline = setTimeout(() => abort.abort(new ProviderError('unknown', 'answer_too_slow', `${provider}'s answer took longer than ${Math.round(deadlineMs / 1000)} s; refused`)), deadlineMs)
+  const deadline = setTimeout(() => abort.abort(new ProviderError('unknown', 'network', `${provider}'s answer took longer than ${Math.round(deadlineMs / 1000)} s; refused`)), deadlineMs)
   const stop = endedOnStop.getStore()
   const onStop = () => abort.abort(new ProviderError('unknown', 'stopping', `Till stopped while ${provider} answered`))
   stop?.addEventListener('abort', onStop, { once: true })
