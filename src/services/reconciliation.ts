@@ -40,7 +40,6 @@ export const providersWithStatements = (deps: Deps) => PROVIDERS.map((p) => p.id
 /** A day cut by the database or by a stop runs again this soon. */
 const CUT_RETRY_S = 60
 
-
 /**
  * The reason a failed fetch or run shows (≤ MAX_REASON characters): the refusal's own words when
  * they are for a person; anything else (a database error and its SQL) is the server log's, under an id.

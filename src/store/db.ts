@@ -157,9 +157,10 @@ interface InFlight {
  * connection goes back to the pool. Drizzle keeps the connection as the transaction's session client.
  */
 export function boundForLongWork(tx: Tx) {
-  const client = (tx as unknown as { session?: { client?: unknown } }).session?.client
-  if (!(client instanceof DbClient)) throw new Error('a transaction without its DbClient: store/db.ts needs updating')
-  client.forLongWork()
+  const session = (tx as unknown as { session?: { client?: unknown } }).session
+  if (!session?.client) throw new Error('a transaction without its connection: store/db.ts needs updating')
+  // A pool of plain pg clients has no bound to lengthen.
+  if (session.client instanceof DbClient) session.client.forLongWork()
 }
 
 /** Whether `err` (or its cause) is a connection lost or given up (the bound above): the work may be tried again. */

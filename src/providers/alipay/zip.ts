@@ -7,7 +7,8 @@
  * StatementRefused. Alipay writes entry names in GBK without the UTF-8 flag; a name with the flag
  * (or a Unicode path field) is UTF-8.
  */
-import { crc32 } from 'node:zlib'
+import * as zlib from 'node:zlib'
+import { createRequire } from 'node:module'
 import iconv from 'iconv-lite'
 import JSZip from 'jszip'
 import yauzl from 'yauzl'
@@ -35,6 +36,10 @@ export interface OpenedZip {
 }
 
 const UNICODE_PATH = 0x7075
+type Crc32 = (data: Buffer, value: number) => number
+// zlib's own from Node 20.15 and 22.2; before, buffer-crc32 (as yauzl does).
+const crc32: Crc32 = (zlib as { crc32?: Crc32 }).crc32
+  ?? ((data, value) => (createRequire(import.meta.url)('buffer-crc32') as typeof import('buffer-crc32')).unsigned(data, value))
 
 function nameOf(e: yauzl.Entry): string {
   if (e.generalPurposeBitFlag & 0x800) return e.fileNameRaw.toString('utf8')
