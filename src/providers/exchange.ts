@@ -60,6 +60,8 @@ export async function exchangeStream(url: string | URL, o: Exchange, provider: s
   const unreachable = (e: unknown) => new ProviderError('unknown', 'network', `${provider} unreachable or too slow: ${(e as Error).message}`)
   const abort = new AbortController()
   const deadline = setTimeout(() => abort.abort(new ProviderError('unknown', 'network', `${provider}'s answer took longer than ${Math.round(deadlineMs / 1000)} s; refused`)), deadlineMs)
+  // Not what keeps a process alive: a body never read leaves it set.
+  deadline.unref()
   const stop = endedOnStop.getStore()
   const onStop = () => abort.abort(new ProviderError('unknown', 'stopping', `Till stopped while ${provider} answered`))
   stop?.addEventListener('abort', onStop, { once: true })

@@ -13,10 +13,18 @@ export async function* oneChunk(b: Buffer): AsyncGenerator<Buffer> {
   if (b.length) yield b
 }
 
-/** A body gathered whole: for a small file (a page of JSON) or a format that needs its end first. */
-export async function gathered(body: AsyncIterable<Buffer>): Promise<Buffer> {
+/**
+ * A body gathered whole: for a small file (a page of JSON) or a format that needs its end first.
+ * Past `maxBytes`, `tooLarge()` is thrown and the body left (a download's connection closed).
+ */
+export async function gathered(body: AsyncIterable<Buffer>, maxBytes = Infinity, tooLarge?: () => Error): Promise<Buffer> {
   const parts: Buffer[] = []
-  for await (const c of body) parts.push(c)
+  let size = 0
+  for await (const c of body) {
+    size += c.length
+    if (size > maxBytes) throw tooLarge?.() ?? new Error(`more than ${maxBytes} bytes`)
+    parts.push(c)
+  }
   return Buffer.concat(parts)
 }
 

@@ -9,7 +9,8 @@
  * sign; the SHA1 is of the uncompressed file. WeChat Pay Global: GET /v3/global/statements answers
  * the file itself, its SHA1 in Wechatpay-Statement-Sha1, the signature over that SHA1.
  */
-import { DEFAULT_STATEMENT_LIMITS, type StatementLimits } from '../limits.js'
+import { tooLarge } from '../exchange.js'
+import { ANSWER_MAX_BYTES, DEFAULT_STATEMENT_LIMITS, type StatementLimits } from '../limits.js'
 import { gathered, gunzipped, hashChecked, oneChunk } from '../statement-stream.js'
 import { StatementNotReady, type StatementFetch, type StatementFile, type StatementItem, type StatementSource } from '../statements.js'
 import type { ProviderConfig } from '../types.js'
@@ -75,7 +76,7 @@ export function wechatStatements(client: WechatClient, o: WechatStatementOptions
     // Our signed request goes to WeChat's own host only, whatever an answer names.
     if (url.origin !== new URL(apiBaseOf(cfg)).origin) throw new ProviderError('unknown', 'untrusted_download_url', `${name}: download_url is not on ${new URL(apiBaseOf(cfg)).origin}`)
     const res = await client.getFile(cfg, url.pathname + url.search, {}, bounds)
-    if (res.status !== 200) throw errorFrom(res.status, parseJson(await gathered(res.body)))
+    if (res.status !== 200) throw errorFrom(res.status, parseJson(await errorBody(res.body)))
     return { name, body: checked(res.body, gzip, applied.hash_value, name), type: CSV }
   }
 
@@ -89,7 +90,7 @@ export function wechatStatements(client: WechatClient, o: WechatStatementOptions
     const name = 'statement'
     const target = `${new URL(apiBaseOf(cfg)).pathname.replace(/\/+$/, '')}${GLOBAL_STATEMENTS_PATH}?date=${day.replaceAll('-', '')}&mchid=${encodeURIComponent(credentialsOf(cfg).mchId)}`
     const res = await client.getFile(cfg, target, gzip ? { 'Accept-Encoding': 'gzip' } : {}, bounds)
-    if (res.status !== 200) return noFile(errorFrom(res.status, parseJson(await gathered(res.body))), name)
+    if (res.status !== 200) return noFile(errorFrom(res.status, parseJson(await errorBody(res.body))), name)
     const hash = header(res.headers, 'wechatpay-statement-sha1')
     // The answer's signature covers the SHA1 header: a verified SHA1 makes the bytes WeChat's.
     const check = await client.verify(cfg, res.headers, hash ?? '')
@@ -131,6 +132,9 @@ async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem
     else throw new Error(`not a WeChat Pay statement file: ${f.name}`)
   }
 }
+
+/** A refusal's body (JSON of a few hundred bytes), read up to an API answer's cap: a statement download's own cap is far larger. */
+const errorBody = (body: AsyncIterable<Buffer>) => gathered(body, ANSWER_MAX_BYTES, () => tooLarge('WeChat Pay', ANSWER_MAX_BYTES))
 
 function parseJson(b: Buffer): ErrorBody | null {
   try {
