@@ -1,6 +1,9 @@
 /** Environment → typed configuration, read once (docs/operate.md). */
 import { readFileSync } from 'node:fs'
+import { DEFAULT_STATEMENT_LIMITS, type StatementLimits } from './providers/limits.js'
 import { hostKind } from './security/private-address.js'
+
+const MiB = 1 << 20
 
 export interface Config {
   port: number
@@ -49,6 +52,13 @@ export interface Config {
    */
   webhookDisableAfterMs: number
   webhookDisableMinFailures: number
+  /**
+   * What a provider's statement may hold and take (docs/operate.md#what-till-reads-from-a-provider):
+   * TILL_STATEMENT_MAX_MB (default 256) for a day's files together, unpacked, and one download;
+   * TILL_STATEMENT_ZIP_MAX_MB (default 32) for a zip, held in memory to be read;
+   * TILL_STATEMENT_DOWNLOAD_S (default 600) for one download, start to end.
+   */
+  statementLimits: StatementLimits
 }
 
 /**
@@ -151,5 +161,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     relayWaitMs: whole(env, 'TILL_RELAY_WAIT_MS', MAX_RELAY_WAIT_MS, 0, MAX_RELAY_WAIT_MS),
     webhookDisableAfterMs: whole(env, 'TILL_WEBHOOK_DISABLE_AFTER_HOURS', 72, 0, 8760, 'hours') * 3600_000,
     webhookDisableMinFailures: whole(env, 'TILL_WEBHOOK_DISABLE_MIN_FAILURES', 10, 1, 1000, 'attempts'),
+    statementLimits: {
+      maxBytes: whole(env, 'TILL_STATEMENT_MAX_MB', DEFAULT_STATEMENT_LIMITS.maxBytes / MiB, 1, 65_536, 'MiB') * MiB,
+      zipMaxBytes: whole(env, 'TILL_STATEMENT_ZIP_MAX_MB', DEFAULT_STATEMENT_LIMITS.zipMaxBytes / MiB, 1, 4096, 'MiB') * MiB,
+      downloadMs: whole(env, 'TILL_STATEMENT_DOWNLOAD_S', DEFAULT_STATEMENT_LIMITS.downloadMs / 1000, 1, 86_400, 'seconds') * 1000,
+    },
   }
 }

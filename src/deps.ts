@@ -32,7 +32,7 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     box,
     providers: createRegistry([
       createMockProvider(() => clock()),
-      ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config, log), products: productStore(db, clock) })),
+      ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config, log), products: productStore(db, clock), statementLimits: config.statementLimits })),
     ].map((adapter) => observed(adapter, metrics.observeProviderCall, traceProviderCall))),
     mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
     log,

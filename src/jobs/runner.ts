@@ -5,6 +5,7 @@
  */
 import pg from 'pg'
 import { outageLog, type OutageLog } from '../outage-log.js'
+import { endedOnStop } from '../providers/exchange.js'
 import { expireDue } from '../services/payments.js'
 import type { Deps } from '../services/deps.js'
 import { purgeExpiredKeys } from '../services/idempotency.js'
@@ -22,6 +23,8 @@ export interface Job {
   everyMs: number
   /** A PostgreSQL NOTIFY channel that runs the job at once. */
   wakeOn?: string
+  /** Its provider exchanges in flight end when Till stops (a statement download may take minutes). */
+  endsOnStop?: boolean
   /** Once per process: the pass to run, and what to wait for on stop (work the pass started but did not await). */
   start(deps: Deps): { run(): Promise<unknown>; stop?(): Promise<void> }
 }
@@ -33,7 +36,7 @@ export const JOBS: Job[] = [
   sweep('reconcile-attempts', 5000, (d) => drainDue((n) => reconcileAttempts(d, n))),
   sweep('reconcile-refunds', 5000, (d) => drainDue((n) => reconcileRefunds(d, n))),
   // Each provider's statement of each past day, once published (docs/reconciliation.md); a minute is soon enough.
-  sweep('reconcile-statements', 60_000, (d) => reconcileDueDays(d)),
+  { ...sweep('reconcile-statements', 60_000, (d) => reconcileDueDays(d)), endsOnStop: true },
   sweep('idempotency-purge', 3_600_000, (d) => purgeExpiredKeys(d)),
   // Rate-limit windows last a second; a minute's worth is kept, the rest goes.
   sweep('rate-limit-purge', 60_000, (d) => purgeWindows(d.db, d.clock().getTime() - 60_000)),
@@ -95,6 +98,7 @@ function listen(deps: Deps, wake: Map<string, () => void>, outage: OutageLog) {
 
 export function startJobs(deps: Deps, jobs: Job[] = JOBS): { stop(): Promise<void> } {
   let stopped = false
+  const stopping = new AbortController()
   const running = new Set<Promise<unknown>>()
   const wake = new Map<string, () => void>()
   // Every job fails on every tick while the database is away: a few lines per outage, not one per tick.
@@ -110,7 +114,8 @@ export function startJobs(deps: Deps, jobs: Job[] = JOBS): { stop(): Promise<voi
         return
       }
       timer.busy = true
-      const p = instance.run().then(() => outage.ok(job.name, `job ${job.name} runs again`), (err) => outage.failed(job.name, err, `job ${job.name} failed`))
+      const pass = job.endsOnStop ? endedOnStop.run(stopping.signal, () => instance.run()) : instance.run()
+      const p = pass.then(() => outage.ok(job.name, `job ${job.name} runs again`), (err) => outage.failed(job.name, err, `job ${job.name} failed`))
       running.add(p)
       await p
       running.delete(p)
@@ -131,6 +136,7 @@ export function startJobs(deps: Deps, jobs: Job[] = JOBS): { stop(): Promise<voi
   return {
     async stop() {
       stopped = true
+      stopping.abort()
       for (const s of started) clearTimeout(s.timer.ref)
       await unlisten()
       await Promise.all(running)

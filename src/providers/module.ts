@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici'
 import type { Locale } from '../domain/locales.js'
 import type { Currency } from '../domain/money.js'
 import type { Fields } from './credentials.js'
+import type { StatementLimits } from './limits.js'
 import type { Action, Capabilities, PaymentProvider, ProductStore, ProviderConfig } from './types.js'
 
 /**
@@ -54,6 +55,8 @@ export interface AdapterContext {
   dispatcher: Dispatcher
   /** Products the provider needs, made once and remembered (the provider_products table). */
   products: ProductStore
+  /** What a statement may hold and how long its download may take (TILL_STATEMENT_* settings). */
+  statementLimits?: StatementLimits
 }
 
 /**

@@ -51,6 +51,13 @@ export class StatementNotReady extends Error {
   }
 }
 
+/**
+ * Thrown while a fetch is read (or by `fetch`): the statement is refused as it is, larger than Till
+ * reads or an archive past its limits (docs/operate.md#what-till-reads-from-a-provider). Nothing is
+ * kept; the day fails with this short reason and is tried again later, after a growing wait.
+ */
+export class StatementRefused extends Error {}
+
 /** One payment or refund as the provider's statement shows it. */
 export interface StatementLine {
   kind: 'payment' | 'refund'

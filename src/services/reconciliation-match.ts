@@ -5,10 +5,11 @@
  * item; the totals per currency. A run holds one batch at a time, never the whole day.
  */
 import { newId } from '../domain/ids.js'
+import { unstorableCharacter } from '../domain/reasons.js'
 import {
   classify, itemFingerprint, ITEM_CATEGORIES, paymentRefundsSide, type CurrencyTotals, type ItemCategory, type LineSide, type Sums, type TillSide,
 } from '../domain/reconciliation.js'
-import { hashChecked } from '../providers/statement-stream.js'
+import { hashChecked, inPieces } from '../providers/statement-stream.js'
 import type { StatementFile, StatementLine, StatementSource, StatementTotal } from '../providers/statements.js'
 import type { Tx } from '../store/db.js'
 import * as repo from '../store/repos/reconciliation.js'
@@ -16,6 +17,8 @@ import type { Deps } from './deps.js'
 
 /** Lines written per statement, and pairs read per fetch: what one run holds in memory at a time. */
 export const BATCH = 2000
+/** A kept file reaches its parser in pieces this large, the event loop let through between them. */
+const PARSE_PIECE_BYTES = 64 * 1024
 
 const zero = (): Sums => ({ count: 0, amount: 0 })
 const sameSums = (a: Sums, b: Sums) => a.count === b.count && a.amount === b.amount
@@ -51,6 +54,12 @@ function checked(l: StatementLine): StatementLine {
     && ['succeeded', 'pending', 'failed'].includes(l.status) && l.at instanceof Date && !Number.isNaN(l.at.getTime())
     && (l.fee === null || Number.isSafeInteger(l.fee)) && Number.isInteger(l.source?.line) && typeof l.source?.file === 'string'
   if (!ok) throw new StatementFormatError(`line ${l.source?.line ?? '?'} of ${l.source?.file ?? '?'} is not a statement line`)
+  // A NUL in a cell would fail the whole batch's insert: named here, with its line, instead.
+  const texts = [l.tillRef, l.providerRef, l.paymentTillRef, l.paymentProviderRef, l.currency, ...Object.entries(l.source.fields ?? {}).flat()]
+  for (const t of texts) {
+    const bad = typeof t === 'string' ? unstorableCharacter(t) : null
+    if (bad) throw new StatementFormatError(`line ${l.source.line} of ${l.source.file} holds a character that cannot be stored (${bad})`)
+  }
   return l
 }
 
@@ -170,7 +179,7 @@ async function keptFiles(tx: Tx, statementId: string): Promise<StatementFile[]> 
   return (await repo.listFiles(tx, statementId)).map((f) => ({
     name: f.name,
     type: f.type,
-    body: hashChecked(repo.fileChunks(tx, statementId, f.name), 'sha256', f.sha256,
-      () => new StatementFormatError(`the kept file ${f.name} does not match its SHA-256 any more`)),
+    body: inPieces(hashChecked(repo.fileChunks(tx, statementId, f.name), 'sha256', f.sha256,
+      () => new StatementFormatError(`the kept file ${f.name} does not match its SHA-256 any more`)), PARSE_PIECE_BYTES),
   }))
 }

@@ -9,9 +9,12 @@ import { randomBytes } from 'node:crypto'
 import { Conflict, InvalidField, NotFound } from '../domain/errors.js'
 import { reconciliationEventData } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
+import { boundedReason, internalReason } from '../domain/reasons.js'
 import { dayIn, isDay, isMismatch, nextStatementTry, ITEM_CATEGORIES } from '../domain/reconciliation.js'
 import { PROVIDERS } from '../providers/index.js'
-import { StatementNotReady, type StatementSource } from '../providers/statements.js'
+import { StatementNotReady, StatementRefused, type StatementSource } from '../providers/statements.js'
+import { ProviderError } from '../providers/types.js'
+import { boundForLongWork, isConnectionLost } from '../store/db.js'
 import { appendEvent } from '../store/repos/events.js'
 import { getProviderConfig, getProviderConfigUnscoped, listEnabledUnscoped, type ProviderConfigRow } from '../store/repos/provider-configs.js'
 import * as repo from '../store/repos/reconciliation.js'
@@ -34,6 +37,21 @@ export function sourceOf(deps: Deps, provider: string): StatementSource | null {
 /** The live providers whose adapters fetch statements. */
 export const providersWithStatements = (deps: Deps) => PROVIDERS.map((p) => p.id).filter((id) => sourceOf(deps, id))
 
+/** A day cut by the database or by a stop runs again this soon. */
+const CUT_RETRY_S = 60
+
+/**
+ * The reason a failed fetch or run shows (≤ MAX_REASON characters): the refusal's own words when
+ * they are for a person; anything else (a database error and its SQL) is the server log's, under an id.
+ */
+function failureReason(deps: Deps, e: unknown, where: Record<string, string>): string {
+  if (e instanceof StatementRefused || e instanceof StatementFormatError) return boundedReason(e.message)
+  if (e instanceof ProviderError) return boundedReason(`${e.outcome === 'rejected' ? 'the provider refused the statement' : 'the statement was not fetched'}: ${e.message}`)
+  const logId = randomBytes(6).toString('hex')
+  deps.log.error({ ...where, err: e, logId }, 'reconciliation failed; will try again')
+  return internalReason(logId)
+}
+
 /** The run outlived its lease and another took the day over: its result stands, not this one's. */
 class LeaseLost extends Error {}
 
@@ -55,17 +73,23 @@ async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderCon
       return false
     }
     await deps.db.transaction(async (tx) => {
-      await keepFiles(tx, s.id, fetched.files, now())
+      boundForLongWork(tx)
+      await keepFiles(tx, s.id, fetched.files, now(), deps.config.statementLimits.maxBytes)
       await repo.updateStatement(tx, s.id, token, { state: 'fetched', reason: null, tries: 0, nextTryAt: null, fetchedAt: now(), updatedAt: now() })
     })
     return true
   } catch (e) {
     if (e instanceof StatementNotReady) {
       // A download that failed its hash: the transaction kept nothing of it.
-      await waiting(e.reason, e.retryAfterS)
+      await waiting(boundedReason(e.reason), e.retryAfterS)
       return false
     }
-    const reason = `the provider refused the statement: ${(e as Error).message}`
+    if (isConnectionLost(e) || (e instanceof ProviderError && e.code === 'stopping')) {
+      // Cut (the database too slow, Till stopping): nothing was kept, and nothing is wrong with the day.
+      await waiting(e instanceof ProviderError ? e.message : 'the database did not answer in time; will try again', CUT_RETRY_S)
+      return false
+    }
+    const reason = failureReason(deps, e, { statementId: s.id, configId: cfg.id, day: s.day })
     await repo.updateStatement(deps.db, s.id, token, { state: 'failed', reason, tries, nextTryAt: nextStatementTry(now(), tries), updatedAt: now() })
     deps.log.warn({ err: e, statementId: s.id, configId: cfg.id, day: s.day }, 'reconciliation: statement not fetched; will ask again')
     return false
@@ -76,6 +100,7 @@ async function fetchStatement(deps: Deps, s: repo.StatementRow, cfg: ProviderCon
 async function reconcileFetched(deps: Deps, s: repo.StatementRow, source: StatementSource, token: string): Promise<MatchOutcome | null> {
   try {
     return await deps.db.transaction(async (tx) => {
+      boundForLongWork(tx)
       const m = await match(tx, deps, s, source)
       const now = deps.clock()
       const updated = await repo.updateStatement(tx, s.id, token, {
@@ -94,13 +119,19 @@ async function reconcileFetched(deps: Deps, s: repo.StatementRow, source: Statem
   } catch (e) {
     if (e instanceof LeaseLost) return null
     // Nothing of the run was kept; the day says why and is tried again later, like a statement not given.
-    const reason = e instanceof StatementFormatError ? e.message : `reconciliation failed: ${(e as Error).message}`
     const now = deps.clock()
     const tries = s.tries + 1
-    if (e instanceof StatementFormatError) deps.log.warn({ statementId: s.id, configId: s.providerConfigId, day: s.day, reason }, 'reconciliation: statement not parsed; will try again')
-    else deps.log.error({ err: e, statementId: s.id, configId: s.providerConfigId, day: s.day }, 'reconciliation failed; will try again')
-    await repo.updateStatement(deps.db, s.id, token, { state: 'failed', reason, tries, nextTryAt: nextStatementTry(now, tries), updatedAt: now })
-      .catch((err) => deps.log.warn({ err, statementId: s.id }, 'reconciliation: failure not recorded'))
+    const where = { statementId: s.id, configId: s.providerConfigId, day: s.day }
+    // Cut by the database (too slow even for long work, or gone): the day waits and runs again soon, not failed.
+    const cut = isConnectionLost(e)
+    const reason = cut ? 'the database did not answer in time; will try again' : failureReason(deps, e, where)
+    if (e instanceof StatementFormatError) deps.log.warn({ ...where, reason }, 'reconciliation: statement not parsed; will try again')
+    else if (cut) deps.log.warn({ ...where, err: e }, 'reconciliation cut by the database; will try again')
+    // A reconciled day's result stands (the transaction kept nothing of this run).
+    if (cut && s.state === 'reconciled') return null
+    await repo.updateStatement(deps.db, s.id, token, {
+      state: cut ? 'fetched' : 'failed', reason, tries, nextTryAt: cut ? new Date(now.getTime() + CUT_RETRY_S * 1000) : nextStatementTry(now, tries), updatedAt: now,
+    }).catch((err) => deps.log.warn({ err, statementId: s.id }, 'reconciliation: failure not recorded'))
     return null
   }
 }

@@ -5,7 +5,8 @@
  * nothing kept.
  */
 import { createHash } from 'node:crypto'
-import type { StatementFile } from '../providers/statements.js'
+import { inMiB } from '../providers/limits.js'
+import { StatementRefused, type StatementFile } from '../providers/statements.js'
 import type { Tx } from '../store/db.js'
 import * as repo from '../store/repos/reconciliation.js'
 
@@ -34,9 +35,13 @@ export async function* chunksOf(body: AsyncIterable<Buffer>, size: number): Asyn
   if (held) yield Buffer.concat(parts)
 }
 
-/** Replaces the day's kept files with these, each written as it is read. */
-export async function keepFiles(tx: Tx, statementId: string, files: AsyncIterable<StatementFile> | Iterable<StatementFile>, now: Date) {
+/**
+ * Replaces the day's kept files with these, each written as it is read; StatementRefused once they
+ * hold more than `maxBytes` together (TILL_STATEMENT_MAX_MB), whatever the provider and its format.
+ */
+export async function keepFiles(tx: Tx, statementId: string, files: AsyncIterable<StatementFile> | Iterable<StatementFile>, now: Date, maxBytes: number) {
   await repo.deleteFiles(tx, statementId)
+  let total = 0
   for await (const f of files) {
     await repo.startFile(tx, statementId, f, now)
     const hash = createHash('sha256')
@@ -45,6 +50,8 @@ export async function keepFiles(tx: Tx, statementId: string, files: AsyncIterabl
     for await (const chunk of chunksOf(f.body, CHUNK_BYTES)) {
       hash.update(chunk)
       size += chunk.length
+      total += chunk.length
+      if (total > maxBytes) throw new StatementRefused(`the statement holds more than ${inMiB(maxBytes)}; refused`)
       await repo.insertChunk(tx, statementId, f.name, seq++, chunk)
     }
     await repo.finishFile(tx, statementId, f.name, { size, sha256: hash.digest('hex') })

@@ -48,6 +48,13 @@ export const CONNECT_TIMEOUT_MS = 5000
  * statement_timeout through; generous, so a slow but live server is not cut.
  */
 export const QUERY_TIMEOUT_MS = 10_000
+/**
+ * Work that is long by nature (a statement's day: its lines written 2,000 at a time, its pairs read
+ * through a cursor) gets this many times its pool's bound for each query of its transaction
+ * (`boundForLongWork`): a busy database may take longer than a request should wait, and such work
+ * must not be cut for it. Still a bound, so a frozen server ends it too.
+ */
+export const LONG_WORK_TIMEOUTS = 12
 /** A connection that only waits (LISTEN) asks this often whether its server still answers as a primary. */
 export const HEARTBEAT_MS = 5000
 const HEARTBEAT_TIMEOUT_MS = 3000
@@ -75,12 +82,15 @@ export interface DbClientConfig extends pg.ClientConfig {
  */
 export class DbClient extends pg.Client {
   private give?: (err?: Error | boolean) => void
+  private readonly limit: number
+  /** The bound now: `limit`, or longer while lent to long work (boundForLongWork). */
+  private bound: number
 
   constructor(config: DbClientConfig = {}) {
     super(config)
     if (typeof (this as unknown as InFlight)._getActiveQuery !== 'function') throw new Error('pg client has no _getActiveQuery: store/db.ts needs updating')
-    const limit = config.queryTimeoutMs ?? QUERY_TIMEOUT_MS
-    if (limit > 0) this.once('connect', () => this.watch(limit))
+    this.limit = this.bound = config.queryTimeoutMs ?? QUERY_TIMEOUT_MS
+    if (this.limit > 0) this.once('connect', () => this.watch())
     this.on('error', (err) => this.release(err))
   }
 
@@ -89,8 +99,8 @@ export class DbClient extends pg.Client {
     return tracingOn() ? tracedQuery(args, (a) => super.query(...(a as [any]))) : super.query(...(args as [any]))
   }
 
-  /** Every tenth of `limit`, the query in flight: one seen in flight for `limit` (at most two tenths more) ends the connection. */
-  private watch(limit: number) {
+  /** Every tenth of the limit, the query in flight: one seen in flight for the bound (at most two tenths of the limit more) ends the connection. */
+  private watch() {
     let seen: unknown = null
     let since = 0
     const timer = setInterval(() => {
@@ -99,8 +109,8 @@ export class DbClient extends pg.Client {
       if (!active || active !== seen) {
         seen = active
         since = now
-      } else if (now - since >= limit) this.drop()
-    }, limit / 10)
+      } else if (now - since >= this.bound) this.drop()
+    }, this.limit / 10)
     timer.unref()
     this.once('end', () => clearInterval(timer))
   }
@@ -114,8 +124,14 @@ export class DbClient extends pg.Client {
     return (err) => {
       const give = this.give
       this.give = undefined
+      this.bound = this.limit
       give?.(err)
     }
+  }
+
+  /** Until released, each query may go unanswered LONG_WORK_TIMEOUTS times the limit. */
+  forLongWork() {
+    this.bound = this.limit * LONG_WORK_TIMEOUTS
   }
 
   /** Ends the connection at once, without waiting on the server (which may be frozen). */
@@ -140,6 +156,25 @@ export class DbClient extends pg.Client {
 /** pg's own accessor for the query it is waiting on (its `activeQuery` getter logs a deprecation). */
 interface InFlight {
   _getActiveQuery(): unknown
+}
+
+/**
+ * Gives the transaction's queries the longer bound of long work (LONG_WORK_TIMEOUTS), until its
+ * connection goes back to the pool. Drizzle keeps the connection as the transaction's session client.
+ */
+export function boundForLongWork(tx: Tx) {
+  const session = (tx as unknown as { session?: { client?: unknown } }).session
+  if (!session?.client) throw new Error('a transaction without its connection: store/db.ts needs updating')
+  // A pool of plain pg clients has no bound to lengthen.
+  if (session.client instanceof DbClient) session.client.forLongWork()
+}
+
+/** Whether `err` (or its cause) is a connection lost or given up (the bound above): the work may be tried again. */
+export function isConnectionLost(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown } | null
+  if (typeof e?.code === 'string' && (e.code.startsWith('08') || e.code === '57P01')) return true
+  if (typeof e?.message === 'string' && /Connection terminated|is not queryable/.test(e.message)) return true
+  return e?.cause ? isConnectionLost(e.cause) : false
 }
 
 const directOf = new WeakMap<pg.Pool, DbClientConfig>()

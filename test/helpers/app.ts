@@ -62,11 +62,13 @@ export interface TestAppOptions {
   connect?: (url: string) => pg.PoolConfig
   /** Every line the app logs (pino's JSON), requests' and the service's alike. */
   log?: (line: string) => void
+  /** The pool's query bound (QUERY_TIMEOUT_MS unless given): a test of a slow database makes it short. */
+  queryTimeoutMs?: number
 }
 
 export async function startTestApp(t: TestContext, overrides: Partial<Config> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await freshDatabase()
-  const database = opts.connect ? openPool(opts.connect(db.url), 10) : openTestPool(db.url, 10)
+  const database = opts.connect ? openPool(opts.connect(db.url), 10, { queryTimeoutMs: opts.queryTimeoutMs }) : openTestPool(db.url, 10, opts.queryTimeoutMs)
   const clock = testClock()
   const config: Config = {
     ...loadConfig({}),

@@ -81,8 +81,8 @@ export function testPoolOptions(url: string): PoolOptions {
 }
 
 /** A pool on a test database, opened as Till opens its own (through the pooler, if the run has one). */
-export function openTestPool(url: string, max = 10): Database {
-  return openPool(poolConfig(url), max, testPoolOptions(url))
+export function openTestPool(url: string, max = 10, queryTimeoutMs?: number): Database {
+  return openPool(poolConfig(url), max, { ...testPoolOptions(url), queryTimeoutMs })
 }
 
 /**

@@ -12,7 +12,7 @@ import { StatementNotReady, type StatementFetch, type StatementFile, type Statem
 import type { ProviderConfig } from '../../src/providers/types.js'
 import type { Deps } from '../../src/services/deps.js'
 import { gathered, oneChunk, textLines } from '../../src/providers/statement-stream.js'
-import { startTestApp, type TestApp } from './app.js'
+import { startTestApp, type TestApp, type TestAppOptions } from './app.js'
 import { wechatCredentials } from './credentials.js'
 
 /**
@@ -135,8 +135,8 @@ export interface SeededRefund {
 }
 
 /** Till at a fixed time with a live WeChat Pay configuration made then, its adapter given the stub's statements. */
-export async function reconTill(t: TestContext, o: { at?: string; zone?: string } = {}) {
-  const ta = await startTestApp(t)
+export async function reconTill(t: TestContext, o: { at?: string; zone?: string; app?: TestAppOptions } = {}) {
+  const ta = await startTestApp(t, {}, o.app)
   ta.clock.set(new Date(o.at ?? '2026-05-19T16:00:00.000Z'))
   const res = await ta.admin('POST', `/merchants/${ta.merchant.id}/provider_configs`, { provider: 'wechat', label: 'main', credentials: wechatCredentials() })
   if (res.status !== 201) throw new Error(`configuration not created: ${res.status} ${JSON.stringify(res.body)}`)

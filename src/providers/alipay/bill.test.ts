@@ -4,7 +4,8 @@ import iconv from 'iconv-lite'
 import JSZip from 'jszip'
 import type { StatementFile, StatementItem, StatementLine } from '../statements.js'
 import { billItems, csvRecords, DETAIL_FILE, SUMMARY_FILE } from './bill.js'
-import { DamagedZip, unzipChecked, zipGbk } from './zip.js'
+import { gathered } from '../statement-stream.js'
+import { DamagedZip, openZip, zipGbk } from './zip.js'
 
 const HEADER = '支付宝交易号,商户订单号,业务类型,商品名称,创建时间,完成时间,门店编号,门店名称,操作员,终端号,对方账户,订单金额（元）,商家实收（元）,支付宝红包（元）,集分宝（元）,支付宝优惠（元）,商家优惠（元）,券核销金额（元）,券名称,商家红包消费金额（元）,卡消费金额（元）,退款批次号/请求号,服务费（元）,分润（元）,备注'
 const row = (tradeNo: string, outTradeNo: string, type: string, name: string, created: string, done: string, amount: string, requestNo: string, fee: string) =>
@@ -113,21 +114,29 @@ test('csvRecords: quoted cells with commas, doubled quotes and line breaks; the 
   await assert.rejects(async () => { for await (const _ of csvRecords(failing())); }, /does not match its SHA-256/)
 })
 
+/** Every entry of the archive, read whole (the limits far away). */
+async function unzipChecked(zip: Buffer) {
+  const opened = await openZip(zip, () => true, 1 << 30)
+  const out: { name: string; body: Buffer }[] = []
+  for (const e of opened.entries) out.push({ name: e.name, body: await gathered(opened.read(e)) })
+  return out
+}
+
 const zipOf = (entries: Record<string, string>) => zipGbk(Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, gbk(v)])))
 
-test('unzipChecked: the entries whole; a changed byte (CRC-32) or a truncated archive is refused', async () => {
+test('openZip: the entries whole; a changed byte (CRC-32) or a truncated archive is refused', async () => {
   const zip = await zipOf({ '2088_20260520_业务明细.csv': DETAIL, '2088_20260520_业务明细(汇总).csv': SUMMARY })
   const got = await unzipChecked(zip)
   assert.deepEqual(got.map((e) => [e.name, iconv.decode(e.body, 'gbk')]), [['2088_20260520_业务明细.csv', DETAIL], ['2088_20260520_业务明细(汇总).csv', SUMMARY]])
   // A byte of a stored (uncompressed) entry changed on the way: only its CRC-32 tells.
   const stored = await new JSZip().file('a.csv', gbk(DETAIL)).generateAsync({ type: 'nodebuffer', compression: 'STORE' })
   stored[stored.indexOf(gbk('att_b'))] ^= 0x01
-  await assert.rejects(unzipChecked(stored), (e) => e instanceof DamagedZip && /crc32/i.test(e.message))
+  await assert.rejects(unzipChecked(stored), (e) => e instanceof DamagedZip && /CRC-32/.test(e.message))
   await assert.rejects(unzipChecked(zip.subarray(0, zip.length - 1)), DamagedZip)
   await assert.rejects(unzipChecked((await zipOf({ 'a.csv': DETAIL })).subarray(0, 40)), DamagedZip)
 })
 
-test('unzipChecked: an entry named in GBK without the UTF-8 flag or a Unicode path, as Alipay names them, is read by its Chinese name', async () => {
+test('openZip: an entry named in GBK without the UTF-8 flag or a Unicode path, as Alipay names them, is read by its Chinese name', async () => {
   const zip = await zipOf({ 'abcdef业务明细.csv': DETAIL })
   assert.ok(zip.includes(gbk('abcdef业务明细.csv')), 'the name is written in GBK')
   assert.equal(zip.readUInt16LE(6) & 0x800, 0, 'no UTF-8 flag')

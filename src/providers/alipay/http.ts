@@ -93,10 +93,10 @@ export class AlipayClient {
    * A file an answer named (the bill's short-lived download URL), its bytes as sent. Alipay signs the
    * answer that gave the URL, not the file: the caller checks the file itself.
    */
-  async download(url: string): Promise<{ status: number; body: Buffer }> {
+  async download(url: string, bounds: { maxBytes?: number; deadlineMs?: number } = {}): Promise<{ status: number; body: Buffer }> {
     const target = new URL(url)
     if (target.protocol !== 'https:' && target.protocol !== 'http:') throw new ProviderError('unknown', 'malformed_response', `Alipay named a download that is not http(s): ${target.protocol}`)
-    const { status, body } = await exchange(target, { method: 'GET', headers: { 'user-agent': USER_AGENT }, dispatcher: this.dispatcher, timeoutMs: this.opts.timeoutMs }, 'Alipay')
+    const { status, body } = await exchange(target, { method: 'GET', headers: { 'user-agent': USER_AGENT }, dispatcher: this.dispatcher, timeoutMs: this.opts.timeoutMs, ...bounds }, 'Alipay')
     return { status, body }
   }
 

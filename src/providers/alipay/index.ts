@@ -13,6 +13,7 @@ import { ACK_FAIL, ACK_SUCCESS, CHANNELS, METHODS, REFUND_QUERY_SETTLE_MS, type 
 import { AlipayClient } from './http.js'
 import { credentialsOf, keysOf } from './keys.js'
 import { verifyNotification } from './sign.js'
+import type { StatementLimits } from '../limits.js'
 import { alipayStatements } from './statements.js'
 import {
   amountInFen, orderContent, paymentFactFromNotice, paymentState, type NoticeForm, type PrecreateAnswer, type RefundAnswer, type RefundQueryAnswer, type TradeAnswer,
@@ -22,6 +23,8 @@ export interface AlipayProviderOptions {
   now?: () => Date
   timeoutMs?: number
   dispatcher?: Dispatcher
+  /** What a statement may hold and how long its download may take (limits.ts; TILL_STATEMENT_* settings). */
+  statementLimits?: StatementLimits
 }
 
 const reply = (status: number, body: string) => ({ status, body, headers: { 'content-type': 'text/plain; charset=utf-8' } })
@@ -82,7 +85,7 @@ export function createAlipayProvider(opts: AlipayProviderOptions = {}): PaymentP
   return {
     id: 'alipay',
     client,
-    statements: alipayStatements(client, now),
+    statements: alipayStatements(client, now, opts.statementLimits),
 
     async createAttempt(cfg, a) {
       const channel = (a.channel ?? 'precreate') as AlipayChannel

@@ -74,6 +74,6 @@ export const alipay: ProviderModule<'alipay'> = {
     return { kind: 'qr', content: qrCode }
   },
   page: { markColor: '#1677ff' },
-  createAdapter: (ctx) => createAlipayProvider({ now: ctx.now, dispatcher: ctx.dispatcher }),
+  createAdapter: (ctx) => createAlipayProvider({ now: ctx.now, dispatcher: ctx.dispatcher, statementLimits: ctx.statementLimits }),
   fake: () => import('./fake/cli.js').then((m) => m.command),
 }

@@ -155,9 +155,9 @@ export class WechatClient {
    * header rather than its bytes. The body comes back as a stream of bytes (it may be gzip), to be
    * read through.
    */
-  async getFile(cfg: ProviderConfig, target: string, headers: Record<string, string> = {}) {
+  async getFile(cfg: ProviderConfig, target: string, headers: Record<string, string> = {}, bounds: { maxBytes?: number; deadlineMs?: number } = {}) {
     const { url, init } = this.signed(cfg, 'GET', target, undefined, { 'Wechatpay-Serial': await this.acceptSerial(cfg), ...headers })
-    const res = await exchangeStream(url, init, 'WeChat Pay')
+    const res = await exchangeStream(url, { ...init, ...bounds }, 'WeChat Pay')
     return { status: res.statusCode, headers: res.headers, body: res.body }
   }
 

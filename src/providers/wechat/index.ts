@@ -14,6 +14,7 @@ import { globalPaymentFact, globalRefundFact } from './global-wire.js'
 import { credentialsOf, isCrossBorder, WechatClient } from './http.js'
 import { fetchOpenid } from './oauth.js'
 import { decryptResource, jsapiParams, privateKeyOf } from './sign.js'
+import type { StatementLimits } from '../limits.js'
 import { wechatStatements } from './statements.js'
 import {
   h5RedirectUrl, orderRequest, paymentFact, paymentState, refundFact, refundState,
@@ -26,6 +27,8 @@ export interface WechatProviderOptions {
   dispatcher?: Dispatcher
   /** Statements as gzip (the default) or plain files. */
   statementGzip?: boolean
+  /** What a statement may hold and how long its download may take (limits.ts; TILL_STATEMENT_* settings). */
+  statementLimits?: StatementLimits
 }
 
 const refuse = (status: number, reason: string): NotificationResult => ({ ack: { status, body: FAIL_BODY }, facts: [{ kind: 'ignored', reason }] })
@@ -151,6 +154,6 @@ export function createWechatProvider(opts: WechatProviderOptions = {}): PaymentP
       }
     },
 
-    statements: wechatStatements(client, { now, gzip: opts.statementGzip }),
+    statements: wechatStatements(client, { now, gzip: opts.statementGzip, limits: opts.statementLimits }),
   }
 }

@@ -68,6 +68,6 @@ export const wechat: ProviderModule<'wechat'> = {
     missing: 'JSAPI needs the official account appSecret in the WeChat Pay credentials',
   },
   page: { markColor: '#07c160', script: new URL('./web/pay.js', import.meta.url) },
-  createAdapter: (ctx) => createWechatProvider({ now: ctx.now, dispatcher: ctx.dispatcher }),
+  createAdapter: (ctx) => createWechatProvider({ now: ctx.now, dispatcher: ctx.dispatcher, statementLimits: ctx.statementLimits }),
   fake: () => import('./fake/cli.js').then((m) => m.command),
 }

@@ -9,6 +9,8 @@
  * sign; the SHA1 is of the uncompressed file. WeChat Pay Global: GET /v3/global/statements answers
  * the file itself, its SHA1 in Wechatpay-Statement-Sha1, the signature over that SHA1.
  */
+import { tooLarge } from '../exchange.js'
+import { ANSWER_MAX_BYTES, DEFAULT_STATEMENT_LIMITS, type StatementLimits } from '../limits.js'
 import { gathered, gunzipped, hashChecked, oneChunk } from '../statement-stream.js'
 import { StatementNotReady, type StatementFetch, type StatementFile, type StatementItem, type StatementSource } from '../statements.js'
 import type { ProviderConfig } from '../types.js'
@@ -35,6 +37,7 @@ export interface WechatStatementOptions {
   now: () => Date
   /** Ask for gzip (smaller downloads; the default) or plain files. */
   gzip?: boolean
+  limits?: StatementLimits
 }
 
 const header = (h: Record<string, string | string[] | undefined>, name: string) => {
@@ -44,6 +47,8 @@ const header = (h: Record<string, string | string[] | undefined>, name: string) 
 
 export function wechatStatements(client: WechatClient, o: WechatStatementOptions): StatementSource {
   const gzip = o.gzip ?? true
+  const limits = o.limits ?? DEFAULT_STATEMENT_LIMITS
+  const bounds = { maxBytes: limits.maxBytes, deadlineMs: limits.downloadMs }
 
   /** WeChat's answers that mean "no file": creating (ask later) or none (the day had no business). */
   function noFile(e: unknown, name: string): StatementFile {
@@ -54,7 +59,7 @@ export function wechatStatements(client: WechatClient, o: WechatStatementOptions
 
   /** The downloaded bytes, gunzipped when compressed, their SHA1 checked at the end: refused then, nothing kept. */
   function checked(body: AsyncIterable<Buffer>, compressed: boolean, expected: string, name: string): AsyncIterable<Buffer> {
-    const plain = compressed ? gunzipped(body, `${name}: the download is not a whole gzip file`, DAMAGED_RETRY_S) : body
+    const plain = compressed ? gunzipped(body, `${name}: the download is not a whole gzip file`, { retryAfterS: DAMAGED_RETRY_S, maxBytes: limits.maxBytes }) : body
     return hashChecked(plain, 'sha1', expected, () => new StatementNotReady(`${name}: the download does not match WeChat Pay's SHA1; refused`, DAMAGED_RETRY_S))
   }
 
@@ -70,8 +75,8 @@ export function wechatStatements(client: WechatClient, o: WechatStatementOptions
     const url = new URL(applied.download_url)
     // Our signed request goes to WeChat's own host only, whatever an answer names.
     if (url.origin !== new URL(apiBaseOf(cfg)).origin) throw new ProviderError('unknown', 'untrusted_download_url', `${name}: download_url is not on ${new URL(apiBaseOf(cfg)).origin}`)
-    const res = await client.getFile(cfg, url.pathname + url.search)
-    if (res.status !== 200) throw errorFrom(res.status, parseJson(await gathered(res.body)))
+    const res = await client.getFile(cfg, url.pathname + url.search, {}, bounds)
+    if (res.status !== 200) throw errorFrom(res.status, parseJson(await errorBody(res.body)))
     return { name, body: checked(res.body, gzip, applied.hash_value, name), type: CSV }
   }
 
@@ -84,8 +89,8 @@ export function wechatStatements(client: WechatClient, o: WechatStatementOptions
   async function global(cfg: ProviderConfig, day: string): Promise<StatementFile> {
     const name = 'statement'
     const target = `${new URL(apiBaseOf(cfg)).pathname.replace(/\/+$/, '')}${GLOBAL_STATEMENTS_PATH}?date=${day.replaceAll('-', '')}&mchid=${encodeURIComponent(credentialsOf(cfg).mchId)}`
-    const res = await client.getFile(cfg, target, gzip ? { 'Accept-Encoding': 'gzip' } : {})
-    if (res.status !== 200) return noFile(errorFrom(res.status, parseJson(await gathered(res.body))), name)
+    const res = await client.getFile(cfg, target, gzip ? { 'Accept-Encoding': 'gzip' } : {}, bounds)
+    if (res.status !== 200) return noFile(errorFrom(res.status, parseJson(await errorBody(res.body))), name)
     const hash = header(res.headers, 'wechatpay-statement-sha1')
     // The answer's signature covers the SHA1 header: a verified SHA1 makes the bytes WeChat's.
     const check = await client.verify(cfg, res.headers, hash ?? '')
@@ -127,6 +132,9 @@ async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem
     else throw new Error(`not a WeChat Pay statement file: ${f.name}`)
   }
 }
+
+/** A refusal's body (JSON of a few hundred bytes), read up to an API answer's cap: a statement download's own cap is far larger. */
+const errorBody = (body: AsyncIterable<Buffer>) => gathered(body, ANSWER_MAX_BYTES, () => tooLarge('WeChat Pay', ANSWER_MAX_BYTES))
 
 function parseJson(b: Buffer): ErrorBody | null {
   try {
