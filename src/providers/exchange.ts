@@ -101,3 +101,12 @@ export async function exchangeStream(url: string | URL, o: Exchange, provider: s
   }
   return { statusCode: res.statusCode, headers: res.headers, body: body() }
 }
+
+/** An answer's JSON, or null when it is empty or not JSON: the caller decides what that means. */
+export function jsonOrNull<T = unknown>(text: string): T | null {
+  try {
+    return text ? (JSON.parse(text) as T) : null
+  } catch {
+    return null
+  }
+}

@@ -4,7 +4,7 @@
  * `unknown` outcome, never a failure. The key is read from the configuration for the call only.
  */
 import type { Dispatcher } from 'undici'
-import { clientDispatcher, exchange } from '../exchange.js'
+import { clientDispatcher, exchange, jsonOrNull } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { API_KEY_HEADER, DEFAULT_API_BASE } from './constants.js'
@@ -47,17 +47,9 @@ export class CreemClient {
       dispatcher: this.dispatcher,
       timeoutMs: this.opts.timeoutMs,
     }, 'Creem')
-    const data = parseJson(text)
+    const data = jsonOrNull(text)
     if (status < 200 || status >= 300) throw errorFrom(status, data as ErrorBody | null)
     if (data === null || typeof data !== 'object') throw new ProviderError('unknown', 'malformed_response', `Creem answered ${method} ${path} with no JSON object`)
     return data as T
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : null
-  } catch {
-    return null
   }
 }

@@ -5,7 +5,7 @@
  * `unknown` outcome, never a failure. The key is read from the configuration for the call only.
  */
 import type { Dispatcher } from 'undici'
-import { clientDispatcher, exchange } from '../exchange.js'
+import { clientDispatcher, exchange, jsonOrNull } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { DEFAULT_API_BASE } from './constants.js'
@@ -45,17 +45,9 @@ export class StripeClient {
     if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
     if (o.idempotencyKey) headers['idempotency-key'] = o.idempotencyKey
     const { status, text } = await exchange(apiBase + path, { method, headers, body, dispatcher: this.dispatcher, timeoutMs: this.opts.timeoutMs }, 'Stripe')
-    const data = parseJson(text)
+    const data = jsonOrNull(text)
     if (status < 200 || status >= 300) throw errorFrom(status, data as ErrorBody | null)
     if (data === null || typeof data !== 'object') throw new ProviderError('unknown', 'malformed_response', `Stripe answered ${method} ${path} with no JSON object`)
     return data as T
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : null
-  } catch {
-    return null
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto'
 import type { Dispatcher } from 'undici'
-import { clientDispatcher, exchange, exchangeStream, type Exchange } from '../exchange.js'
+import { clientDispatcher, exchange, exchangeStream, jsonOrNull, type Exchange } from '../exchange.js'
 import type { ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
 import { DEFAULT_API_BASE, DEFAULT_GLOBAL_API_BASE, GLOBAL_PATHS, PATHS } from './constants.js'
@@ -65,10 +65,10 @@ export class WechatClient {
   /** A signed call whose 2xx answer is verified. Non-2xx become ProviderError (errorFrom). */
   async call<T>(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Reply<T>> {
     const res = await this.send(cfg, method, path, body, await this.acceptSerial(cfg))
-    if (res.status < 200 || res.status >= 300) throw errorFrom(res.status, parseJson<ErrorBody>(res.text))
+    if (res.status < 200 || res.status >= 300) throw errorFrom(res.status, jsonOrNull<ErrorBody>(res.text))
     const check = await this.verify(cfg, res.headers, res.text)
     if (!check.ok) throw new ProviderError('unknown', 'invalid_response_signature', `WeChat Pay answer failed verification: ${check.reason}`)
-    return { status: res.status, data: res.text ? parseJson<T>(res.text) : null }
+    return { status: res.status, data: res.text ? jsonOrNull<T>(res.text) : null }
   }
 
   /** Verifies a response or notification, fetching platform certificates when the serial is not yet known. */
@@ -124,8 +124,8 @@ export class WechatClient {
     const before = this.certCache.get(cacheKey(cfg))
     this.certCache.set(cacheKey(cfg), { certs: before?.certs ?? new Map(), newest: before?.newest, fetchedAt: now.getTime() })
     const res = await this.send(cfg, 'GET', isCrossBorder(cfg) ? GLOBAL_PATHS.certificates : PATHS.certificates)
-    if (res.status !== 200) throw errorFrom(res.status, parseJson<ErrorBody>(res.text))
-    const list = parseJson<{ data?: CertificateEntry[] }>(res.text)?.data ?? []
+    if (res.status !== 200) throw errorFrom(res.status, jsonOrNull<ErrorBody>(res.text))
+    const list = jsonOrNull<{ data?: CertificateEntry[] }>(res.text)?.data ?? []
     const certs = new Map<string, KeyObject>()
     let newest: { serial: string; validFrom: Date } | undefined
     for (const entry of list) {
@@ -186,11 +186,3 @@ export class WechatClient {
 }
 
 const cacheKey = (cfg: ProviderConfig) => `${cfg.id}|${credentialsOf(cfg).mchId}|${apiBaseOf(cfg)}`
-
-function parseJson<T>(text: string): T | null {
-  try {
-    return text ? (JSON.parse(text) as T) : null
-  } catch {
-    return null
-  }
-}
