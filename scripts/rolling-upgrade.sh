@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 DIR="$(realpath -m "${1:-${TEST_DATA:-$PWD/.test-data}/upgrade}")"
 CACHE="${TILL_CACHE:-$HOME/.cache/till}/releases"
 
-added="$(git log -1 --first-parent --format=%H -- src/store/migrations/meta/_journal.json)"
+# A migration file added (not renamed) names the release that brought it.
+added="$(git log -1 --first-parent --diff-filter=A --format=%H -- 'src/store/migrations/*.sql')"
 previous="$(git rev-parse "$added^1")"
 OLD="$CACHE/$previous"
 if [ ! -f "$OLD/.built" ]; then
