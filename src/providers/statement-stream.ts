@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto'
 import { pipeline, Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { inMiB } from './limits.js'
-import { StatementNotReady, StatementRefused } from './statements.js'
+import { StatementNotReady, StatementRefused, type StatementFetch, type StatementFile } from './statements.js'
+import { ProviderError } from './types.js'
 
 /** A whole buffer as a body: how an adapter that has one hands it over. */
 export async function* oneChunk(b: Buffer): AsyncGenerator<Buffer> {
@@ -109,4 +110,24 @@ export async function* textLines(body: AsyncIterable<Buffer>): AsyncGenerator<{ 
     const text = decoded(rest)
     if (text !== '') yield { text, line }
   }
+}
+
+export const UTC_DAY_MS = 24 * 3600_000
+/** An hour after a UTC day ends, its last transactions are listed (Creem, Stripe). */
+const UTC_DAY_SETTLE_MS = 3600_000
+
+/** A kept file of one JSON value (a provider's page of a day, as it answered). */
+export const keptJson = (name: string, value: unknown): StatementFile =>
+  ({ name, body: oneChunk(Buffer.from(JSON.stringify(value))), type: 'application/json' })
+
+/**
+ * A provider whose day is UTC and complete an hour after it ends (Creem, Stripe): the day's files
+ * once it is, otherwise when to ask again.
+ */
+export function utcDayFetch(provider: string, day: string, now: Date, files: (from: number) => AsyncIterable<StatementFile>): StatementFetch {
+  const from = Date.parse(`${day}T00:00:00Z`)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(from)) throw new ProviderError('rejected', 'invalid_day', `not a day: ${day}`, false)
+  const wait = from + UTC_DAY_MS + UTC_DAY_SETTLE_MS - now.getTime()
+  if (wait > 0) return { ready: false, reason: `${day} (UTC) is not over at ${provider} yet`, retryAfterS: Math.ceil(wait / 1000) }
+  return { ready: true, files: files(from) }
 }

@@ -12,7 +12,7 @@
  * refund's id nor our request_id. So the source states its refunds per payment, and, a live view
  * rather than a published file, is read again when a day is run again.
  */
-import { gathered, oneChunk } from '../statement-stream.js'
+import { gathered, keptJson, UTC_DAY_MS, utcDayFetch } from '../statement-stream.js'
 import { StatementNotReady, type StatementFetch, type StatementFile, type StatementItem, type StatementLine, type StatementSource } from '../statements.js'
 import type { ProductStore, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
@@ -20,14 +20,10 @@ import { PATHS } from './constants.js'
 import type { CreemClient } from './http.js'
 import { idOf, tillRefundAmount, type Transaction } from './wire.js'
 
-const DAY_MS = 24 * 3600_000
-/** Creem's day is UTC; an hour after it ends, its last transactions are listed. */
-const SETTLE_MS = 3600_000
 /** The largest page Creem's search gives. */
 const PAGE_SIZE = 100
 /** Pages that disagree (a payment arriving while we page) are asked for again soon. */
 const RETRY_S = 60
-const JSON_TYPE = 'application/json'
 
 interface SearchPage {
   items?: Array<Transaction & Record<string, unknown>>
@@ -74,8 +70,8 @@ export function creemStatements(client: CreemClient, products: ProductStore, now
       if (total !== undefined && count !== total) throw new StatementNotReady(`product ${productId}: Creem's count changed while paging (${total}, then ${count})`, RETRY_S)
       total = count
       seen += items.length
-      const kept = items.filter((t) => typeof t.created_at === 'number' && t.created_at >= from && t.created_at < from + DAY_MS)
-      if (kept.length) yield keptFile(`transactions-${productId}-${page}`, { day, product_id: productId, page_number: page, items: kept })
+      const kept = items.filter((t) => typeof t.created_at === 'number' && t.created_at >= from && t.created_at < from + UTC_DAY_MS)
+      if (kept.length) yield keptJson(`transactions-${productId}-${page}`, { day, product_id: productId, page_number: page, items: kept })
       if (!res.pagination?.next_page || items.length === 0) break
     }
     if (seen !== total) throw new StatementNotReady(`product ${productId}: Creem's pages held ${seen} transactions, its count says ${total}`, RETRY_S)
@@ -90,7 +86,7 @@ export function creemStatements(client: CreemClient, products: ProductStore, now
       }
     }
     // A day without business is ready all the same, with a file that holds nothing.
-    if (!any) yield keptFile('transactions', { day, product_id: null, page_number: null, items: [] })
+    if (!any) yield keptJson('transactions', { day, product_id: null, page_number: null, items: [] })
   }
 
   return {
@@ -99,19 +95,11 @@ export function creemStatements(client: CreemClient, products: ProductStore, now
     liveView: true,
     refundLines: 'per_payment',
 
-    async fetch(cfg, day): Promise<StatementFetch> {
-      const from = Date.parse(`${day}T00:00:00Z`)
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(from)) throw new ProviderError('rejected', 'invalid_day', `not a day: ${day}`, false)
-      const wait = from + DAY_MS + SETTLE_MS - now().getTime()
-      if (wait > 0) return { ready: false, reason: `${day} (UTC) is not over at Creem yet`, retryAfterS: Math.ceil(wait / 1000) }
-      return { ready: true, files: dayFiles(cfg, day, from) }
-    },
+    fetch: async (cfg, day): Promise<StatementFetch> => utcDayFetch('Creem', day, now(), (from) => dayFiles(cfg, day, from)),
 
     parse: (files) => parseFiles(files),
   }
 }
-
-const keptFile = (name: string, page: KeptPage): StatementFile => ({ name, body: oneChunk(Buffer.from(JSON.stringify(page))), type: JSON_TYPE })
 
 async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem> {
   for (const f of files) {

@@ -9,18 +9,14 @@
  * transaction's own amount is in the account's settlement currency, which may differ. Stripe's fee
  * is kept on the line (never a mismatch) when it is in that same currency.
  */
-import { gathered, oneChunk } from '../statement-stream.js'
+import { gathered, keptJson, UTC_DAY_MS, utcDayFetch } from '../statement-stream.js'
 import type { StatementFetch, StatementFile, StatementItem, StatementLine, StatementSource } from '../statements.js'
 import { ProviderError } from '../types.js'
 import { META, PATHS } from './constants.js'
 import type { StripeClient } from './http.js'
 import { idOf, objectOf, refundState, type Charge, type List, type Refund } from './wire.js'
 
-const DAY_MS = 24 * 3600_000
-/** An hour after the UTC day ends, its last balance transactions are listed. */
-const SETTLE_MS = 3600_000
 const PAGE_SIZE = 100
-const JSON_TYPE = 'application/json'
 
 export interface BalanceTransaction {
   id?: string
@@ -45,13 +41,13 @@ const REFUND_TYPES = new Set(['refund', 'payment_refund'])
 
 export function stripeStatements(client: StripeClient, now: () => Date, pageSize = PAGE_SIZE): StatementSource {
   async function* dayFiles(cfg: Parameters<StatementSource['fetch']>[0], day: string, from: number): AsyncGenerator<StatementFile> {
-    const range = `created[gte]=${from / 1000}&created[lt]=${(from + DAY_MS) / 1000}`
+    const range = `created[gte]=${from / 1000}&created[lt]=${(from + UTC_DAY_MS) / 1000}`
     let after: string | undefined
     for (let page = 1; ; page++) {
       const res = await client.call<List<BalanceTransaction>>(cfg, 'GET', `${PATHS.balanceTransactions}?${range}&limit=${pageSize}&expand[]=data.source${after ? `&starting_after=${encodeURIComponent(after)}` : ''}`)
       if (!Array.isArray(res.data)) throw new ProviderError('unknown', 'malformed_response', 'Stripe answered the balance transactions without data')
       // A day without business is ready all the same, with a file that holds nothing.
-      if (res.data.length || page === 1) yield keptFile(`balance-${page}`, { day, page, data: res.data })
+      if (res.data.length || page === 1) yield keptJson(`balance-${page}`, { day, page, data: res.data })
       after = res.data.at(-1)?.id
       if (!res.has_more || !after) return
     }
@@ -59,18 +55,10 @@ export function stripeStatements(client: StripeClient, now: () => Date, pageSize
 
   return {
     zone: 'UTC',
-    async fetch(cfg, day): Promise<StatementFetch> {
-      const from = Date.parse(`${day}T00:00:00Z`)
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(from)) throw new ProviderError('rejected', 'invalid_day', `not a day: ${day}`, false)
-      const wait = from + DAY_MS + SETTLE_MS - now().getTime()
-      if (wait > 0) return { ready: false, reason: `${day} (UTC) is not over at Stripe yet`, retryAfterS: Math.ceil(wait / 1000) }
-      return { ready: true, files: dayFiles(cfg, day, from) }
-    },
+    fetch: async (cfg, day): Promise<StatementFetch> => utcDayFetch('Stripe', day, now(), (from) => dayFiles(cfg, day, from)),
     parse: (files) => parseFiles(files),
   }
 }
-
-const keptFile = (name: string, page: KeptPage): StatementFile => ({ name, body: oneChunk(Buffer.from(JSON.stringify(page))), type: JSON_TYPE })
 
 async function* parseFiles(files: StatementFile[]): AsyncGenerator<StatementItem> {
   for (const f of files) {
