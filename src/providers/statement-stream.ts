@@ -113,7 +113,7 @@ export async function* textLines(body: AsyncIterable<Buffer>): AsyncGenerator<{ 
 }
 
 export const UTC_DAY_MS = 24 * 3600_000
-/** An hour after a UTC day ends, its last transactions are listed (Creem, Stripe). */
+/** An hour after a UTC day ends, its last transactions are listed. */
 const UTC_DAY_SETTLE_MS = 3600_000
 
 /** A kept file of one JSON value (a provider's page of a day, as it answered). */
@@ -121,7 +121,7 @@ export const keptJson = (name: string, value: unknown): StatementFile =>
   ({ name, body: oneChunk(Buffer.from(JSON.stringify(value))), type: 'application/json' })
 
 /**
- * A provider whose day is UTC and complete an hour after it ends (Creem, Stripe): the day's files
+ * A provider whose day is UTC and complete an hour after it ends: the day's files
  * once it is, otherwise when to ask again.
  */
 export function utcDayFetch(provider: string, day: string, now: Date, files: (from: number) => AsyncIterable<StatementFile>): StatementFetch {

@@ -5,8 +5,9 @@
  * success redirect, which is how every answer finds its attempt.
  */
 import type { Dispatcher } from 'undici'
-import type { NotificationResult, PaymentFact, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
+import type { PaymentFact, PaymentProvider, PaymentRef, ProviderConfig } from '../types.js'
 import { ProviderError } from '../types.js'
+import { accept, ignore, isHttpUrl, refuse } from '../json-acks.js'
 import { checkAbout } from '../answers.js'
 import { EVENT, PATHS, REFUND_TRANSACTION_FIELD, SIGNATURE_HEADER } from './constants.js'
 import { credentialsOf, CreemClient } from './http.js'
@@ -29,11 +30,6 @@ export interface CreemProviderOptions {
   statementPageSize?: number
 }
 
-const refuse = (status: number, reason: string): NotificationResult => ({ ack: { status, body: { error: reason } }, facts: [{ kind: 'ignored', reason }] })
-const accept = (facts: NotificationResult['facts']): NotificationResult => ({ ack: { status: 200 }, facts })
-const ignore = (reason: string) => accept([{ kind: 'ignored', reason }])
-
-const isHttpUrl = (u: unknown): u is string => typeof u === 'string' && /^https?:\/\//.test(u) && URL.canParse(u)
 const checkoutIdOf = (ref: PaymentRef) =>
   typeof ref.data.checkoutId === 'string' ? ref.data.checkoutId : ref.providerRef?.startsWith('ch_') ? ref.providerRef : null
 

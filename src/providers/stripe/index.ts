@@ -8,6 +8,7 @@
 import type { Dispatcher } from 'undici'
 import type { NotificationResult, PaymentProvider, PaymentRef, ProviderConfig, RefundRef } from '../types.js'
 import { ProviderError } from '../types.js'
+import { accept, ignore, isHttpUrl, refuse } from '../json-acks.js'
 import { checkAbout } from '../answers.js'
 import { InvalidField } from '../../domain/errors.js'
 import { EVENT, META, PATHS, SIGNATURE_HEADER, WEBHOOK_EVENTS } from './constants.js'
@@ -28,11 +29,6 @@ export interface StripeProviderOptions {
   statementPageSize?: number
 }
 
-const refuse = (status: number, reason: string): NotificationResult => ({ ack: { status, body: { error: reason } }, facts: [{ kind: 'ignored', reason }] })
-const accept = (facts: NotificationResult['facts']): NotificationResult => ({ ack: { status: 200 }, facts })
-const ignore = (reason: string) => accept([{ kind: 'ignored', reason }])
-
-const isHttpUrl = (u: unknown): u is string => typeof u === 'string' && /^https?:\/\//.test(u) && URL.canParse(u)
 const checkoutIdOf = (ref: PaymentRef) =>
   typeof ref.data.checkoutSessionId === 'string' ? ref.data.checkoutSessionId : ref.providerRef?.startsWith('cs_') ? ref.providerRef : null
 const enc = encodeURIComponent
