@@ -114,6 +114,13 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   await page.getByRole('button', { name: 'Refund ¥25.50\u00a0CNY' }).click()
   assert.ok(await page.getByText(/Refund ref_\w+: ¥25\.50\u00a0CNY, Succeeded\./).isVisible())
   await screenshot(page, 'console-refunded-desktop-en')
+  // The refund's id reads on one line at desktop width (the table once squeezed it onto four).
+  const idLines = await page.locator('tr[data-refund] td.mono').first().evaluate((td) => {
+    const range = document.createRange()
+    range.selectNodeContents(td)
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size
+  })
+  assert.equal(idLines, 1)
   const record = await ta.request('GET', `/api/v1/records/${paid.record.id}`, { key: m.testKey })
   assert.equal(record.body.refundedAmount, 2550)
   assert.equal(record.body.status, 'partially_refunded')
