@@ -9,12 +9,15 @@
  *                        install block (go mod init, replace, go get) → the Try it block, go run
  *   @till-payments/till  `npm pack` → `npm install` of the .tgz → `till --help`, `till sessions
  *                        list` against the Till, and `till start` on its own embedded PostgreSQL
+ *   @till-payments/medusa  the README's install block in a copy of the checkout: `npm ci --omit=dev`
+ *                        (Medusa's framework only, no Medusa or Jest) and `npm pack` → the
+ *                        tarball's provider loaded with require, as Medusa loads it
  * The Till is scripts/serve-for-clients.ts on TEST_DATABASE_URL (npm test sets it). Python is
  * PACKAGES_PYTHON, else the environment scripts/python-client.sh made, else python3.
  *   npx tsx scripts/packages.ts        (scripts/test.sh runs it with CI=true, or TEST_PACKAGES=1)
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import os from 'node:os'
 import path from 'node:path'
@@ -210,12 +213,39 @@ async function server(till: { baseUrl: string; testKey: string }) {
   }
 }
 
+async function medusaPlugin() {
+  console.log('== @till-payments/medusa: the README\'s install block, Medusa\'s framework alone installed, its provider loaded')
+  // Inside the checkout, as the README's reader has it: the build's esbuild and tsc are Till's own.
+  mkdirSync(path.join(ROOT, '.test-data'), { recursive: true })
+  const copy = mkdtempSync(path.join(ROOT, '.test-data', 'medusa-pack-'))
+  try {
+    await trackedCopy('clients/medusa', copy)
+    await trackedCopy('clients/js/src', copy)
+    const block = markedBlock('clients/medusa/README.md', 'sh')
+    const pack = /^cd till\/clients\/medusa && (.+?)\s+#/m.exec(block)?.[1] ?? fail(`the README's install block does not pack in till/clients/medusa:\n${block}`)
+    const dir = path.join(copy, 'clients', 'medusa')
+    await run('bash', ['-euc', pack], { cwd: dir })
+    const installed = readdirSync(path.join(dir, 'node_modules', '@medusajs'))
+    if (!installed.includes('framework')) fail('npm ci --omit=dev did not install @medusajs/framework')
+    const heavy = ['@medusajs/medusa', '@medusajs/test-utils', 'jest', '@swc/core'].filter((p) => existsSync(path.join(dir, 'node_modules', p)))
+    if (heavy.length) fail(`packing installed ${heavy.join(', ')}: more than the build compiles against`)
+    const tgz = path.join(dir, 'till-payments-medusa-0.1.0.tgz')
+    expectFiles(path.basename(tgz), await tarball(tgz), ['package.json', 'README.md', 'dist/index.js', 'dist/types/medusa/src/index.d.ts'], /^(src|test|integration-tests)\/|\.spec\./)
+    const loaded = await run(process.execPath, ['-e', "const m = require('./dist/index.js'); console.log((m.default ?? m).services.map((s) => s.identifier).join())"], { cwd: dir })
+    if (loaded.trim() !== 'till') fail(`the packed provider's identifiers are ${JSON.stringify(loaded)}`)
+    console.log(`   npm ci --omit=dev: ${readdirSync(path.join(dir, 'node_modules')).length} top-level packages; provider "till" loads`)
+  } finally {
+    rmSync(copy, { recursive: true, force: true })
+  }
+}
+
 const till = await startTill()
 try {
   await nodeClient(till)
   if (process.env.TEST_PYTHON !== '0') await pythonClient(till)
   await goClient(till)
   await server(till)
+  await medusaPlugin()
 } finally {
   till.child.stdin!.end()
   await new Promise((resolve) => till.child.once('exit', resolve))

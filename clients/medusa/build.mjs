@@ -4,6 +4,7 @@
 // `--js-only` skips the declarations (scripts/medusa.sh makes them beside the tests).
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { build } from 'esbuild'
 
 rmSync('dist', { recursive: true, force: true })
@@ -17,4 +18,7 @@ await build({
   external: ['@medusajs/*'],
   logLevel: 'warning',
 })
-if (!process.argv.includes('--js-only')) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
+// tsc found as esbuild is, by Node's resolution: this package's devDependencies, or else Till's own
+// (the checkout's root node_modules), so `npm ci --omit=dev` here (Medusa's framework alone) can pack.
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+if (!process.argv.includes('--js-only')) execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
