@@ -50,6 +50,26 @@ export function discrepancyView(r: repo.DiscrepancyRow) {
   }
 }
 
+/** A second payment that landed on a session already paid (a `paid_twice` report), as the merchant's console shows it. */
+export interface SecondPayment {
+  provider: string
+  providerRef: string | null
+  amount: number | null
+  currency: string | null
+  at: string
+}
+
+/** The session's second payments: Till keeps them and refunds none by itself (docs/integrate.md, "Changing one's mind"). */
+export async function secondPayments(deps: Deps, scope: { merchantId: string }, sessionId: string): Promise<SecondPayment[]> {
+  return (await repo.listPaidTwice(deps.db, scope.merchantId, sessionId)).map((r) => ({
+    provider: r.provider,
+    providerRef: typeof r.report.providerRef === 'string' ? r.report.providerRef : null,
+    amount: typeof r.report.amount === 'number' ? r.report.amount : null,
+    currency: typeof r.report.currency === 'string' ? r.report.currency : null,
+    at: (typeof r.report.paidAt === 'string' ? new Date(r.report.paidAt) : r.createdAt).toISOString(),
+  }))
+}
+
 export async function listDiscrepancies(deps: Deps, o: { limit: number; startingAfter?: string; merchantId?: string }) {
   const before = o.startingAfter ? await repo.getDiscrepancy(deps.db, o.startingAfter) : undefined
   const rows = await repo.listDiscrepancies(deps.db, { limit: o.limit + 1, before: before ?? undefined, merchantId: o.merchantId })

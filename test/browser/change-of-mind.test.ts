@@ -125,6 +125,22 @@ test('Alipay ↔ WeChat Pay, the race: "I have paid" without paying, Alipay pick
   assert.deepEqual(await s.outcome(session.id), { status: 'paid', records: ['alipay'], succeeded: 1, paidTwice: ['wechat'] })
   assert.equal((await s.attempt(session.id, 'wechat')).status, 'succeeded')
   assert.deepEqual(problems, [])
+
+  // The merchant sees the second payment on the payment's page, with what to do about it.
+  const login = { email: 'owner@bluemugs.example', password: 'correct horse battery' }
+  assert.equal((await s.ta.admin('POST', `/merchants/${s.ta.merchant.id}/password`, login)).status, 200)
+  const desk = await openPage(t, browser, DESKTOP)
+  await desk.page.goto(`${s.ta.baseUrl}/console/login`)
+  await desk.page.getByLabel('Email').fill(login.email)
+  await desk.page.getByLabel('Password').fill(login.password)
+  await Promise.all([desk.page.waitForURL('**/console/test/payments'), desk.page.getByRole('button', { name: 'Sign in' }).click()])
+  await desk.page.goto(`${s.ta.baseUrl}/console/live/payments/${session.id}`)
+  const notice = desk.page.locator('.notice-warn')
+  assert.equal(await notice.locator('strong').textContent(), 'A second payment arrived for this session')
+  assert.match((await notice.locator('li').textContent())!, new RegExp(`^¥99\\.00\u00a0CNY through WeChat Pay \\(reference ${(await s.attempt(session.id, 'wechat')).provider_ref}\\), `))
+  assert.match((await notice.textContent())!, /does not refund it by itself/)
+  await screenshot(desk.page, 'console-paid-twice-desktop-en')
+  assert.deepEqual(desk.problems, [])
 })
 
 test('Alipay failing to start shows one message, no waiting notice, and every way to pay; WeChat Pay then pays', async (t) => {

@@ -1,6 +1,7 @@
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
 import { providerName } from '../../providers/index.js'
 import type { DeliverySummary } from '../../services/activity.js'
+import type { SecondPayment } from '../../services/discrepancies.js'
 import type { ConsoleKey } from '../i18n/index.js'
 import { Sentence } from '../../web/views/sentence.js'
 import { money, when } from '../format.js'
@@ -133,8 +134,30 @@ export function PaymentsPage({ c, sessions, hasMore, query, paged, error, empty 
   )
 }
 
-export function PaymentPage({ c, session, record, events, idempotencyKey, error, refundId, amount, reason }: {
-  c: ConsoleContext; session: SessionItem; record: RecordItem | null; events: EventItem[]; idempotencyKey: string; error: string | null; refundId: string | null; amount: string; reason: string
+/** Second payments on a session already paid: kept, not refunded by Till; the merchant decides. */
+function PaidTwice({ c, payments }: { c: ConsoleContext; payments: SecondPayment[] }) {
+  const { t, locale } = c
+  return (
+    <Notice kind="warn">
+      <strong>{t('payments.paidTwiceTitle')}</strong>
+      <ul>
+        {payments.map((p) => (
+          <li>{t('payments.paidTwiceLine', {
+            amount: p.amount !== null && p.currency ? money(p.amount, p.currency, locale) : t('common.none'),
+            provider: providerName(p.provider, locale),
+            ref: p.providerRef ?? t('common.none'),
+            when: when(p.at, c) ?? '',
+          })}</li>
+        ))}
+      </ul>
+      {t('payments.paidTwiceAdvice')}
+    </Notice>
+  )
+}
+
+export function PaymentPage({ c, session, record, events, paidTwice, idempotencyKey, error, refundId, amount, reason }: {
+  c: ConsoleContext; session: SessionItem; record: RecordItem | null; events: EventItem[]; paidTwice: SecondPayment[]
+  idempotencyKey: string; error: string | null; refundId: string | null; amount: string; reason: string
 }) {
   const { t, locale } = c
   const here = `${base(c.mode)}/payments/${session.id}`
@@ -148,6 +171,7 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
       <h1 class="mono">{session.id}</h1>
       {done && <Notice kind="ok">{t('payments.refundDone', { id: done.id, amount: money(done.amount, record!.currency, locale), status: t(`refund.${done.status}` as ConsoleKey) })}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
+      {paidTwice.length > 0 && <PaidTwice c={c} payments={paidTwice} />}
       <div class="grid-2">
         <section class="panel">
           <dl class="facts">

@@ -34,8 +34,8 @@ export function PostForm(p: { c: ConsoleContext; action: string; children?: Chil
   )
 }
 
-export function Notice({ kind, children }: { kind: 'ok' | 'error'; children?: Child }) {
-  return <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>{children}</div>
+export function Notice({ kind, children }: { kind: 'ok' | 'warn' | 'error'; children?: Child }) {
+  return <div class={`notice notice-${kind}`} role={kind === 'ok' ? 'status' : 'alert'}>{children}</div>
 }
 
 /** A secret shown once, with a copy button (console.js; without it the text is there to select). */

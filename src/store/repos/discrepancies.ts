@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm'
+import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { discrepancies } from '../schema.js'
 
@@ -14,6 +14,13 @@ export async function listDiscrepancies(ex: Executor, o: { limit: number; before
   const page = o.before ? or(lt(discrepancies.createdAt, o.before.createdAt), and(eq(discrepancies.createdAt, o.before.createdAt), lt(discrepancies.id, o.before.id))) : undefined
   const merchant = o.merchantId ? eq(discrepancies.merchantId, o.merchantId) : undefined
   return ex.select().from(discrepancies).where(and(page, merchant)).orderBy(desc(discrepancies.createdAt), desc(discrepancies.id)).limit(o.limit)
+}
+
+/** A merchant's `paid_twice` reports for one session, oldest first. */
+export async function listPaidTwice(ex: Executor, merchantId: string, sessionId: string): Promise<DiscrepancyRow[]> {
+  return ex.select().from(discrepancies)
+    .where(and(eq(discrepancies.merchantId, merchantId), eq(discrepancies.kind, 'paid_twice'), sql`${discrepancies.expected}->>'sessionId' = ${sessionId}`))
+    .orderBy(discrepancies.createdAt, discrepancies.id)
 }
 
 export async function getDiscrepancy(ex: Executor, id: string): Promise<DiscrepancyRow | null> {
