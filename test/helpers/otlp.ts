@@ -6,6 +6,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
+import type { Received } from './receiver.js'
 
 const PROTOS = fileURLToPath(new URL('../fixtures/otlp', import.meta.url))
 
@@ -47,3 +48,9 @@ export function decodeTraceExport(body: Buffer): OtlpSpan[] {
     }))
   })
 }
+
+/** Every span of every export a test's receiver got. */
+export const exportedSpans = (exports: Received[]) => exports.flatMap((r) => decodeTraceExport(r.body))
+
+/** An OTLP/HTTP receiver's answer: an empty ExportTraceServiceResponse is zero bytes. */
+export const OTLP_OK = { status: 200, body: Buffer.alloc(0), headers: { 'content-type': 'application/x-protobuf' } }

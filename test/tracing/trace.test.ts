@@ -11,19 +11,15 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { SecretBox } from '../../src/security/secret-box.js'
 import { freshDatabase } from '../helpers/db.js'
-import { decodeTraceExport, type OtlpSpan } from '../helpers/otlp.js'
+import { exportedSpans as spansOf, OTLP_OK, type OtlpSpan } from '../helpers/otlp.js'
 import { api, dataDir, demoKey, startTill, stopTill } from '../helpers/process.js'
-import { startReceiver, type Received } from '../helpers/receiver.js'
+import { startReceiver } from '../helpers/receiver.js'
 import { until } from '../helpers/wait.js'
-
-/** Every span of every OTLP export received. */
-const spansOf = (exports: Received[]) => exports.flatMap((r) => decodeTraceExport(r.body))
 
 const hex = (n: number) => randomBytes(n).toString('hex')
 
 test('one checkout-to-webhook trace: request, statements, provider call and delivery spans, parented, no secret in them', async (t) => {
-  // An empty ExportTraceServiceResponse is zero bytes.
-  const otlp = await startReceiver(t, () => ({ status: 200, body: Buffer.alloc(0), headers: { 'content-type': 'application/x-protobuf' } }))
+  const otlp = await startReceiver(t, () => OTLP_OK)
   const merchant = await startReceiver(t)
   const db = await freshDatabase()
   t.after(() => db.drop())
@@ -61,7 +57,7 @@ test('one checkout-to-webhook trace: request, statements, provider call and deli
   assert.equal(paid.body.status, 'paid', JSON.stringify(paid.body))
 
   const [webhook] = await merchant.received(1)
-  let spans: ReturnType<typeof spansOf> = []
+  let spans: OtlpSpan[] = []
   await until('the delivery span is exported', 20_000, () => {
     spans = spansOf(otlp.requests).filter((s) => s.traceId === traceId)
     return spans.some((s) => s.name === 'webhook delivery')
