@@ -7,12 +7,13 @@
 # unpacked from its package). Then: the alert rules and Prometheus' configuration checked by
 # promtool, the image built on the local base, the pair up on PostgreSQL behind PgBouncer, a
 # session created and paid through the mock on each instance, everything stopped and started again
-# with its data kept, the container's user not root, the image's size reported.
+# with its data kept, the monitoring profile's Prometheus (Debian's) scraping both instances, the
+# container's user not root, the image's size reported.
 #
 # The engine's data root (base images, build layers) and compose's binary are cached outside the
 # clone, in TILL_CI_CACHE (default /var/cache/till-ci, else ~/.cache/till-ci), and rebuilt when
 # missing. The engine, its mounts and the stack are removed at the end, also on failure.
-# Host ports used, on 127.0.0.1: TILL_CI_PORT (default 47310) and the next three.
+# Host ports used, on 127.0.0.1: TILL_CI_PORT (default 47310) and the next four.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -56,7 +57,7 @@ cleanup() {
   set +e
   if [ -S "$RUN_DIR/docker.sock" ]; then
     [ $rc -ne 0 ] && "${COMPOSE[@]}" logs --no-color --tail 80 2>/dev/null | tail -200
-    "${COMPOSE[@]}" down -v --remove-orphans >/dev/null 2>&1
+    "${COMPOSE[@]}" --profile monitoring down -v --remove-orphans >/dev/null 2>&1
     "$DOCKER" image prune -f >/dev/null 2>&1
   fi
   if [ -f "$RUN_DIR/dockerd.pid" ]; then
@@ -134,6 +135,16 @@ CMD ["postgres"]
 EOF
 )
 
+# The monitoring profile's Prometheus, from Debian's package (Grafana and Jaeger are not in Debian:
+# docs/operate.md#containers). Its data directory belongs to its user, so a new volume does too.
+PROMETHEUS=$(base prometheus <<EOF
+FROM local/trixie
+RUN $APT prometheus && rm -rf /var/lib/apt/lists/* && mkdir -p /prometheus && chown prometheus:prometheus /prometheus
+USER prometheus
+ENTRYPOINT ["/usr/bin/prometheus"]
+EOF
+)
+
 # --- compose v2: Debian 13's docker-compose, unpacked from its package with a private apt directory
 if ! "$DOCKER" compose version >/dev/null 2>&1; then
   step "compose v2 from Debian 13's docker-compose package"
@@ -160,9 +171,15 @@ SIZE=$("$DOCKER" image inspect till:ci --format '{{.Size}}')
 echo "image till:ci: $((SIZE / 1024 / 1024)) MiB"
 "$DOCKER" image prune -f >/dev/null
 
-export TILL_IMAGE=till:ci POSTGRES_IMAGE=$POSTGRES DEBIAN_IMAGE=local/trixie
-export TILL_CI_PORT=$PORT0 TILL_CI_PORT_1=$((PORT0 + 1)) TILL_CI_PORT_2=$((PORT0 + 2)) TILL_CI_PORT_3=$((PORT0 + 3))
+export TILL_IMAGE=till:ci POSTGRES_IMAGE=$POSTGRES DEBIAN_IMAGE=local/trixie PROMETHEUS_IMAGE=$PROMETHEUS
+export TILL_CI_PORT=$PORT0 TILL_CI_PORT_1=$((PORT0 + 1)) TILL_CI_PORT_2=$((PORT0 + 2)) TILL_CI_PORT_3=$((PORT0 + 3)) TILL_CI_PORT_4=$((PORT0 + 4))
 export TILL_URLS="http://127.0.0.1:$TILL_CI_PORT_2 http://127.0.0.1:$TILL_CI_PORT_3" CHECK_STATE="$RUN_DIR/check.json"
+# deploy/monitoring/prometheus.yml with the instances at their addresses on the host's network, scraped every 2 s.
+export TILL_CI_PROMETHEUS_CONFIG="$RUN_DIR/prometheus.yml"
+sed -e "s/\"till-1:8080\", \"till-2:8080\"/\"127.0.0.1:$TILL_CI_PORT_2\", \"127.0.0.1:$TILL_CI_PORT_3\"/" -e 's/scrape_interval: 15s/scrape_interval: 2s/' \
+  deploy/monitoring/prometheus.yml >"$TILL_CI_PROMETHEUS_CONFIG"
+grep -q "127.0.0.1:$TILL_CI_PORT_3" "$TILL_CI_PROMETHEUS_CONFIG" || { echo "deploy/monitoring/prometheus.yml: the instances' targets not found"; exit 1; }
+chmod 644 "$TILL_CI_PROMETHEUS_CONFIG"
 "${COMPOSE[@]}" config -q
 "${COMPOSE[@]}" --profile monitoring config -q
 "${COMPOSE[@]}" build -q pgbouncer
@@ -176,6 +193,10 @@ step "compose down and up again: the data kept"
 "${COMPOSE[@]}" up -d --wait
 "${COMPOSE[@]}" logs --no-color till-1 till-2 >"$RUN_DIR/again.log"
 npx tsx scripts/containers/check.ts again "$RUN_DIR/again.log"
+
+step "the monitoring profile's Prometheus: both instances scraped, the alerts loaded, the dashboard's queries answered"
+"${COMPOSE[@]}" --profile monitoring up -d prometheus
+PROMETHEUS_URL="http://127.0.0.1:$TILL_CI_PORT_4" npx tsx scripts/containers/prometheus.ts
 
 for s in till-1 till-2; do
   uid=$("${COMPOSE[@]}" exec -T "$s" id -u)

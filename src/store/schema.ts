@@ -217,6 +217,8 @@ export const events = pgTable('events', {
   /** The webhook body, serialised once: every delivery and retry sends (and signs) these exact bytes. */
   payload: text('payload').notNull(),
   createdAt: createdAt(),
+  /** The W3C traceparent of the span that appended it (tracing on), which its deliveries continue in whichever process sends them. */
+  traceparent: text('traceparent'),
 }, (t) => [
   index('events_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
   // A payment's timeline in the console: the events that name its session.

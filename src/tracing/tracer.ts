@@ -4,7 +4,7 @@
  * OpenTelemetry SDK is never loaded. Attributes name what was done (a route, a statement's text
  * without its values, a provider and operation, an event type), never a credential or a payer.
  */
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
 
 let tracer: Tracer | null = null
 
@@ -52,5 +52,14 @@ export function traceHeaders(): Record<string, string> {
 
 /** The context an incoming request's W3C traceparent names, to continue its trace. */
 export const incomingContext = (headers: Record<string, string | string[] | undefined>) => propagation.extract(context.active(), headers)
+
+/** The active span's W3C traceparent, to store with work another process may pick up; null when off or untraced. */
+export function activeTraceparent(): string | null {
+  if (!tracer || !trace.getSpan(context.active())) return null
+  return traceHeaders().traceparent ?? null
+}
+
+/** The context a stored traceparent names (a new trace when there is none). */
+export const storedContext = (traceparent: string | null) => (traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT)
 
 export { SpanKind }

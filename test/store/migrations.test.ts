@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import { runMigrations } from '../../src/store/db.js'
+import { claimDue } from '../../src/store/repos/deliveries.js'
 import { freshDatabase, openTestPool } from '../helpers/db.js'
 
 const MIGRATIONS = fileURLToPath(new URL('../../src/store/migrations', import.meta.url))
@@ -110,4 +111,27 @@ test('0011: a statement file kept whole moves into chunks of 1 MiB that read bac
     { name: 'fundflowbill', size: 0, chunks: 0, largest: 0, same: true },
     { name: 'tradebill', size: 2_560_000, chunks: 3, largest: 1 << 20, same: true },
   ])
+})
+
+test('0017: an event appended before it keeps its row and has no traceparent; its pending delivery is still claimed, to be sent in a trace of its own', async (t) => {
+  const database = await migratedUpTo(t, '0012_session_locale')
+  const { pool } = database
+  const client = await pool.connect()
+  try {
+    await client.query('set session_replication_role = replica')
+    await client.query(`insert into webhook_endpoints (id, merchant_id, mode, url, secret_enc) values ('we_a', 'mer_a', 'test', 'https://merchant.example/hook', 'sealed')`)
+    await client.query(`insert into events (id, merchant_id, mode, type, data, payload, created_at)
+      values ('evt_a', 'mer_a', 'test', 'payment.succeeded', '{"sessionId":"cs_a"}', '{"id":"evt_a"}', '2026-11-01T00:00:00Z')`)
+    await client.query(`insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at) values ('evt_a', 'we_a', 'pending', '2026-11-01T00:00:00Z')`)
+  } finally {
+    client.release()
+  }
+
+  await runMigrations(pool)
+
+  const { rows } = await pool.query(`select id, type, data, payload, traceparent from events`)
+  assert.deepEqual(rows, [{ id: 'evt_a', type: 'payment.succeeded', data: { sessionId: 'cs_a' }, payload: '{"id":"evt_a"}', traceparent: null }])
+  const now = new Date('2026-11-02T00:00:00Z')
+  const claimed = await claimDue(database.db, { now, leaseUntil: new Date(now.getTime() + 60_000), token: 'lease', limit: 10, perEndpoint: 8 })
+  assert.deepEqual(claimed.map((c) => [c.eventId, c.endpointId, c.traceparent]), [['evt_a', 'we_a', null]])
 })

@@ -1,32 +1,25 @@
 /**
  * Tracing end to end: a real Till process with the standard OTEL_* variables pointing at an
- * OTLP/HTTP receiver in this test (the exporter's http/json encoding of the OTLP protocol). One
- * checkout-to-webhook trace, continued from the caller's W3C traceparent: the requests, their
- * database statements, the provider call and the webhook delivery, each parented as it ran; the
- * merchant's webhook carries the delivery's traceparent; log lines carry the trace id; no attribute
- * holds a secret. Without the variables, nothing is sent.
+ * OTLP/HTTP receiver in this test, its protobuf exports decoded with OpenTelemetry's published
+ * definitions (helpers/otlp.ts). One checkout-to-webhook trace, continued from the caller's W3C
+ * traceparent: the requests, their database statements, the provider call and the webhook
+ * delivery, each parented as it ran; the merchant's webhook carries the delivery's traceparent;
+ * log lines carry the trace id; no attribute holds a secret. Without the variables, nothing is sent.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
+import { SecretBox } from '../../src/security/secret-box.js'
 import { freshDatabase } from '../helpers/db.js'
+import { exportedSpans as spansOf, OTLP_OK, type OtlpSpan } from '../helpers/otlp.js'
 import { api, dataDir, demoKey, startTill, stopTill } from '../helpers/process.js'
-import { startReceiver, type Received } from '../helpers/receiver.js'
+import { startReceiver } from '../helpers/receiver.js'
 import { until } from '../helpers/wait.js'
-
-interface Span { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: { key: string; value: Record<string, unknown> }[] }
-
-/** Every span of every OTLP export received, attributes flattened to strings. */
-function spansOf(exports: Received[]) {
-  return exports.flatMap((r) => (r.json as { resourceSpans: { scopeSpans: { spans: Span[] }[] }[] }).resourceSpans)
-    .flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans))
-    .map((s) => ({ ...s, attrs: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, String(Object.values(a.value)[0])])) }))
-}
 
 const hex = (n: number) => randomBytes(n).toString('hex')
 
 test('one checkout-to-webhook trace: request, statements, provider call and delivery spans, parented, no secret in them', async (t) => {
-  const otlp = await startReceiver(t, () => ({ status: 200, body: '{}', headers: { 'content-type': 'application/json' } }))
+  const otlp = await startReceiver(t, () => OTLP_OK)
   const merchant = await startReceiver(t)
   const db = await freshDatabase()
   t.after(() => db.drop())
@@ -37,7 +30,7 @@ test('one checkout-to-webhook trace: request, statements, provider call and deli
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
     OTEL_BSP_SCHEDULE_DELAY: '100',
     OTEL_SERVICE_NAME: 'till-under-test',
   })
@@ -57,18 +50,20 @@ test('one checkout-to-webhook trace: request, statements, provider call and deli
     })
     return { status: res.status, body: await res.json() }
   }
-  const created = await traced(0, 'POST', '/api/v1/checkout', { amount: 9900, currency: 'CNY', metadata: { payer: 'payer@example.com' } })
+  const buyer = { email: 'payer@example.com', openid: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' }
+  const created = await traced(0, 'POST', '/api/v1/checkout', { amount: 9900, currency: 'CNY', metadata: buyer })
   assert.equal(created.status, 200, JSON.stringify(created.body))
   const paid = await traced(1, 'POST', `/api/v1/test_helpers/sessions/${created.body.id}/pay`, {})
   assert.equal(paid.body.status, 'paid', JSON.stringify(paid.body))
 
   const [webhook] = await merchant.received(1)
-  let spans: ReturnType<typeof spansOf> = []
+  let spans: OtlpSpan[] = []
   await until('the delivery span is exported', 20_000, () => {
     spans = spansOf(otlp.requests).filter((s) => s.traceId === traceId)
     return spans.some((s) => s.name === 'webhook delivery')
   })
-  assert.ok(otlp.requests.every((r) => r.url.endsWith('/v1/traces')), 'OTLP/HTTP traces only')
+  assert.ok(otlp.requests.every((r) => r.url.endsWith('/v1/traces') && r.headers['content-type'] === 'application/x-protobuf'), 'OTLP/HTTP protobuf traces only')
+  assert.ok(spans.every((s) => s.service === 'till-under-test'), 'the service named by OTEL_SERVICE_NAME')
   const byId = new Map(spans.map((s) => [s.spanId, s]))
   const one = (name: string) => {
     const found = spans.filter((s) => s.name === name)
@@ -84,7 +79,7 @@ test('one checkout-to-webhook trace: request, statements, provider call and deli
   assert.deepEqual([checkout.attrs['http.route'], checkout.attrs['http.request.method'], checkout.attrs['http.response.status_code']], ['/api/v1/checkout', 'POST', '200'])
 
   // Statements under each request, with their text and no values.
-  const statementsUnder = (parent: Span) => spans.filter((s) => s.name.startsWith('db ') && s.parentSpanId === parent.spanId)
+  const statementsUnder = (parent: OtlpSpan) => spans.filter((s) => s.name.startsWith('db ') && s.parentSpanId === parent.spanId)
   for (const request of [checkout, pay]) assert.ok(statementsUnder(request).length >= 1, `statements under ${request.name}`)
   assert.ok(statementsUnder(checkout).some((s) => /^insert into "?sessions"?/i.test(s.attrs['db.query.text'])), 'the session insert')
   for (const s of spans.filter((s) => s.name.startsWith('db '))) assert.equal(s.attrs['db.system.name'], 'postgresql')
@@ -105,10 +100,13 @@ test('one checkout-to-webhook trace: request, statements, provider call and deli
   const logged = till.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { trace_id?: string })
   assert.ok(logged.some((l) => l.trace_id === traceId), 'a log line with the trace id')
 
-  // No secret, credential or payer's detail in any attribute of any span exported, whatever its trace.
-  const everything = JSON.stringify(otlp.requests.map((r) => r.json))
-  for (const secret of [key, key.slice(8), secretsKey, endpoint.body.secret, 'payer@example.com', db.url, 'Bearer']) {
-    assert.ok(secret && !everything.includes(secret), `a span holds ${String(secret).slice(0, 12)}…`)
+  // No secret, credential or payer's detail anywhere in what was exported, whatever its trace: the
+  // raw protobuf bytes hold every string as UTF-8, so a search of them misses no attribute.
+  const exported = Buffer.concat(otlp.requests.map((r) => r.body))
+  const providerKey = new SecretBox(Buffer.from(secretsKey, 'hex')).derive('mock-provider-signing')
+  const secrets = [key, key.slice(8), secretsKey, endpoint.body.secret, providerKey.toString('hex'), providerKey.toString('base64'), buyer.email, buyer.openid, db.url, 'Bearer']
+  for (const secret of secrets) {
+    assert.ok(secret && !exported.includes(secret), `an export holds ${String(secret).slice(0, 12)}…`)
   }
 })
 

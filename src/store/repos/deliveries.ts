@@ -55,6 +55,8 @@ export interface Claimed {
   eventId: string
   eventType: string
   payload: string
+  /** The W3C traceparent of the span that appended the event, if it was traced. */
+  traceparent: string | null
   endpointId: string
   merchantId: string
   mode: 'test' | 'live'
@@ -71,6 +73,7 @@ function toClaimed(r: Record<string, any>): Claimed {
     eventId: r.event_id,
     eventType: r.event_type,
     payload: r.payload,
+    traceparent: r.traceparent,
     endpointId: r.endpoint_id,
     merchantId: r.merchant_id,
     mode: r.mode,
@@ -222,7 +225,7 @@ const recordAndClaimStmt = rawStatement('deliveries_record_and_claim', `
     update webhook_deliveries d set leased_until = $11, lease_token = $12
     from locked, events e, webhook_endpoints ep
     where d.id = locked.id and e.id = d.event_id and ep.id = d.endpoint_id
-    returning d.id, d.attempts, d.lease_token, e.id as event_id, e.type as event_type, e.payload,
+    returning d.id, d.attempts, d.lease_token, e.id as event_id, e.type as event_type, e.payload, e.traceparent,
       ep.id as endpoint_id, ep.merchant_id, ep.mode, ep.url, ep.secret_enc, ep.previous_secrets`)
 
 /** When an endpoint that fails every attempt is disabled: after `afterMs` (0: never) and at least `minFailures` attempts. */

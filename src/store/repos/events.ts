@@ -5,16 +5,16 @@ import { eventPayload } from '../../domain/webhooks.js'
 import type { Executor } from '../db.js'
 import { rawStatement } from '../prepared.js'
 import { events } from '../schema.js'
+import { activeTraceparent } from '../../tracing/tracer.js'
 import { FAN_OUT_SQL } from './deliveries.js'
 import { before, newestFirst, toPage } from './page.js'
 import type { Scope } from './scope.js'
-import { rememberEventTrace } from '../../tracing/webhooks.js'
 
 export type EventRow = typeof events.$inferSelect
 
 // Every state change appends one, as plain SQL (store/prepared.ts): the row is the one given, no RETURNING;
 // its deliveries are inserted by the same statement.
-const INSERT_SQL = 'insert into events (id, merchant_id, mode, type, data, payload, created_at) values ($1, $2, $3, $4, $5, $6, $7)'
+const INSERT_SQL = 'insert into events (id, merchant_id, mode, type, data, payload, created_at, traceparent) values ($1, $2, $3, $4, $5, $6, $7, $8)'
 const insertStmt = rawStatement('event_insert_row', INSERT_SQL)
 const insertFanningOutStmt = rawStatement('event_insert_fanning_out', `with event as (${INSERT_SQL}), ${FAN_OUT_SQL}`)
 const refundEventStmt = rawStatement('event_of_refund', `select 1 from events
@@ -27,10 +27,9 @@ const refundEventStmt = rawStatement('event_of_refund', `select 1 from events
 export async function appendEvent(tx: Executor, scope: Scope, type: EventType, data: Record<string, unknown>, now: Date, opts: { fanOut?: boolean } = {}) {
   const id = newId('evt')
   const payload = eventPayload({ id, type, mode: scope.mode, data, createdAt: now })
-  const e: EventRow = { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now }
+  const e: EventRow = { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now, traceparent: activeTraceparent() }
   // A console test event goes only to the endpoint it was sent to (deliveries.schedule).
-  await (opts.fanOut === false ? insertStmt : insertFanningOutStmt)(tx, [id, e.merchantId, e.mode, type, JSON.stringify(data), payload, now])
-  rememberEventTrace(id)
+  await (opts.fanOut === false ? insertStmt : insertFanningOutStmt)(tx, [id, e.merchantId, e.mode, type, JSON.stringify(data), payload, now, e.traceparent])
   return e
 }
 
