@@ -34,7 +34,7 @@ export function consoleContext(req: FastifyRequest, reply: FastifyReply, path: s
     mode,
     csrf: s.csrfToken,
     merchantName: brandingOf(s.merchant).name,
-    email: s.merchant.email ?? s.merchant.id,
+    email: s.member.email,
   }
 }
 
@@ -46,5 +46,8 @@ export function field(body: unknown, name: string): string {
   return typeof v === 'string' ? v : ''
 }
 
-/** Who to name in the activity log, and from where. */
-export const actorOf = (req: FastifyRequest) => ({ actor: req.consoleSession!.merchant.email ?? req.consoleSession!.merchant.id, ip: req.ip })
+/** Who to name in the activity log (the member), and from where. */
+export const actorOf = (req: FastifyRequest) => {
+  const { member } = req.consoleSession!
+  return { actor: member.email, memberId: member.id, ip: req.ip, userAgent: req.headers['user-agent'] }
+}

@@ -23,6 +23,7 @@ import { consoleTranslator, type ConsoleT } from './i18n/index.js'
 import { keyRoutes } from './keys/route.js'
 import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
 import { passwordRoutes } from './password/route.js'
+import { Forbidden, permits, requirePermissions } from './permissions.js'
 import { refundRoutes } from './payments/refund.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
@@ -97,6 +98,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
   await app.register(loginRoutes(deps))
 
   await app.register(async (authed) => {
+    requirePermissions(authed)
     authed.addHook('preHandler', async (req, reply) => {
       const token = cookie(req, SESSION_COOKIE)
       const session = token ? await loadSession(deps, token) : null
@@ -113,6 +115,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       if (req.method === 'POST' && !sameToken((req.body as Record<string, unknown> | undefined)?.csrf, session.csrfToken)) {
         throw new CsrfInvalid()
       }
+      if (!permits(req)) throw new Forbidden()
     })
     authed.get('/', async (_req, reply) => seeOther(reply, '/console/test/payments'))
     authed.get<{ Params: { mode: string } }>('/:mode', async (req, reply) => seeOther(reply, `/console/${req.params.mode}/payments`))
