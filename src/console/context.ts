@@ -7,6 +7,7 @@ import { brandingOf } from '../services/merchant-settings.js'
 import { timeZone } from '../web/i18n.js'
 import { cookie, pageLocale, TZ_COOKIE } from '../web/locale.js'
 import { consoleTranslator } from './i18n/index.js'
+import { permits } from './permissions.js'
 import type { ConsoleContext } from './views/layout.js'
 
 declare module 'fastify' {
@@ -35,6 +36,7 @@ export function consoleContext(req: FastifyRequest, reply: FastifyReply, path: s
     csrf: s.csrfToken,
     merchantName: brandingOf(s.merchant).name,
     email: s.member.email,
+    can: (permission) => permits(req, permission),
   }
 }
 

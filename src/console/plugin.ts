@@ -28,7 +28,10 @@ import { refundRoutes } from './payments/refund.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
 import { reconciliationRoutes } from './reconciliation/route.js'
+import { sessionRoutes } from './sessions/route.js'
 import { settingsRoutes } from './settings/route.js'
+import { invitationRoutes } from './members/accept.js'
+import { memberRoutes } from './members/route.js'
 import { MessagePage } from './views/message.js'
 import { webhookRoutes } from './webhooks/route.js'
 
@@ -96,6 +99,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
 
   await app.register(servedAssets(Object.values(CONSOLE_ASSETS), '/console/assets'), { prefix: '/assets' })
   await app.register(loginRoutes(deps))
+  await app.register(invitationRoutes(deps))
 
   await app.register(async (authed) => {
     requirePermissions(authed)
@@ -129,5 +133,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(settingsRoutes(deps))
     await authed.register(activityRoutes(deps))
     await authed.register(passwordRoutes(deps))
+    await authed.register(memberRoutes(deps))
+    await authed.register(sessionRoutes(deps))
   })
 }

@@ -22,9 +22,10 @@ CREATE TABLE "console_invitations" (
 ALTER TABLE "console_activity" ADD COLUMN "member_id" text;--> statement-breakpoint
 ALTER TABLE "console_activity" ADD COLUMN "user_agent" text;--> statement-breakpoint
 ALTER TABLE "console_sessions" ADD COLUMN "member_id" text;--> statement-breakpoint
-ALTER TABLE "console_invitations" ADD CONSTRAINT "console_invitations_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "console_invitations" ADD CONSTRAINT "console_invitations_invited_by_console_members_id_fk" FOREIGN KEY ("invited_by") REFERENCES "public"."console_members"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "console_members" ADD CONSTRAINT "console_members_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+-- NOT VALID on the new, empty tables too: no scan, and every row written from here on is checked.
+ALTER TABLE "console_invitations" ADD CONSTRAINT "console_invitations_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action NOT VALID;--> statement-breakpoint
+ALTER TABLE "console_invitations" ADD CONSTRAINT "console_invitations_invited_by_console_members_id_fk" FOREIGN KEY ("invited_by") REFERENCES "public"."console_members"("id") ON DELETE no action ON UPDATE no action NOT VALID;--> statement-breakpoint
+ALTER TABLE "console_members" ADD CONSTRAINT "console_members_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action NOT VALID;--> statement-breakpoint
 CREATE INDEX "console_invitations_merchant_idx" ON "console_invitations" USING btree ("merchant_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "console_members_email_lower_uq" ON "console_members" USING btree (lower("email")) WHERE "console_members"."removed_at" is null;--> statement-breakpoint
 CREATE INDEX "console_members_merchant_idx" ON "console_members" USING btree ("merchant_id");--> statement-breakpoint
