@@ -4,8 +4,7 @@
  * test/console/roles.test.ts walks every route with every role against the table.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { allowed, type Permission } from '../domain/console-roles.js'
-import { isRole } from '../domain/console-roles.js'
+import { allowed, isRole, type Permission } from '../domain/console-roles.js'
 import { TillError } from '../domain/errors.js'
 import { isMode } from './context.js'
 

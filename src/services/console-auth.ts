@@ -36,7 +36,7 @@ const addressKey = (ip: string) => `address:${clientNetwork(ip)}`
 // Spent on an unknown email, so it takes as long as a wrong password.
 let dummyHash: Promise<string> | null = null
 
-export type Guess = 'ok' | 'invalid' | 'throttled'
+type Guess = 'ok' | 'invalid' | 'throttled'
 
 /**
  * One guess at an account's password, wherever it is asked (sign-in, change password). The check is
@@ -45,7 +45,7 @@ export type Guess = 'ok' | 'invalid' | 'throttled'
  * the limit are refused unchecked. A wrong password keeps its claim (that is the failure count); a
  * refused or a right one gives it back, so the limits count failed checks and checks in progress.
  */
-export async function guess(deps: Deps, email: string, ip: string, check: () => Promise<boolean>): Promise<Guess> {
+async function guess(deps: Deps, email: string, ip: string, check: () => Promise<boolean>): Promise<Guess> {
   const window = windowOf(deps.clock())
   const keys = [accountKey(email), addressKey(ip)]
   const [account, address] = await repo.claimAttempt(deps.db, keys, window)
