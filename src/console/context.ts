@@ -7,6 +7,7 @@ import { brandingOf } from '../services/merchant-settings.js'
 import { timeZone } from '../web/i18n.js'
 import { cookie, pageLocale, TZ_COOKIE } from '../web/locale.js'
 import { consoleTranslator } from './i18n/index.js'
+import { permits } from './permissions.js'
 import type { ConsoleContext } from './views/layout.js'
 
 declare module 'fastify' {
@@ -34,7 +35,8 @@ export function consoleContext(req: FastifyRequest, reply: FastifyReply, path: s
     mode,
     csrf: s.csrfToken,
     merchantName: brandingOf(s.merchant).name,
-    email: s.merchant.email ?? s.merchant.id,
+    email: s.member.email,
+    can: (permission) => permits(req, permission),
   }
 }
 
@@ -46,5 +48,8 @@ export function field(body: unknown, name: string): string {
   return typeof v === 'string' ? v : ''
 }
 
-/** Who to name in the activity log, and from where. */
-export const actorOf = (req: FastifyRequest) => ({ actor: req.consoleSession!.merchant.email ?? req.consoleSession!.merchant.id, ip: req.ip })
+/** Who to name in the activity log (the member), and from where. */
+export const actorOf = (req: FastifyRequest) => {
+  const { member } = req.consoleSession!
+  return { actor: member.email, memberId: member.id, ip: req.ip, userAgent: req.headers['user-agent'] }
+}

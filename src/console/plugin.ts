@@ -22,11 +22,15 @@ import { DuplicateField, formFields } from './form.js'
 import { consoleTranslator, type ConsoleT } from './i18n/index.js'
 import { keyRoutes } from './keys/route.js'
 import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
+import { invitationRoutes } from './members/accept.js'
+import { memberRoutes } from './members/route.js'
 import { passwordRoutes } from './password/route.js'
+import { Forbidden, permits, requirePermissions } from './permissions.js'
 import { refundRoutes } from './payments/refund.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
 import { reconciliationRoutes } from './reconciliation/route.js'
+import { sessionRoutes } from './sessions/route.js'
 import { settingsRoutes } from './settings/route.js'
 import { MessagePage } from './views/message.js'
 import { webhookRoutes } from './webhooks/route.js'
@@ -95,8 +99,10 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
 
   await app.register(servedAssets(Object.values(CONSOLE_ASSETS), '/console/assets'), { prefix: '/assets' })
   await app.register(loginRoutes(deps))
+  await app.register(invitationRoutes(deps))
 
   await app.register(async (authed) => {
+    requirePermissions(authed)
     authed.addHook('preHandler', async (req, reply) => {
       const token = cookie(req, SESSION_COOKIE)
       const session = token ? await loadSession(deps, token) : null
@@ -113,6 +119,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       if (req.method === 'POST' && !sameToken((req.body as Record<string, unknown> | undefined)?.csrf, session.csrfToken)) {
         throw new CsrfInvalid()
       }
+      if (!permits(req)) throw new Forbidden()
     })
     authed.get('/', async (_req, reply) => seeOther(reply, '/console/test/payments'))
     authed.get<{ Params: { mode: string } }>('/:mode', async (req, reply) => seeOther(reply, `/console/${req.params.mode}/payments`))
@@ -126,5 +133,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(settingsRoutes(deps))
     await authed.register(activityRoutes(deps))
     await authed.register(passwordRoutes(deps))
+    await authed.register(memberRoutes(deps))
+    await authed.register(sessionRoutes(deps))
   })
 }

@@ -15,6 +15,7 @@ export type ActivityAction =
   | 'endpoint_disabled_failing'
   | 'refund_created' | 'settings_updated'
   | 'reconciliation_rechecked' | 'mismatch_acknowledged'
+  | 'member_invited' | 'invitation_withdrawn' | 'member_joined' | 'member_role_changed' | 'member_removed' | 'ownership_transferred' | 'session_ended'
 
 export interface ActivityEntry {
   merchantId: string
@@ -24,6 +25,9 @@ export interface ActivityEntry {
   subject?: string | null
   detail?: Record<string, unknown>
   ip?: string | null
+  /** The member who acted, when a member did. */
+  memberId?: string | null
+  userAgent?: string | null
 }
 
 export async function recordActivity(deps: Deps, e: ActivityEntry) {
@@ -35,6 +39,8 @@ export async function recordActivity(deps: Deps, e: ActivityEntry) {
     subject: e.subject ?? null,
     detail: e.detail ?? {},
     ip: e.ip ?? null,
+    memberId: e.memberId ?? null,
+    userAgent: e.userAgent?.slice(0, 300) ?? null,
     createdAt: deps.clock(),
   })
 }

@@ -4,11 +4,13 @@
  * checks limited per account and per address so that guessing is slow from anywhere.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { InvalidField, NotFound } from '../domain/errors.js'
+import { newId } from '../domain/ids.js'
 import { hashPassword, verifyPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
 import * as repo from '../store/repos/console.js'
+import * as members from '../store/repos/members.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { merchants } from '../store/schema.js'
 import { recordActivity } from './activity.js'
@@ -57,22 +59,24 @@ async function guess(deps: Deps, email: string, ip: string, check: () => Promise
 }
 
 export type SignInResult =
-  | { ok: true; token: string; merchantId: string }
+  | { ok: true; token: string; merchantId: string; memberId: string }
   | { ok: false; reason: 'invalid' | 'throttled' }
 
 export async function signIn(deps: Deps, input: { email: string; password: string; ip: string; userAgent?: string; previousToken?: string }): Promise<SignInResult> {
   const email = normalEmail(input.email)
-  // Emails are unique ignoring case (merchants_email_lower_uq): at most one account matches.
-  const [m] = email ? await deps.db.select().from(merchants).where(sql`lower(${merchants.email}) = ${email}`) : []
+  // Member emails are unique ignoring case (console_members_email_lower_uq): at most one matches.
+  const m = email ? await members.memberByEmail(deps.db, email) : null
   const result = await guess(deps, email, input.ip, async () => {
     dummyHash ??= hashPassword(randomBytes(16).toString('hex'))
     const stored = m?.passwordHash ?? await dummyHash
-    return (await verifyPassword(input.password, stored)) && m !== undefined && m.passwordHash !== null
+    return (await verifyPassword(input.password, stored)) && m !== null && m.passwordHash !== null
   })
+  const who = m && { merchantId: m.merchantId, memberId: m.id, actor: m.email, ip: input.ip, userAgent: input.userAgent }
   if (result !== 'ok') {
-    if (result === 'invalid' && m) await recordActivity(deps, { merchantId: m.id, actor: email, action: 'sign_in_failed', ip: input.ip })
+    if (result === 'invalid' && who) await recordActivity(deps, { ...who, action: 'sign_in_failed' })
     return { ok: false, reason: result }
   }
+  const member = m!
   // A new token at every sign-in; the one the browser had (if any) stops working.
   const now = deps.clock()
   const token = randomBytes(32).toString('base64url')
@@ -80,7 +84,8 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
     if (input.previousToken) await repo.revokeSession(tx, sha256(input.previousToken), now)
     await repo.insertSession(tx, {
       tokenHash: sha256(token),
-      merchantId: m.id,
+      merchantId: member.merchantId,
+      memberId: member.id,
       csrfToken: randomBytes(32).toString('base64url'),
       createdAt: now,
       lastSeenAt: now,
@@ -88,14 +93,15 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
       userAgent: input.userAgent?.slice(0, 300) ?? null,
     })
   })
-  await recordActivity(deps, { merchantId: m.id, actor: email, action: 'sign_in', ip: input.ip })
-  return { ok: true, token, merchantId: m.id }
+  await recordActivity(deps, { ...who!, action: 'sign_in' })
+  return { ok: true, token, merchantId: member.merchantId, memberId: member.id }
 }
 
 export interface ConsoleSession {
   tokenHash: string
   csrfToken: string
   merchant: repo.MerchantRow
+  member: members.MemberRow
 }
 
 /** The signed-in merchant of a cookie token, or null (unknown, revoked, idle too long, too old). */
@@ -104,18 +110,22 @@ export async function loadSession(deps: Deps, token: string): Promise<ConsoleSes
   const found = await repo.findSession(deps.db, tokenHash)
   if (!found) return null
   const now = deps.clock().getTime()
-  const { session, merchant } = found
+  const { session, merchant, member } = found
   if (now - session.lastSeenAt.getTime() > IDLE_MS || now - session.createdAt.getTime() > ABSOLUTE_MS) {
     await repo.revokeSession(deps.db, tokenHash, new Date(now))
     return null
   }
   if (now - session.lastSeenAt.getTime() > TOUCH_MS) await repo.touchSession(deps.db, tokenHash, new Date(now))
-  return { tokenHash, csrfToken: session.csrfToken, merchant }
+  return { tokenHash, csrfToken: session.csrfToken, merchant, member }
 }
 
-export async function signOut(deps: Deps, s: ConsoleSession, ip: string) {
+/** The activity log's who and from where for a console request. */
+export const actorOfSession = (s: ConsoleSession, ip: string, userAgent?: string) =>
+  ({ merchantId: s.merchant.id, memberId: s.member.id, actor: s.member.email, ip, userAgent })
+
+export async function signOut(deps: Deps, s: ConsoleSession, ip: string, userAgent?: string) {
   await repo.revokeSession(deps.db, s.tokenHash, deps.clock())
-  await recordActivity(deps, { merchantId: s.merchant.id, actor: s.merchant.email ?? s.merchant.id, action: 'sign_out', ip })
+  await recordActivity(deps, { ...actorOfSession(s, ip, userAgent), action: 'sign_out' })
 }
 
 export function checkNewPassword(password: string) {
@@ -125,25 +135,29 @@ export function checkNewPassword(password: string) {
 
 /**
  * From the console: the current password is asked again, as one guess of the account's sign-in
- * limit; every other session of the merchant ends.
+ * limit; every other session of the member ends.
  */
-export async function changePassword(deps: Deps, s: ConsoleSession, current: string, next: string, ip: string): Promise<Guess> {
+export async function changePassword(deps: Deps, s: ConsoleSession, current: string, next: string, ip: string, userAgent?: string): Promise<Guess> {
   checkNewPassword(next)
-  const actor = s.merchant.email ?? s.merchant.id
-  const result = await guess(deps, actor, ip, async () => s.merchant.passwordHash !== null && verifyPassword(current, s.merchant.passwordHash))
-  if (result === 'invalid') await recordActivity(deps, { merchantId: s.merchant.id, actor, action: 'password_change_failed', ip })
+  const who = actorOfSession(s, ip, userAgent)
+  const result = await guess(deps, s.member.email, ip, async () => s.member.passwordHash !== null && verifyPassword(current, s.member.passwordHash))
+  if (result === 'invalid') await recordActivity(deps, { ...who, action: 'password_change_failed' })
   if (result !== 'ok') return result
   const hash = await hashPassword(next)
   const now = deps.clock()
   await deps.db.transaction(async (tx) => {
-    await tx.update(merchants).set({ passwordHash: hash }).where(eq(merchants.id, s.merchant.id))
-    await repo.revokeOtherSessions(tx, s.merchant.id, s.tokenHash, now)
+    await members.setMemberPassword(tx, s.member.id, hash)
+    await members.revokeMemberSessions(tx, s.merchant.id, s.member.id, s.tokenHash, now)
   })
-  await recordActivity(deps, { merchantId: s.merchant.id, actor, action: 'password_changed', ip })
+  await recordActivity(deps, { ...who, action: 'password_changed' })
   return 'ok'
 }
 
-/** From the operator (admin API, `till merchants set-password`): sets or resets it, and signs every session out. */
+/**
+ * From the operator (admin API, `till merchants set-password`): sets or resets the merchant's login,
+ * the owner member with the merchant's email (made an owner if it was not one, or made when there is
+ * none), and signs every session of the merchant out.
+ */
 export async function setPassword(deps: Deps, merchantId: string, input: { password: string; email?: string }) {
   checkNewPassword(input.password)
   const given = input.email === undefined ? undefined : loginEmail(input.email)
@@ -152,9 +166,18 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
   if (!m) throw new NotFound()
   const email = given ?? m.email
   if (!email) throw new InvalidField('email', 'is required: this merchant has no console login yet')
+  const now = deps.clock()
   await settingEmail(() => deps.db.transaction(async (tx) => {
     await tx.update(merchants).set({ passwordHash: hash, email }).where(eq(merchants.id, merchantId))
-    await repo.revokeOtherSessions(tx, merchantId, null, deps.clock())
+    const team = await members.lockMembers(tx, merchantId)
+    const login = team.find((x) => x.email === (m.email ?? email)) ?? team.find((x) => x.email === email)
+    if (login) {
+      await members.setMemberLogin(tx, login.id, email, hash)
+      if (login.role !== 'owner') await members.setMemberRole(tx, login.id, 'owner')
+    } else {
+      await members.insertMember(tx, { id: newId('mem'), merchantId, email, passwordHash: hash, role: 'owner', createdAt: now })
+    }
+    await repo.revokeOtherSessions(tx, merchantId, null, now)
   }))
   await recordActivity(deps, { merchantId, actor: 'operator', action: 'password_set' })
   return { id: m.id, email, passwordSet: true as const }

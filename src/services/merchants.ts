@@ -5,6 +5,7 @@ import { EmailInUse, InvalidField, NotFound } from '../domain/errors.js'
 import { newId, randomBase62 } from '../domain/ids.js'
 import { generateApiKey, hashPassword } from '../security/api-keys.js'
 import type { Executor } from '../store/db.js'
+import { insertMember } from '../store/repos/members.js'
 import * as repo from '../store/repos/merchants.js'
 import type { Deps } from './deps.js'
 
@@ -34,7 +35,7 @@ export async function settingEmail<T>(write: () => Promise<T>): Promise<T> {
     return await write()
   } catch (e) {
     const pg = (e as { cause?: { code?: string; constraint?: string } }).cause
-    if (pg?.code === '23505' && pg.constraint === 'merchants_email_lower_uq') throw new EmailInUse()
+    if (pg?.code === '23505' && (pg.constraint === 'merchants_email_lower_uq' || pg.constraint === 'console_members_email_lower_uq')) throw new EmailInUse()
     throw e
   }
 }
@@ -48,6 +49,8 @@ function checkMerchantInput(input: MerchantInput) {
 async function insertMerchantWithKeys(tx: Executor, input: MerchantInput, passwordHash: string | null, now: Date) {
   const id = newId('mer')
   await repo.insertMerchant(tx, { id, name: input.name, email: input.email ?? null, passwordHash, createdAt: now })
+  // The merchant's login is its first owner (docs/console.md#members-and-roles).
+  if (input.email) await insertMember(tx, { id: newId('mem'), merchantId: id, email: input.email, passwordHash, role: 'owner', createdAt: now })
   const test = await addKey(tx, id, 'test', now)
   const live = await addKey(tx, id, 'live', now)
   return { id, name: input.name, email: input.email ?? null, keys: { test: test.key, live: live.key } }

@@ -3,6 +3,7 @@
  * with the rows they must handle, as an upgrade would meet them.
  */
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -10,6 +11,9 @@ import { test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
+import { hashPassword } from '../../src/security/api-keys.js'
+import { loadSession, signIn } from '../../src/services/console-auth.js'
+import type { Deps } from '../../src/services/deps.js'
 import { runMigrations } from '../../src/store/db.js'
 import { claimDue } from '../../src/store/repos/deliveries.js'
 import { freshDatabase, openTestPool } from '../helpers/db.js'
@@ -134,4 +138,26 @@ test('0017: an event appended before it keeps its row and has no traceparent; it
   const now = new Date('2026-11-02T00:00:00Z')
   const claimed = await claimDue(database.db, { now, leaseUntil: new Date(now.getTime() + 60_000), token: 'lease', limit: 10, perEndpoint: 8 })
   assert.deepEqual(claimed.map((c) => [c.eventId, c.endpointId, c.traceparent]), [['evt_a', 'we_a', null]])
+})
+
+test('0016: each merchant\'s login becomes its first owner with the same password, and its open session stays signed in', async (t) => {
+  const database = await migratedUpTo(t, '0012_session_locale')
+  const { pool } = database
+  const hash = await hashPassword('the old password')
+  await pool.query(`insert into merchants (id, name, email, password_hash, created_at) values
+    ('mer_a', 'Shop', 'shop@example.com', $1, '2024-01-01T00:00:00Z'), ('mer_n', 'No login', null, null, '2024-01-01T00:00:00Z')`, [hash])
+  const token = 'an-open-session-token'
+  await pool.query(`insert into console_sessions (token_hash, merchant_id, csrf_token, last_seen_at) values ($1, 'mer_a', 'x', now())`,
+    [createHash('sha256').update(token).digest('hex')])
+
+  await runMigrations(pool)
+
+  const members = (await pool.query('select merchant_id, email, role, password_hash = $1 as same_password from console_members order by merchant_id', [hash])).rows
+  assert.deepEqual(members, [{ merchant_id: 'mer_a', email: 'shop@example.com', role: 'owner', same_password: true }])
+  const deps = { db: database.db, clock: () => new Date() } as unknown as Deps
+  const session = await loadSession(deps, token)
+  assert.equal(session?.member.email, 'shop@example.com', 'the session opened before the upgrade is the owner\'s')
+  const signed = await signIn(deps, { email: 'Shop@Example.com', password: 'the old password', ip: '127.0.0.1' })
+  assert.equal(signed.ok, true)
+  assert.deepEqual(await signIn(deps, { email: 'shop@example.com', password: 'wrong password', ip: '127.0.0.1' }), { ok: false, reason: 'invalid' })
 })

@@ -16,7 +16,7 @@ export const passwordRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
   app.post<ModeParams>('/:mode/password', async (req, reply) => {
     const c = consoleContext(req, reply, '/password')
     try {
-      const result = await changePassword(deps, req.consoleSession!, field(req.body, 'current'), field(req.body, 'password'), req.ip)
+      const result = await changePassword(deps, req.consoleSession!, field(req.body, 'current'), field(req.body, 'password'), req.ip, req.headers['user-agent'])
       if (result === 'invalid') return sendHtml(reply, 400, PasswordPage({ c, error: c.t('password.wrong'), done: false }))
       if (result === 'throttled') return sendHtml(reply, 429, PasswordPage({ c, error: c.t('password.throttled'), done: false }))
     } catch (e) {

@@ -1,6 +1,7 @@
 /** The console's frame: navigation, the test/live switch with its test-mode marker, language, account. */
 import type { Child } from 'hono/jsx'
 import type { Mode } from '../../domain/checkout-rules.js'
+import type { Permission } from '../../domain/console-roles.js'
 import type { Locale } from '../../web/locale.js'
 import { Head as DocumentHead, LanguageLinks } from '../../web/views/head.js'
 import { CONSOLE_ASSETS } from '../assets.js'
@@ -17,10 +18,14 @@ export interface ConsoleContext {
   csrf: string
   merchantName: string
   email: string
+  /** Whether the signed-in member's role allows this, in this mode (domain/console-roles.ts). */
+  can: (permission: Permission) => boolean
 }
 
-export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password'
-const SECTIONS: Section[] = ['payments', 'reconciliation', 'keys', 'webhooks', 'providers', 'settings', 'activity']
+export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password' | 'members' | 'sessions'
+const SECTIONS: Section[] = ['payments', 'reconciliation', 'keys', 'webhooks', 'providers', 'settings', 'activity', 'members']
+/** Sections a role may not open are not offered. */
+const SECTION_NEEDS: Partial<Record<Section, Permission>> = { activity: 'activity', members: 'members.read' }
 
 export const base = (mode: Mode) => `/console/${mode}`
 
@@ -83,7 +88,7 @@ export function ConsoleLayout({ c, title, section, children }: { c: ConsoleConte
           </nav>
         </header>
         <nav class="sections" aria-label={t('nav.label')}>
-          {SECTIONS.map((s) => (
+          {SECTIONS.filter((s) => c.can(SECTION_NEEDS[s] ?? 'read')).map((s) => (
             <a href={`${base(mode)}/${s}`} aria-current={s === section ? 'page' : undefined}>{t(`nav.${s}`)}</a>
           ))}
         </nav>
@@ -91,6 +96,7 @@ export function ConsoleLayout({ c, title, section, children }: { c: ConsoleConte
         <footer class="account">
           <span>{t('nav.signedInAs', { email: c.email })}</span>
           <a href={`${base(mode)}/password`}>{t('nav.password')}</a>
+          <a href={`${base(mode)}/sessions`}>{t('nav.sessions')}</a>
           <PostForm c={c} action="/console/logout" class="inline">
             <button type="submit" class="link">{t('nav.signOut')}</button>
           </PostForm>

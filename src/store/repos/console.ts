@@ -1,7 +1,8 @@
 /** The console's own tables: sign-in sessions, password-check counters and the activity log. */
 import { and, asc, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { consoleActivity, consoleSessions, consoleSignInFailures, events, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
+import { consoleActivity, consoleMembers, consoleSessions, consoleSignInFailures, events, merchants, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
+import type { MemberRow } from './members.js'
 
 export type ConsoleSessionRow = typeof consoleSessions.$inferSelect
 export type ActivityRow = typeof consoleActivity.$inferSelect
@@ -11,11 +12,12 @@ export async function insertSession(tx: Executor, row: typeof consoleSessions.$i
   await tx.insert(consoleSessions).values(row)
 }
 
-/** A session that is not revoked, with its merchant. */
-export async function findSession(tx: Executor, tokenHash: string): Promise<{ session: ConsoleSessionRow; merchant: MerchantRow } | null> {
-  const [r] = await tx.select({ session: consoleSessions, merchant: merchants }).from(consoleSessions)
+/** A session that is not revoked, of a member still in place, with its merchant and member. */
+export async function findSession(tx: Executor, tokenHash: string): Promise<{ session: ConsoleSessionRow; merchant: MerchantRow; member: MemberRow } | null> {
+  const [r] = await tx.select({ session: consoleSessions, merchant: merchants, member: consoleMembers }).from(consoleSessions)
     .innerJoin(merchants, eq(merchants.id, consoleSessions.merchantId))
-    .where(and(eq(consoleSessions.tokenHash, tokenHash), isNull(consoleSessions.revokedAt)))
+    .innerJoin(consoleMembers, and(eq(consoleMembers.id, consoleSessions.memberId), eq(consoleMembers.merchantId, consoleSessions.merchantId)))
+    .where(and(eq(consoleSessions.tokenHash, tokenHash), isNull(consoleSessions.revokedAt), isNull(consoleMembers.removedAt)))
   return r ?? null
 }
 

@@ -1,0 +1,96 @@
+/** A merchant's team in the console: invitations, roles, removal, ownership and sessions (docs/console.md#members-and-roles). */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { INVITATION_MS } from '../../src/services/members.js'
+import { startTestApp } from '../helpers/app.js'
+import { ConsoleBrowser, csrfOf } from '../helpers/console.js'
+import { invite, memberWithRole, signedInOwner } from '../helpers/members.js'
+
+const memberIdOf = (html: string, email: string) => {
+  const row = new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(html)
+  if (!row) throw new Error(`no row for ${email}`)
+  return row[1]
+}
+
+test('an invitation link works once, before it expires, and its member signs in with the role it names', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner } = await signedInOwner(ta)
+  const link = await invite(owner, 'Dev@Example.com', 'developer')
+  assert.match(link, /^http:\/\/[^/]+\/console\/invitations\/[\w-]{43}$/)
+  const path = new URL(link).pathname
+  const page = await new ConsoleBrowser(ta).get(path)
+  assert.equal(page.status, 200)
+  assert.match(page.html, /dev@example\.com/)
+  assert.equal((await new ConsoleBrowser(ta).post(path, { password: 'short' })).status, 400)
+
+  const [a, b] = await Promise.all([new ConsoleBrowser(ta).post(path, { password: 'first password' }), new ConsoleBrowser(ta).post(path, { password: 'second password' })])
+  assert.deepEqual([a.status, b.status].sort(), [303, 404], 'two racing accepts: one joins')
+  const password = a.status === 303 ? 'first password' : 'second password'
+  const dev = new ConsoleBrowser(ta)
+  assert.equal((await dev.signIn('dev@example.com', password)).status, 303)
+  assert.equal((await dev.get('/console/test/keys')).status, 200)
+  assert.equal((await dev.submit('/console/test/keys', '/console/live/keys')).status, 403, 'a developer makes no live key')
+  assert.equal((await dev.get('/console/test/members')).status, 403)
+
+  assert.match((await owner.get('/console/test/activity')).html, /data-action="member_joined"/)
+  const late = await invite(owner, 'late@example.com', 'viewer')
+  ta.clock.advance(INVITATION_MS + 1000)
+  assert.equal((await new ConsoleBrowser(ta).post(new URL(late).pathname, { password: 'a long password' })).status, 404)
+})
+
+test('an owner changes roles and removes a member, whose sessions end at once; the last owner cannot leave', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner, m } = await signedInOwner(ta)
+  const viewer = await memberWithRole(ta, owner, 'viewer', 'v@example.com')
+  const team = (await owner.get('/console/test/members')).html
+  const viewerId = memberIdOf(team, 'v@example.com')
+  const ownerId = memberIdOf(team, m.email)
+
+  assert.equal((await viewer.browser.submit('/console/test/payments', '/console/test/settings')).status, 403)
+  assert.equal((await owner.submit('/console/test/members', `/console/test/members/${viewerId}/role`, { role: 'admin' })).status, 303)
+  assert.equal((await viewer.browser.get('/console/test/activity')).status, 200, 'now an admin')
+
+  const alone = await owner.submit('/console/test/members', `/console/test/members/${ownerId}/remove`)
+  assert.equal(alone.status, 409)
+  assert.match(alone.html, /at least one owner/)
+  const demote = await owner.submit('/console/test/members', `/console/test/members/${ownerId}/role`, { role: 'admin' })
+  assert.equal(demote.status, 409)
+
+  assert.equal((await owner.submit('/console/test/members', `/console/test/members/${viewerId}/remove`)).status, 303)
+  assert.equal((await viewer.browser.get('/console/test/payments')).status, 303, 'removed: signed out at once')
+  assert.equal((await new ConsoleBrowser(ta).signIn('v@example.com', viewer.password)).status, 401)
+})
+
+test('ownership moves to another member, and the old owner becomes an admin', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner } = await signedInOwner(ta)
+  const next = await memberWithRole(ta, owner, 'developer', 'next@example.com')
+  const id = memberIdOf((await owner.get('/console/test/members')).html, 'next@example.com')
+  assert.equal((await owner.submit('/console/test/members', `/console/test/members/${id}/transfer`)).status, 303)
+  assert.equal((await owner.get('/console/test/members')).status, 200, 'an admin still reads the team')
+  assert.equal((await owner.submit('/console/test/members', `/console/test/members/${id}/role`, { role: 'viewer' })).status, 403)
+  const page = (await next.browser.get('/console/test/members')).html
+  assert.match(page, /members\/invite/, 'the new owner manages the team')
+})
+
+test('a member sees their sessions with device and address and ends one; an owner ends anyone\'s', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner, m } = await signedInOwner(ta)
+  const phone = new ConsoleBrowser(ta, { 'user-agent': 'PhoneBrowser/1.0' })
+  assert.equal((await phone.signIn(m.email, m.password)).status, 303)
+  const support = await memberWithRole(ta, owner, 'support', 's@example.com')
+
+  const mine = await owner.get('/console/test/sessions')
+  assert.match(mine.html, /PhoneBrowser\/1\.0/)
+  assert.match(mine.html, /127\.0\.0\.1|::1/)
+  assert.match(mine.html, /data-session="s@example\.com"/, 'an owner sees everyone\'s')
+  const phoneRow = /PhoneBrowser\/1\.0[\s\S]*?name="session" value="(\w+)"/.exec(mine.html)![1]
+
+  const theirs = (await support.browser.get('/console/test/sessions')).html
+  assert.doesNotMatch(theirs, /PhoneBrowser/, 'a support member sees only theirs')
+  assert.equal((await support.browser.post('/console/test/sessions/end', { csrf: csrfOf(theirs), session: phoneRow })).status, 404)
+
+  assert.equal((await owner.post('/console/test/sessions/end', { csrf: csrfOf(mine.html), session: phoneRow })).status, 303)
+  assert.equal((await phone.get('/console/test/payments')).status, 303, 'ended')
+  assert.equal((await owner.get('/console/test/payments')).status, 200)
+})
