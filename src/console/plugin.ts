@@ -27,6 +27,7 @@ import { refundRoutes } from './payments/refund.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
 import { reconciliationRoutes } from './reconciliation/route.js'
+import { buyerSettingsRoutes } from './settings/buyer.js'
 import { settingsRoutes } from './settings/route.js'
 import { MessagePage } from './views/message.js'
 import { webhookRoutes } from './webhooks/route.js'
@@ -124,6 +125,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(refundRoutes(deps))
     await authed.register(reconciliationRoutes(deps))
     await authed.register(settingsRoutes(deps))
+    await authed.register(buyerSettingsRoutes(deps))
     await authed.register(activityRoutes(deps))
     await authed.register(passwordRoutes(deps))
   })

@@ -346,4 +346,16 @@ export const ja: ConsoleCatalogue = {
   'password.throttled': 'このアカウントでパスワードの誤りが多すぎます。15 分後にもう一度お試しください。',
 
   'error.duplicateField': 'フォームの項目「{field}」が複数回送信されたため、内容を一意に読み取れません。何も変更されていません。ページを再読み込みしてフォームをもう一度送信してください。',
+  'settings.buyerTitle': '購入者へのメールとタイムゾーン',
+  'settings.mailOff': 'この Till にはメールサーバー（SMTP_URL）が設定されていないため、メールはまだ送信されません。設定は保存され、サーバー設定後に有効になります。',
+  'settings.receiptEmails': '決済完了時に購入者へ領収書をメールで送る（customerEmail のあるセッション）',
+  'settings.refundEmails': '返金完了時に購入者へお知らせをメールで送る',
+  'settings.timeZone': 'タイムゾーン',
+  'settings.timeZoneHelp': 'メール内の日時と、購入者のブラウザが現地時刻を表示するまでのページに使います。Asia/Tokyo や Europe/London などの IANA 名で入力してください。',
+  'timeline.email.receipt': '{to} へ領収書メール',
+  'timeline.email.refund': '{to} へ返金のお知らせメール',
+  'timeline.email.sent': '送信済み',
+  'timeline.email.retrying': '再送中（{attempts} 回試行、次回 {next}）',
+  'timeline.email.pending': '送信待ち',
+  'timeline.email.failed': '{attempts} 回試行して失敗',
 }

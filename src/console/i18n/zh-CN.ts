@@ -346,4 +346,16 @@ export const zhCN: ConsoleCatalogue = {
   'password.throttled': '此账号密码错误次数过多，请 15 分钟后再试。',
 
   'error.duplicateField': '表单字段“{field}”提交了不止一次，无法确定其含义。未做任何更改：请刷新页面后重新提交。',
+  'settings.buyerTitle': '买家邮件与时区',
+  'settings.mailOff': '此 Till 未配置邮件服务器（SMTP_URL），暂不发送邮件；您的选择会保留，配置后生效。',
+  'settings.receiptEmails': '付款成功后向买家发送收据邮件（需在会话中提供 customerEmail）',
+  'settings.refundEmails': '退款成功后向买家发送退款通知',
+  'settings.timeZone': '时区',
+  'settings.timeZoneHelp': '用于邮件中的时间，以及买家浏览器显示本地时间之前的页面：填写 IANA 时区名，如 Asia/Shanghai、Europe/London。',
+  'timeline.email.receipt': '收据邮件发至 {to}',
+  'timeline.email.refund': '退款通知发至 {to}',
+  'timeline.email.sent': '已发送',
+  'timeline.email.retrying': '重试中（已尝试 {attempts} 次，下次 {next}）',
+  'timeline.email.pending': '待发送',
+  'timeline.email.failed': '尝试 {attempts} 次后失败',
 }

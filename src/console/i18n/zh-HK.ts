@@ -346,4 +346,16 @@ export const zhHK: ConsoleCatalogue = {
   'password.throttled': '此帳戶密碼錯誤次數過多，請於 15 分鐘後再試。',
 
   'error.duplicateField': '表格欄位「{field}」提交了多於一次，無法確定其內容。未有作出任何更改：請重新載入頁面再提交表格。',
+  'settings.buyerTitle': '買家電郵及時區',
+  'settings.mailOff': '此 Till 未設定郵件伺服器（SMTP_URL），暫時不會發送電郵；你的選擇會保留，設定後生效。',
+  'settings.receiptEmails': '付款成功後以電郵向買家發送收據（工作階段須提供 customerEmail）',
+  'settings.refundEmails': '退款成功後以電郵通知買家',
+  'settings.timeZone': '時區',
+  'settings.timeZoneHelp': '用於電郵內的時間，以及買家瀏覽器顯示當地時間前的頁面：請填寫 IANA 時區名稱，例如 Asia/Hong_Kong、Europe/London。',
+  'timeline.email.receipt': '收據電郵寄往 {to}',
+  'timeline.email.refund': '退款通知寄往 {to}',
+  'timeline.email.sent': '已發送',
+  'timeline.email.retrying': '重試中（已嘗試 {attempts} 次，下次 {next}）',
+  'timeline.email.pending': '等候發送',
+  'timeline.email.failed': '嘗試 {attempts} 次後失敗',
 }

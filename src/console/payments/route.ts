@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidField } from '../../domain/errors.js'
 import { sessionTimeline } from '../../services/activity.js'
+import { sessionEmails } from '../../services/emails.js'
 import type { Deps } from '../../services/deps.js'
 import { getRecord, listSessions, readSession } from '../../services/lists.js'
 import { listProviderConfigs } from '../../services/provider-configs.js'
@@ -25,11 +26,13 @@ export async function paymentPage(deps: Deps, req: FastifyRequest<IdParams>, rep
   const session = await readSession(deps, scope, req.params.id)
   const record = session.record ? await getRecord(deps, scope, session.record.id) : null
   const events = await sessionTimeline(deps, scope, session.id)
+  const emails = await sessionEmails(deps, session.id)
   return sendHtml(reply, o.status ?? 200, PaymentPage({
     c,
     session,
     record,
     events,
+    emails,
     idempotencyKey: randomBytes(18).toString('base64url'),
     error: o.error ?? null,
     refundId: o.refundId ?? null,
