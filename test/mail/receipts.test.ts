@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { createMailer } from '../../src/jobs/mail.js'
+import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import { paidSession, startTestApp } from '../helpers/app.js'
 import { startSmtpSink } from '../helpers/smtp-sink.js'
 
@@ -117,4 +118,14 @@ test('a server that hangs holds no payment: others are paid meanwhile, and the e
   assert.equal(await mailer.pump(), 1)
   await sink.received(1)
   assert.equal(sink.messages.length, 1)
+})
+
+test('on a running instance the mail job sends the receipt as soon as the payment commits', async (t) => {
+  const sink = await startSmtpSink(t)
+  const ta = await startTestApp(t, { smtpUrl: sink.url, mailFrom: FROM })
+  const jobs = startJobs(ta.deps, JOBS.filter((j) => j.name === 'mail'))
+  t.after(() => jobs.stop())
+  await paidSession(ta, { amount: 1000, currency: 'CNY', customerEmail: BUYER })
+  const [m] = await sink.received(1)
+  assert.deepEqual(m.rcptTos, [BUYER])
 })
