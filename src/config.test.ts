@@ -95,3 +95,12 @@ test('each secret setting also reads from the file NAME_FILE names (a container 
   assert.throws(() => loadConfig({ METRICS_TOKEN_FILE: file('blank', '\n') }), /METRICS_TOKEN_FILE: .*blank is empty/)
   assert.throws(() => loadConfig({ DATABASE_DIRECT_URL_FILE: file('d2', 'postgres://x') }), /DATABASE_DIRECT_URL needs DATABASE_URL/)
 })
+
+test('SMTP_URL (or SMTP_URL_FILE) and MAIL_FROM: unset sends no email; set, both are checked at start', () => {
+  assert.deepEqual([loadConfig({}).smtpUrl, loadConfig({}).mailFrom], [null, null])
+  const c = loadConfig({ SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'receipts@shop.example' })
+  assert.deepEqual([c.smtpUrl, c.mailFrom], ['smtp://u:p@mail.example:587', 'receipts@shop.example'])
+  assert.throws(() => loadConfig({ SMTP_URL: 'smtp://mail.example' }), /MAIL_FROM is needed/)
+  assert.throws(() => loadConfig({ SMTP_URL: 'http://mail.example', MAIL_FROM: 'a@b.example' }), /SMTP_URL must be smtp:/)
+  assert.throws(() => loadConfig({ SMTP_URL: 'smtp://mail.example', MAIL_FROM: 'Shop <a@b.example>' }), /MAIL_FROM must be one email address/)
+})

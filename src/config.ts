@@ -1,5 +1,6 @@
 /** Environment → typed configuration, read once (docs/operate.md). */
 import { readFileSync } from 'node:fs'
+import { isEmailAddress } from './domain/customer-email.js'
 import { DEFAULT_STATEMENT_LIMITS, type StatementLimits } from './providers/limits.js'
 import { hostKind } from './security/private-address.js'
 
@@ -37,6 +38,13 @@ export interface Config {
    * loopback, private and link-local addresses (the local fakes); otherwise https to public addresses only.
    */
   providerAllowPrivate: boolean
+  /**
+   * SMTP_URL (or SMTP_URL_FILE): the server buyers' receipts and refund notices go through, as
+   * smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465; unset, Till sends no email.
+   */
+  smtpUrl: string | null
+  /** MAIL_FROM: the sender address of those emails (required with SMTP_URL); the merchant's name is its display name. */
+  mailFrom: string | null
   /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`; unset, it is open. */
   metricsToken: string | null
   /** TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's trustProxy). */
@@ -87,7 +95,7 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: numb
 }
 
 /** The settings that hold a secret: each may instead name a file holding it, as NAME_FILE. */
-export const SECRET_SETTINGS = ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'SECRETS_KEY', 'ADMIN_TOKEN', 'METRICS_TOKEN'] as const
+export const SECRET_SETTINGS = ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'SECRETS_KEY', 'ADMIN_TOKEN', 'METRICS_TOKEN', 'SMTP_URL'] as const
 
 /**
  * A secret setting's value: NAME, or the content of the file NAME_FILE names (a container's
@@ -133,6 +141,21 @@ function webhookAllowPrivate(env: NodeJS.ProcessEnv, where: Pick<Config, 'host' 
   return v === '' ? servesThisMachineOnly(where) : v === '1'
 }
 
+function mailSettings(env: NodeJS.ProcessEnv): Pick<Config, 'smtpUrl' | 'mailFrom'> {
+  const smtpUrl = secretSetting(env, 'SMTP_URL')
+  const mailFrom = env.MAIL_FROM?.trim() || null
+  if (smtpUrl) {
+    let url: URL | null = null
+    try {
+      url = new URL(smtpUrl)
+    } catch {}
+    if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) throw new Error('SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…')
+    if (!mailFrom) throw new Error('MAIL_FROM is needed with SMTP_URL: the address receipts are sent from')
+  }
+  if (mailFrom && !isEmailAddress(mailFrom)) throw new Error(`MAIL_FROM must be one email address such as receipts@shop.example, got ${mailFrom}`)
+  return { smtpUrl, mailFrom }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = env.PORT ? Number(env.PORT) : 8080
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`)
@@ -156,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: webhookAllowPrivate(env, { host, baseUrl }),
     providerAllowPrivate: env.PROVIDER_ALLOW_PRIVATE === '1',
     metricsToken: secretSetting(env, 'METRICS_TOKEN'),
+    ...mailSettings(env),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     deliveryLeaseMs: whole(env, 'TILL_DELIVERY_LEASE_MS', 60_000, 1000, 3_600_000),
     relayWaitMs: whole(env, 'TILL_RELAY_WAIT_MS', MAX_RELAY_WAIT_MS, 0, MAX_RELAY_WAIT_MS),

@@ -49,6 +49,9 @@ type CheckoutParams struct {
 	// customer's browser (Accept-Language) decide. The customer's own pick in the page's language
 	// switch still wins.
 	Locale Locale `json:"locale,omitempty"`
+	// CustomerEmail is the buyer's address: Till emails the receipt there once the session is paid,
+	// and a short notice when a refund succeeds.
+	CustomerEmail string `json:"customerEmail,omitempty"`
 	// ProviderHints maps a provider id to one of your configuration labels, in live mode.
 	ProviderHints map[string]string `json:"providerHints,omitempty"`
 	// Extra fields are merged into the JSON body, for fields this version does not know yet. A key

@@ -134,6 +134,8 @@ type Session struct {
 	Metadata    map[string]string `json:"metadata,omitempty"`
 	// Locale is the language given at creation; empty when the customer's browser decides.
 	Locale Locale `json:"locale,omitempty"`
+	// CustomerEmail is where the receipt goes, as given at creation; empty when none was.
+	CustomerEmail string `json:"customerEmail,omitempty"`
 	// ChosenProvider is the provider id ("mock" in test mode); empty until one is chosen.
 	ChosenProvider string `json:"chosenProvider,omitempty"`
 	// Record is the payment, present once the session is paid (and after a refund).

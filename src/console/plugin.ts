@@ -31,6 +31,7 @@ import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
 import { reconciliationRoutes } from './reconciliation/route.js'
 import { sessionRoutes } from './sessions/route.js'
+import { buyerSettingsRoutes } from './settings/buyer.js'
 import { settingsRoutes } from './settings/route.js'
 import { MessagePage } from './views/message.js'
 import { webhookRoutes } from './webhooks/route.js'
@@ -131,6 +132,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(refundRoutes(deps))
     await authed.register(reconciliationRoutes(deps))
     await authed.register(settingsRoutes(deps))
+    await authed.register(buyerSettingsRoutes(deps))
     await authed.register(activityRoutes(deps))
     await authed.register(passwordRoutes(deps))
     await authed.register(memberRoutes(deps))

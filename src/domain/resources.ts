@@ -82,6 +82,7 @@ export const SessionCreated = Type.Object({
   description: Nullable(Type.String({ description: 'as given at creation' })),
   metadata: Type.Record(Type.String(), Type.String(), { description: 'as given at creation; {} when none was' }),
   locale: Nullable(Type.Enum(LOCALES, { description: 'the language of the hosted pages as given at creation; null: the customer\'s browser decides' })),
+  customerEmail: Nullable(Type.String({ description: 'where the receipt goes, as given at creation; null: no email is sent' })),
 })
 
 export const Session = Type.Object({

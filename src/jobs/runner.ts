@@ -14,6 +14,8 @@ import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeWindows } from '../store/repos/rate-limits.js'
 import { purgeFailures } from '../store/repos/console.js'
 import { THROTTLE_WINDOW_MS } from '../services/console-auth.js'
+import { MAIL_CHANNEL } from '../store/repos/emails.js'
+import { createMailer } from './mail.js'
 import { createOutbox } from './outbox.js'
 import { drainDue, reconcileAttempts, reconcileRefunds } from './reconcile.js'
 import { reconcileDueDays } from './statements.js'
@@ -50,6 +52,17 @@ export const JOBS: Job[] = [
     start: (d) => {
       const outbox = createOutbox(d, { leaseMs: d.config.deliveryLeaseMs })
       return { run: () => outbox.pump(), stop: () => outbox.stop() }
+    },
+  },
+  {
+    // Buyers' receipts and refund notices (jobs/mail.ts), on an instance with SMTP_URL; a pass sends until none is due.
+    name: 'mail',
+    everyMs: 1000,
+    wakeOn: MAIL_CHANNEL,
+    start: (d) => {
+      if (!d.config.smtpUrl) return { run: async () => 0 }
+      const mailer = createMailer(d)
+      return { run: async () => { while ((await mailer.pump()) > 0); }, stop: () => mailer.stop() }
     },
   },
 ]

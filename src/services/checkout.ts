@@ -1,5 +1,6 @@
 /** Creating and reading payment sessions (docs/integrate.md#create-a-session, docs/integrate.md#read-sessions-records-and-refunds). */
 import { checkCancelUrl, checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkout-rules.js'
+import { checkCustomerEmail } from '../domain/customer-email.js'
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Locale } from '../domain/locales.js'
@@ -26,6 +27,7 @@ export interface CheckoutInput {
   expiresInSeconds?: number
   providerHints?: Record<string, string>
   locale?: Locale
+  customerEmail?: string
 }
 
 const noProvider = (currency: string) => new BadRequest(`no provider available for ${currency} in live mode`, 'provider_unavailable')
@@ -71,6 +73,7 @@ async function newSession(deps: Deps, ctx: RequestContext, input: CheckoutInput,
   const metadata = checkMetadata(input.metadata)
   const successUrl = checkSuccessUrl(input.successUrl, ctx.mode)
   const cancelUrl = checkCancelUrl(input.cancelUrl, ctx.mode)
+  const customerEmail = checkCustomerEmail(input.customerEmail)
   const ttl = expirySeconds(input.expiresInSeconds)
   const now = deps.clock()
   // No transaction: the binding only reads (nothing it reads is locked either way), and the INSERT is one statement.
@@ -91,6 +94,7 @@ async function newSession(deps: Deps, ctx: RequestContext, input: CheckoutInput,
     expiresAt: new Date(now.getTime() + ttl * 1000),
     createdAt: now,
     updatedAt: now,
+    customerEmail,
   }
   const row: SessionRow = { ...values, metadata: jsonbOrder(values.metadata) }
   const view = sessionCreated(row, deps.config.baseUrl)

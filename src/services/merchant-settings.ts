@@ -27,6 +27,8 @@ export interface Branding {
   supportEmail: string | null
   supportUrl: string | null
   logoUrl: string | null
+  /** The merchant's zone (console Settings): the pages write times in it until the buyer's browser rewrites them in its own. */
+  timeZone: string
 }
 
 export function brandingOf(m: typeof merchants.$inferSelect): Branding {
@@ -36,6 +38,7 @@ export function brandingOf(m: typeof merchants.$inferSelect): Branding {
     supportEmail: m.supportEmail,
     supportUrl: m.supportUrl,
     logoUrl: m.logoHash ? `/logos/${m.id}/${m.logoHash}` : null,
+    timeZone: m.timeZone,
   }
 }
 

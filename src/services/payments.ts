@@ -14,6 +14,7 @@ import { getProviderConfigUnscoped } from '../store/repos/provider-configs.js'
 import { getRecordBySession, insertRecord } from '../store/repos/records.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { SessionRow } from '../store/repos/sessions.js'
+import { queueReceipt } from './emails.js'
 import type { Deps } from './deps.js'
 import { recordDiscrepancy } from './discrepancies.js'
 import { openConfig } from './provider-configs.js'
@@ -156,7 +157,8 @@ async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: 
       paidAt: fact.paidAt ?? now,
       createdAt: now,
     })
-    await transition(tx, deps, session, 'confirm_paid', 'payment.succeeded', { chosenProvider: attempt.provider, providerConfigId: attempt.providerConfigId })
+    const paidNow = await transition(tx, deps, session, 'confirm_paid', 'payment.succeeded', { chosenProvider: attempt.provider, providerConfigId: attempt.providerConfigId })
+    if (paidNow) await queueReceipt(tx, deps, paidNow)
   } else if (fact.status === 'failed') {
     if (attempt.status !== 'processing') return
     await sessions.updateAttempt(tx, attempt.id, { status: 'failed', nextCheckAt: null }, now)

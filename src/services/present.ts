@@ -21,6 +21,7 @@ export function sessionCreated(s: SessionRow, baseUrl: string): Static<typeof Se
     description: s.description,
     metadata: s.metadata,
     locale: s.locale,
+    customerEmail: s.customerEmail,
   }
 }
 

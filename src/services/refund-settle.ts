@@ -14,6 +14,7 @@ import type { RefundRow } from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { recordDiscrepancy } from './discrepancies.js'
+import { queueRefundNotice } from './emails.js'
 
 /** Recomputes a record from its refunds; a full refund makes the session `refunded`. */
 async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordRow> {
@@ -55,13 +56,15 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
     updatedAt: now,
   })
   const rec = await recompute(tx, deps, record)
-  await emit(tx, deps, rec, updated, now)
+  const session = await emit(tx, deps, rec, updated, now)
+  if (updated.status === 'succeeded') await queueRefundNotice(tx, deps, session, updated)
   return { record: rec, refund: updated }
 }
 
 async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date) {
   const session = (await sessions.getSessionUnscoped(tx, record.sessionId))!
   await appendEvent(tx, record, refundEventType(refund.status), refundEventData(refund, record, session), now)
+  return session
 }
 
 /** refund.pending, unless an unanswered call already sent it (providerPending stays false then). */

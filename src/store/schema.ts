@@ -27,6 +27,11 @@ export const merchants = pgTable('merchants', {
   supportUrl: text('support_url'),
   /** Content hash of the logo in merchant_logos: part of its URL, so a new logo gets a new one. */
   logoHash: text('logo_hash'),
+  /** Whether a paid session's buyer gets a receipt by email, and a refunded one a notice (console Settings). */
+  receiptEmails: boolean('receipt_emails').notNull().default(true),
+  refundEmails: boolean('refund_emails').notNull().default(true),
+  /** IANA zone for times shown to buyers when their own is unknown (emails; pages before their script runs). */
+  timeZone: text('time_zone').notNull().default('UTC'),
 }, (t) => [uniqueIndex('merchants_email_lower_uq').on(sql`lower(${t.email})`)])
 
 /** A merchant's logo, uploaded in the console and served by Till itself (CSP: images from 'self'). */
@@ -161,6 +166,8 @@ export const sessions = pgTable('sessions', {
   expiresAt: ts('expires_at').notNull(),
   createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
+  /** Where the receipt and refund notices go (services/emails.ts); null: none are sent. */
+  customerEmail: text('customer_email'),
 }, (t) => [
   // The merchant's lists, newest first, read by keyset (created_at, id): whole, by status, by metadata.
   index('sessions_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
@@ -505,4 +512,31 @@ export const reconciliationItems = pgTable('reconciliation_items', {
   // The open mismatches: the gauge, the console's and the API's lists.
   index('reconciliation_items_open_idx').on(t.merchantId, t.mode).where(sql`${t.acknowledgedAt} is null and ${t.category} not in ('matched', 'expected')`),
   index('reconciliation_items_expected_idx').on(t.expectedUntil).where(sql`${t.category} = 'expected'`),
+])
+
+/**
+ * The email outbox: a receipt or refund notice, written in the transaction that paid or refunded,
+ * sent by jobs/mail.ts under a lease (SKIP LOCKED) and retried with backoff.
+ */
+export const emails = pgTable('emails', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  sessionId: text('session_id').notNull().references(() => sessions.id),
+  kind: text('kind').$type<'receipt' | 'refund'>().notNull(),
+  /** The refund a notice is about; null for a receipt. One email per (session, kind, refund). */
+  refundId: text('refund_id'),
+  recipient: text('recipient').notNull(),
+  status: text('status').$type<'pending' | 'sent' | 'failed'>().notNull().default('pending'),
+  attempts: bigint('attempts', { mode: 'number' }).notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at'),
+  leaseUntil: ts('lease_until'),
+  leaseToken: text('lease_token'),
+  lastError: text('last_error'),
+  messageId: text('message_id'),
+  sentAt: ts('sent_at'),
+  createdAt: createdAt(),
+}, (t) => [
+  uniqueIndex('emails_once_uq').on(t.sessionId, t.kind, sql`coalesce(${t.refundId}, '')`),
+  index('emails_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
 ])

@@ -30,7 +30,7 @@ test('a new session comes back pending with exactly the documented fields and a 
   const ta = await startTestApp(t)
   const res = await create(ta, { amount: 9900, currency: 'CNY', description: 'Order #42', metadata: { orderId: '42' } })
   assert.equal(res.status, 200)
-  assert.deepEqual(Object.keys(res.body).sort(), ['amount', 'createdAt', 'currency', 'description', 'expiresAt', 'id', 'locale', 'metadata', 'mode', 'status', 'url'])
+  assert.deepEqual(Object.keys(res.body).sort(), ['amount', 'createdAt', 'currency', 'description', 'expiresAt', 'customerEmail', 'id', 'locale', 'metadata', 'mode', 'status', 'url'].sort())
   // Description and metadata come back as given.
   assert.equal(res.body.description, 'Order #42')
   assert.deepEqual(res.body.metadata, { orderId: '42' })

@@ -91,7 +91,7 @@ test('only the first hint is used', async (t) => {
   const res = await live(ta, { amount: 1999, currency: 'EUR', providerHints: { creem: 'eu', wechat: 'nope' } })
   assert.equal(res.status, 200, JSON.stringify(res.body))
   assert.equal(res.body.mode, 'live')
-  assert.deepEqual(Object.keys(res.body).sort(), ['amount', 'createdAt', 'currency', 'description', 'expiresAt', 'id', 'locale', 'metadata', 'mode', 'status', 'url'])
+  assert.deepEqual(Object.keys(res.body).sort(), ['amount', 'createdAt', 'currency', 'description', 'expiresAt', 'customerEmail', 'id', 'locale', 'metadata', 'mode', 'status', 'url'].sort())
   const read = await ta.request('GET', `/api/v1/sessions/${res.body.id}`, { key: ta.merchant.liveKey })
   assert.equal(read.status, 200)
   assert.equal(read.body.chosenProvider, 'creem')

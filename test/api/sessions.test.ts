@@ -21,7 +21,7 @@ test('an unpaid session reads back as created, with chosenProvider "mock" and no
   const created = await newSession(ta)
   const res = await read(ta, created.id)
   assert.equal(res.status, 200)
-  assert.deepEqual(Object.keys(res.body).sort(), ['amount', 'chosenProvider', 'createdAt', 'currency', 'description', 'expiresAt', 'id', 'locale', 'metadata', 'mode', 'status', 'url'])
+  assert.deepEqual(Object.keys(res.body).sort(), ['amount', 'chosenProvider', 'createdAt', 'currency', 'description', 'expiresAt', 'customerEmail', 'id', 'locale', 'metadata', 'mode', 'status', 'url'].sort())
   // Nothing given at creation: no description, empty metadata.
   assert.equal(res.body.description, null)
   assert.deepEqual(res.body.metadata, {})

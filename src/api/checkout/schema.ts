@@ -11,6 +11,7 @@ export const CheckoutBody = Type.Object({
   cancelUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'where a customer who did not pay (canceled, failed, expired) goes back to, with session_id added; the same rules as successUrl' })),
   expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, description: 'default 3600' })),
   locale: Type.Optional(Type.Enum(LOCALES, { description: 'the language of the checkout, relay and receipt pages (en, zh-CN Simplified Chinese, zh-HK Traditional Chinese, ja Japanese); without it the customer\'s browser (Accept-Language) decides; the customer\'s own pick in the language switch still wins' })),
+  customerEmail: Type.Optional(Type.String({ maxLength: 254, description: 'the buyer\'s email address: Till sends the receipt there when the session is paid, and a short notice when a refund succeeds (unless the merchant turned them off, or the instance has no SMTP_URL)' })),
   providerHints: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'provider id → configuration label; only the first is used; ignored in test mode' })),
 }, { additionalProperties: false })
 

@@ -393,6 +393,18 @@ export const en = {
   'activity.member_removed': 'Removed a member',
   'activity.ownership_transferred': 'Transferred ownership',
   'activity.session_ended': 'Ended a console session',
+  'settings.buyerTitle': 'Buyer emails and time zone',
+  'settings.mailOff': 'This Till has no mail server (SMTP_URL), so no email is sent yet; your choices are kept for when it has one.',
+  'settings.receiptEmails': 'Email the buyer a receipt when a payment succeeds (sessions with customerEmail)',
+  'settings.refundEmails': 'Email the buyer a short notice when a refund succeeds',
+  'settings.timeZone': 'Time zone',
+  'settings.timeZoneHelp': 'For times in emails, and on pages until the buyer\'s browser shows its own: an IANA name such as Asia/Shanghai or Europe/London.',
+  'timeline.email.receipt': 'Receipt email to {to}',
+  'timeline.email.refund': 'Refund email to {to}',
+  'timeline.email.sent': 'sent',
+  'timeline.email.retrying': 'retrying ({attempts} attempts; next {next})',
+  'timeline.email.pending': 'queued',
+  'timeline.email.failed': 'failed after {attempts} attempts',
 }
 
 export type ConsoleKey = keyof typeof en

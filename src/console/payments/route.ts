@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidField } from '../../domain/errors.js'
 import { sessionTimeline } from '../../services/activity.js'
 import { secondPayments } from '../../services/discrepancies.js'
+import { sessionEmails } from '../../services/emails.js'
 import type { Deps } from '../../services/deps.js'
 import { getRecord, listSessions, readSession } from '../../services/lists.js'
 import { listProviderConfigs } from '../../services/provider-configs.js'
@@ -27,12 +28,14 @@ export async function paymentPage(deps: Deps, req: FastifyRequest<IdParams>, rep
   const record = session.record ? await getRecord(deps, scope, session.record.id) : null
   const events = await sessionTimeline(deps, scope, session.id)
   const paidTwice = await secondPayments(deps, scope, session.id)
+  const emails = await sessionEmails(deps, session.id)
   return sendHtml(reply, o.status ?? 200, PaymentPage({
     c,
     session,
     record,
     events,
     paidTwice,
+    emails,
     idempotencyKey: randomBytes(18).toString('base64url'),
     error: o.error ?? null,
     refundId: o.refundId ?? null,

@@ -6,6 +6,8 @@ import type { ConsoleKey } from '../i18n/index.js'
 import { Sentence } from '../../web/views/sentence.js'
 import { money, when } from '../format.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
+import type { SessionEmail } from '../../services/emails.js'
+import { EmailTimeline } from './emails-view.js'
 import type { ListQuery } from './filters.js'
 
 interface SessionItem {
@@ -155,8 +157,8 @@ function PaidTwice({ c, payments }: { c: ConsoleContext; payments: SecondPayment
   )
 }
 
-export function PaymentPage({ c, session, record, events, paidTwice, idempotencyKey, error, refundId, amount, reason }: {
-  c: ConsoleContext; session: SessionItem; record: RecordItem | null; events: EventItem[]; paidTwice: SecondPayment[]
+export function PaymentPage({ c, session, record, events, emails, paidTwice, idempotencyKey, error, refundId, amount, reason }: {
+  c: ConsoleContext; session: SessionItem; record: RecordItem | null; events: EventItem[]; emails: SessionEmail[]; paidTwice: SecondPayment[]
   idempotencyKey: string; error: string | null; refundId: string | null; amount: string; reason: string
 }) {
   const { t, locale } = c
@@ -250,6 +252,7 @@ export function PaymentPage({ c, session, record, events, paidTwice, idempotency
                 ))}
               </ul>
             )}
+            <EmailTimeline c={c} emails={emails} />
           </div>
         </section>
       </div>

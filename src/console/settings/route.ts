@@ -14,7 +14,7 @@ export const settingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
   app.get<ModeParams & { Querystring: { saved?: string } }>('/:mode/settings', async (req, reply) => {
     const c = consoleContext(req, reply, '/settings')
     const m = req.consoleSession!.merchant
-    return sendHtml(reply, 200, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: null, saved: req.query.saved !== undefined }))
+    return sendHtml(reply, 200, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: null, saved: req.query.saved !== undefined, mailOn: deps.config.smtpUrl !== null }))
   })
 
   app.post<ModeParams>('/:mode/settings', async (req, reply) => {
@@ -33,7 +33,7 @@ export const settingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       })
     } catch (e) {
       if (!(e instanceof TillError) || e.status !== 400) throw e
-      return sendHtml(reply, 400, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: e.message, saved: false }))
+      return sendHtml(reply, 400, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: e.message, saved: false, mailOn: deps.config.smtpUrl !== null }))
     }
     const after = await readMerchant(deps, m.id)
     await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', detail: { displayName: after.displayName, brandColor: after.brandColor, supportEmail: after.supportEmail, supportUrl: after.supportUrl, logo: after.logoHash !== null } })

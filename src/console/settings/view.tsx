@@ -1,7 +1,8 @@
 import type { Branding } from '../../services/merchant-settings.js'
+import { BuyerSettingsPanel, type BuyerFacts } from './buyer-view.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
 
-interface MerchantFacts {
+interface MerchantFacts extends BuyerFacts {
   name: string
   displayName: string | null
   brandColor: string | null
@@ -9,7 +10,7 @@ interface MerchantFacts {
   supportUrl: string | null
 }
 
-export function SettingsPage({ c, merchant, branding, error, saved }: { c: ConsoleContext; merchant: MerchantFacts; branding: Branding; error: string | null; saved: boolean }) {
+export function SettingsPage({ c, merchant, branding, error, saved, mailOn }: { c: ConsoleContext; merchant: MerchantFacts; branding: Branding; error: string | null; saved: boolean; mailOn: boolean }) {
   const { t } = c
   return (
     <ConsoleLayout c={c} title={t('settings.pageTitle')} section="settings">
@@ -46,6 +47,7 @@ export function SettingsPage({ c, merchant, branding, error, saved }: { c: Conso
         </div>
         <button type="submit" class="button">{t('common.save')}</button>
       </PostForm>
+      <BuyerSettingsPanel c={c} merchant={merchant} mailOn={mailOn} />
     </ConsoleLayout>
   )
 }

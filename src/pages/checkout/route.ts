@@ -69,7 +69,7 @@ export const checkoutRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       description: session.description,
       amount: displayAmount(session.amount, session.currency as Currency, locale),
       secondsLeft: Math.max(0, (session.expiresAt.getTime() - deps.clock().getTime()) / 1000),
-      expiresAt: formatTime(session.expiresAt, locale),
+      expiresAt: formatTime(session.expiresAt, locale, cs.branding?.timeZone),
       expiresAtIso: session.expiresAt.toISOString(),
       formToken: formToken(tokenKey, session.id),
       canReturn: session.successUrl !== null,

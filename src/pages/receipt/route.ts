@@ -25,7 +25,7 @@ export const receiptRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       charged: chargedText(record, ctx.locale),
       refunded: record.refundedAmount > 0 ? displayAmount(record.refundedAmount, currency, ctx.locale) : null,
       status: record.status as ReceiptView['status'],
-      paidAt: formatTime(record.paidAt, ctx.locale),
+      paidAt: formatTime(record.paidAt, ctx.locale, branding?.timeZone),
       paidAtIso: record.paidAt.toISOString(),
     }
     return sendHtml(reply, 200, ReceiptPage({ ...ctx, v }))

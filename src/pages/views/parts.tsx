@@ -10,8 +10,8 @@ export function Amount({ label, value }: { label: string; value: string }) {
 }
 
 /**
- * A moment as `<time datetime>`: the server writes it in UTC (it cannot know the customer's time
- * zone) and till.js rewrites the text in the browser's own zone.
+ * A moment as `<time datetime>`: the server writes it in the merchant's zone (it cannot know the
+ * customer's; UTC unless the merchant set one) and till.js rewrites the text in the browser's own zone.
  */
 export function LocalTime({ iso, text }: { iso: string; text: string }) {
   return <time datetime={iso}>{text}</time>

@@ -44,6 +44,8 @@ export interface paths {
                          * @enum {string}
                          */
                         locale?: "en" | "zh-CN" | "zh-HK" | "ja";
+                        /** @description the buyer's email address: Till sends the receipt there when the session is paid, and a short notice when a refund succeeds (unless the merchant turned them off, or the instance has no SMTP_URL) */
+                        customerEmail?: string;
                         /** @description provider id → configuration label; only the first is used; ignored in test mode */
                         providerHints?: {
                             [key: string]: string;
@@ -85,6 +87,7 @@ export interface paths {
                                 [key: string]: string;
                             };
                             locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            customerEmail: string | null;
                         };
                     };
                 };
@@ -389,6 +392,7 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                                customerEmail: string | null;
                                 chosenProvider: string | null;
                                 record?: {
                                     id: string;
@@ -628,6 +632,7 @@ export interface paths {
                                 [key: string]: string;
                             };
                             locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            customerEmail: string | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -2090,6 +2095,7 @@ export interface paths {
                                 [key: string]: string;
                             };
                             locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            customerEmail: string | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -2431,6 +2437,7 @@ export interface paths {
                                 [key: string]: string;
                             };
                             locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            customerEmail: string | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -2771,6 +2778,7 @@ export interface paths {
                                 [key: string]: string;
                             };
                             locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            customerEmail: string | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -3111,6 +3119,7 @@ export interface paths {
                                 [key: string]: string;
                             };
                             locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            customerEmail: string | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;

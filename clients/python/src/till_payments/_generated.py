@@ -239,6 +239,10 @@ class CreatedSession(TillObject):
     def locale(self) -> Optional[Literal["en", "zh-CN", "zh-HK", "ja"]]:
         return cast("Optional[Literal[\"en\", \"zh-CN\", \"zh-HK\", \"ja\"]]", self._data["locale"])
 
+    @property
+    def customer_email(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["customerEmail"])
+
 
 class Session(TillObject):
     """A payment session; `record` once paid."""
@@ -289,6 +293,10 @@ class Session(TillObject):
     @property
     def locale(self) -> Optional[Literal["en", "zh-CN", "zh-HK", "ja"]]:
         return cast("Optional[Literal[\"en\", \"zh-CN\", \"zh-HK\", \"ja\"]]", self._data["locale"])
+
+    @property
+    def customer_email(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["customerEmail"])
 
     @property
     def chosen_provider(self) -> Optional[str]:
@@ -1073,6 +1081,7 @@ class TillBase:
         cancel_url: Optional[str] = None,
         expires_in_seconds: Optional[int] = None,
         locale: Optional[Literal["en", "zh-CN", "zh-HK", "ja"]] = None,
+        customer_email: Optional[str] = None,
         provider_hints: Optional[Dict[str, str]] = None,
         idempotency_key: Optional[str] = None,
         timeout_ms: Optional[int] = None,
@@ -1084,7 +1093,7 @@ class TillBase:
             self._sender.request(
                 "POST",
                 "/api/v1/checkout",
-                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "locale": locale, "providerHints": provider_hints}, extra),
+                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "locale": locale, "customerEmail": customer_email, "providerHints": provider_hints}, extra),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
@@ -1709,6 +1718,7 @@ class AsyncTillBase:
         cancel_url: Optional[str] = None,
         expires_in_seconds: Optional[int] = None,
         locale: Optional[Literal["en", "zh-CN", "zh-HK", "ja"]] = None,
+        customer_email: Optional[str] = None,
         provider_hints: Optional[Dict[str, str]] = None,
         idempotency_key: Optional[str] = None,
         timeout_ms: Optional[int] = None,
@@ -1720,7 +1730,7 @@ class AsyncTillBase:
             await self._sender.request(
                 "POST",
                 "/api/v1/checkout",
-                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "locale": locale, "providerHints": provider_hints}, extra),
+                body=body_of({"amount": amount, "currency": currency, "description": description, "metadata": metadata, "successUrl": success_url, "cancelUrl": cancel_url, "expiresInSeconds": expires_in_seconds, "locale": locale, "customerEmail": customer_email, "providerHints": provider_hints}, extra),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
