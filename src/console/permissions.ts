@@ -48,6 +48,7 @@ export const ROUTE_PERMISSIONS: Record<string, Permission> = {
   'GET /console/:mode/reconciliation/:id/files/:name': 'read',
   'GET /console/:mode/settings': 'read',
   'POST /console/:mode/settings': 'settings',
+  'POST /console/:mode/settings/buyer': 'settings',
   'GET /console/:mode/activity': 'activity',
   'GET /console/:mode/members': 'members.read',
   'POST /console/:mode/members/invite': 'members',
