@@ -128,8 +128,8 @@ export async function benchKeyed(): Promise<string> {
         const f = failures(r)
         windows.push([`${t}–${t + WINDOW} s`, fmt(r.rps), `${fmt(used.http / r.requests)} + ${fmt(used.pg / r.requests)}`, fmt(after.keys), `${(Number(after.bytes) / 2 ** 20).toFixed(1)} MB`, `${(Number(after.index_bytes) / 2 ** 20).toFixed(1)} MB`,
           `${fmt(after.body)} B`, fmt(after.dead), after.autovacuums - before.autovacuums, after.all_autovacuums - before.all_autovacuums,
-          `${fmt(wal / Math.max(1, r.requests))} B`, after.checkpoints - before.checkpoints, f || ''])
-        console.log(`  keyed checkout ${windows.at(-1)!.slice(0, 12).join(' | ')}`)
+          `${fmt(wal / Math.max(1, r.requests))} B`, after.checkpoints - before.checkpoints, os.loadavg()[0].toFixed(1), f || ''])
+        console.log(`  keyed checkout ${windows.at(-1)!.slice(0, 13).join(' | ')}`)
         before = after
       }
     }
@@ -157,7 +157,7 @@ export async function benchKeyed(): Promise<string> {
         '',
         `### ${LONG} s of keyed checkouts, in ${WINDOW} s windows`,
         '',
-        table(['window', 'req/s', 'CPU µs/req (node + PG)', 'keys stored', 'keys table + indexes', 'of which indexes', 'stored answer', 'dead rows', 'autovacuums of the keys', 'autovacuums (all tables)', 'WAL per request', 'checkpoints', 'errors'], windows),
+        table(['window', 'req/s', 'CPU µs/req (node + PG)', 'keys stored', 'keys table + indexes', 'of which indexes', 'stored answer', 'dead rows', 'autovacuums of the keys', 'autovacuums (all tables)', 'WAL per request', 'checkpoints', 'load (1 min)', 'errors'], windows),
       ] : []),
     ].join('\n')
   } finally {
