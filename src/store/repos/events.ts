@@ -18,8 +18,10 @@ export type EventRow = typeof events.$inferSelect
 const INSERT_SQL = 'insert into events (id, merchant_id, mode, type, data, payload, created_at) values ($1, $2, $3, $4, $5, $6, $7)'
 const insertStmt = rawStatement('event_insert_row', INSERT_SQL)
 const insertFanningOutStmt = rawStatement('event_insert_fanning_out', `with event as (${INSERT_SQL}), ${FAN_OUT_SQL}`)
-// The same, storing an Idempotency-Key's answer too (a keyed refund's settlement): no statement of its own.
-const insertAnsweringStmt = rawStatement('event_insert_fanning_out_answering_key', `with answer as (${answerSql(8)}), event as (${INSERT_SQL}), ${FAN_OUT_SQL}`)
+// The same, storing an Idempotency-Key's answer too (a keyed refund's settlement): no statement of its
+// own. The answer's parameters follow the event's.
+const insertAnsweringStmt = rawStatement('event_insert_fanning_out_answering_key',
+  `with answer as (${answerSql(INSERT_SQL.match(/\$\d+/g)!.length + 1)}), event as (${INSERT_SQL}), ${FAN_OUT_SQL}`)
 const refundEventStmt = rawStatement('event_of_refund', `select 1 from events
   where merchant_id = $1 and mode = $2 and data->>'sessionId' = $3 and type = $4 and data->>'refundId' = $5 limit 1`)
 
