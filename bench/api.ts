@@ -109,7 +109,7 @@ export async function timed(what: string, pid: number | number[], s: LoadSpec, w
   const used = meter()
   const f = failures(r)
   if (f) console.warn(`  ! ${what}: answers other than 2xx: ${f}`)
-  return { ...r, cpu: { http: used.http / r.requests, pg: used.pg / r.requests } }
+  return { ...r, cpu: { http: used.http / r.requests, pg: used.pg / r.requests, pgBackground: (used.pgBackground ?? NaN) / r.requests } }
 }
 
 export const cpu = (m: Measured) => `${fmt(m.cpu.http)} + ${fmt(m.cpu.pg)}`

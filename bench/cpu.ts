@@ -43,9 +43,27 @@ function clusterCpu(postmaster: number): Map<number, number> {
   return out
 }
 
+// PostgreSQL's own processes, by the title it gives them: everything but the client connections' backends.
+const BACKGROUND = /autovacuum|checkpointer|walwriter|background writer|io worker|walsummarizer|archiver|logger|launcher|postmaster|^postgres\s*$/
+const kinds = new Map<number, boolean>()
+/** Whether a cluster process is background work (autovacuum, checkpoints, WAL writing), read once per pid. */
+function isBackground(pid: number, postmaster: number) {
+  let k = kinds.get(pid)
+  if (k === undefined) {
+    let title = ''
+    try {
+      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+    } catch {}
+    kinds.set(pid, k = pid === postmaster || BACKGROUND.test(title.replace(/^postgres:\s*/, '')))
+  }
+  return k
+}
+
 export interface CpuSample {
   http: number
   pg: number
+  /** Of `pg`, PostgreSQL's background processes (autovacuum, checkpointer, WAL and background writers): not the statements' backends. */
+  pgBackground?: number
 }
 
 /**
@@ -60,10 +78,14 @@ export function cpuMeter(httpPids: number | number[], postmaster: number | null)
   const pg0 = postmaster ? clusterCpu(postmaster) : null
   return () => {
     let pgUsed = NaN
+    let background = NaN
     if (postmaster && pg0) {
-      pgUsed = 0
-      for (const [pid, t] of clusterCpu(postmaster)) pgUsed += t - (pg0.get(pid) ?? 0)
+      pgUsed = background = 0
+      for (const [pid, t] of clusterCpu(postmaster)) {
+        pgUsed += t - (pg0.get(pid) ?? 0)
+        if (isBackground(pid, postmaster)) background += t - (pg0.get(pid) ?? 0)
+      }
     }
-    return { http: httpCpu() - http0, pg: pgUsed }
+    return { http: httpCpu() - http0, pg: pgUsed, pgBackground: background }
   }
 }

@@ -17,7 +17,7 @@ import { IdempotencyInFlight, IdempotencyMismatch, TillError } from '../domain/e
 import { outageLog } from '../outage-log.js'
 import type { Executor } from '../store/db.js'
 import {
-  answerKey, claimKey, findKey, KeyTaken, purgeKeys, releaseKey, saveResponse, type IdempotencyRow, type KeyClaim,
+  answerKey, claimKey, findKey, KeyTaken, purgeKeys, releaseKey, saveResponse, type IdempotencyRow, type KeyAnswer, type KeyClaim,
 } from '../store/repos/idempotency.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { Deps } from './deps.js'
@@ -41,6 +41,8 @@ export const canonicalJson = (body: unknown) =>
 
 export const fingerprintOf = (method: string, url: string, body: unknown) => hash('sha256', `${method} ${url}\n${canonicalJson(body ?? null)}`)
 
+export type { KeyAnswer }
+
 /** A stored answer, sent again as it was: thrown out of `once` (and answered by `claimFirst`) when the key's request already answered. */
 export class Replayed extends Error {
   constructor(readonly status: number, readonly body: string | null) {
@@ -59,12 +61,18 @@ export interface KeyRequest {
   serialize(view: unknown): { status: number; body: string }
 }
 
-/** Rows a work that commits before its answer finds again by its key (a refund's). */
-export interface KeptRows<T extends { createdAt: Date }> {
-  /** Claims the key in flight and finds the row, in one statement. */
-  claiming(tx: Executor, claim: KeyClaim): Promise<T | null>
-  /** Finds the row alone (a key kept on the work's row only). */
-  byKey(tx: Executor, key: string): Promise<T | null>
+/** What an earlier use of the key made (kept 24 h), and what the work reads in the same statement (`also`). */
+export interface Kept<T, A> {
+  earlier: T | null
+  also: A
+}
+
+/** Rows a work that commits before its answer finds again by its key (a refund's), each lookup with the work's own read. */
+export interface KeptRows<T extends { createdAt: Date }, A> {
+  /** Claims the key in flight and finds the row, in one statement; throws KeyTaken when the key is another request's. */
+  claiming(tx: Executor, claim: KeyClaim): Promise<Kept<T, A>>
+  /** Finds the row alone (a key kept on the work's row only), or with no key only reads `also`. */
+  byKey(tx: Executor, key: string | null): Promise<Kept<T, A>>
   /** The row's key is forgotten: older than the retention, its key is a new request now. */
   forget(tx: Executor, row: T): Promise<unknown>
 }
@@ -77,11 +85,16 @@ export interface KeyInWork {
   claimAnswered(view: unknown): KeyClaim | null
   /**
    * A work committed before its answer: in `tx`, claims the key in flight (its answer stored by
-   * `answer`, or by `once` when the work returns) and returns what an earlier use of the key made, if
-   * kept (24 h), even after its key was released.
+   * `answering` or `answer`, or by `once` when the work returns) and returns what an earlier use of
+   * the key made, if kept (24 h), even after its key was released.
    */
-  reserve<T extends { createdAt: Date }>(tx: Executor, rows: KeptRows<T>): Promise<T | null>
-  /** Stores the answer of a key claimed in flight in the work's own transaction. */
+  reserve<T extends { createdAt: Date }, A>(tx: Executor, rows: KeptRows<T, A>): Promise<Kept<T, A>>
+  /**
+   * The answer `view` of a key claimed in flight, to store in the last statement of the work's own
+   * transaction (store/repos/events.ts); null without a key to answer. The work returns this same view.
+   */
+  answering(view: unknown): KeyAnswer | null
+  /** Stores the answer of a key claimed in flight in the work's own transaction, as a statement of its own. */
   answer(ex: Executor, view: unknown): Promise<void>
 }
 
@@ -96,9 +109,9 @@ export function keptOnRow(key: string | null, clock: () => Date): RequestKey {
     key,
     claimAnswered: () => null,
     async reserve(tx, rows) {
-      if (!key) return null
       return keptFor(await rows.byKey(tx, key), tx, rows, clock())
     },
+    answering: () => null,
     async answer() {},
   }
   return { once: (work) => work(inWork) }
@@ -108,10 +121,11 @@ export function keptOnRow(key: string | null, clock: () => Date): RequestKey {
 export const purgeExpiredKeys = (deps: Deps) => purgeKeys(deps.db, new Date(deps.clock().getTime() - KEY_RETENTION_MS))
 
 /** A key's earlier work is the same request for KEY_RETENTION_MS; after that the key is a new request and only its newest use is remembered. */
-async function keptFor<T extends { createdAt: Date }>(earlier: T | null, tx: Executor, rows: KeptRows<T>, now: Date) {
-  if (!earlier || now.getTime() - earlier.createdAt.getTime() < KEY_RETENTION_MS) return earlier
+async function keptFor<T extends { createdAt: Date }, A>(kept: Kept<T, A>, tx: Executor, rows: KeptRows<T, A>, now: Date): Promise<Kept<T, A>> {
+  const { earlier } = kept
+  if (!earlier || now.getTime() - earlier.createdAt.getTime() < KEY_RETENTION_MS) return kept
   await rows.forget(tx, earlier)
-  return null
+  return { earlier: null, also: kept.also }
 }
 
 /** The idempotency keys of one process: its requests' keys, and its one log of keys the database would not settle. */
@@ -176,6 +190,11 @@ export function idempotencyKeys(deps: Deps) {
         reserve: async (tx, rows) => {
           this.inFlight = true
           return keptFor(await rows.claiming(tx, this.claim), tx, rows, deps.clock())
+        },
+        answering: (view) => {
+          this.storedInWork = true
+          const { scope, key } = this.r
+          return { merchantId: scope.merchantId, mode: scope.mode, key, ...this.stored(view) }
         },
         answer: async (ex, view) => {
           const { status, body } = this.stored(view)

@@ -15,6 +15,10 @@ import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { recordDiscrepancy } from './discrepancies.js'
 import { queueRefundNotice } from './emails.js'
+import type { KeyAnswer } from './idempotency.js'
+
+/** A keyed request's answer (services/idempotency.ts `answering`) for the settled record and refund, stored with the settlement's event. */
+type KeyAnswerOf = (record: RecordRow, refund: RefundRow) => KeyAnswer | null
 
 /** Recomputes a record from its refunds; a full refund makes the session `refunded`. */
 async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordRow> {
@@ -36,17 +40,17 @@ async function recompute(tx: Tx, deps: Deps, record: RecordRow): Promise<RecordR
  * Only a real answer marks the refund `providerPending`: reconciliation sends a refund again, with
  * the same id, when the provider shows none, and never one the provider has answered.
  */
-export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, state: RefundState | null) {
+export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, state: RefundState | null, answer?: KeyAnswerOf) {
   const now = deps.clock()
   if (refund.status !== 'pending') return { record, refund }
   if (state === null) {
-    if (!refund.providerPending) await announcePending(tx, deps, record, refund, now)
+    if (!refund.providerPending) await announcePending(tx, deps, record, refund, now, answer)
     return { record, refund }
   }
   if (state.status === 'pending') {
     const updated = await refundRepo.setProviderPending(tx, refund, state.providerRefundRef ?? refund.providerRef, now)
     const rec = await recompute(tx, deps, record)
-    if (!refund.providerPending) await announcePending(tx, deps, rec, updated, now)
+    if (!refund.providerPending) await announcePending(tx, deps, rec, updated, now, answer)
     return { record: rec, refund: updated }
   }
   const updated = await refundRepo.setRefundOutcome(tx, refund, {
@@ -56,27 +60,28 @@ export async function settleLocked(tx: Tx, deps: Deps, record: RecordRow, refund
     updatedAt: now,
   })
   const rec = await recompute(tx, deps, record)
-  const session = await emit(tx, deps, rec, updated, now)
+  const session = await emit(tx, deps, rec, updated, now, answer)
   if (updated.status === 'succeeded') await queueRefundNotice(tx, deps, session, updated)
   return { record: rec, refund: updated }
 }
 
-async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date) {
+/** The event is the settlement's last statement: it stores the answer too (the record and refund settleLocked returns). */
+async function emit(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date, answer?: KeyAnswerOf) {
   const session = (await sessions.getSessionUnscoped(tx, record.sessionId))!
-  await appendEvent(tx, record, refundEventType(refund.status), refundEventData(refund, record, session), now)
+  await appendEvent(tx, record, refundEventType(refund.status), refundEventData(refund, record, session), now, { answer: answer?.(record, refund) })
   return session
 }
 
 /** refund.pending, unless an unanswered call already sent it (providerPending stays false then). */
-async function announcePending(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date) {
-  if (!(await hasRefundEvent(tx, record, record.sessionId, 'refund.pending', refund.id))) await emit(tx, deps, record, refund, now)
+async function announcePending(tx: Tx, deps: Deps, record: RecordRow, refund: RefundRow, now: Date, answer?: KeyAnswerOf) {
+  if (!(await hasRefundEvent(tx, record, record.sessionId, 'refund.pending', refund.id))) await emit(tx, deps, record, refund, now, answer)
 }
 
 /**
  * Locks record then refund (always in that order, so concurrent settlements cannot deadlock). A
  * caller that knows the refund's record (it has just reserved the refund) passes it and saves a read.
  */
-export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState | null, recordId?: string) {
+export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: RefundState | null, recordId?: string, answer?: KeyAnswerOf) {
   const peek = recordId ? { recordId } : await refundRepo.getRefundUnscoped(tx, refundId)
   if (!peek) return null
   const record = (await records.getRecordUnscoped(tx, peek.recordId, true))!
@@ -89,7 +94,7 @@ export async function settleRefund(tx: Tx, deps: Deps, refundId: string, state: 
     })
     return { record, refund }
   }
-  return settleLocked(tx, deps, record, refund, state)
+  return settleLocked(tx, deps, record, refund, state, answer)
 }
 
 const factState = (fact: RefundFact): RefundState => ({ status: fact.status, providerRefundRef: fact.providerRefundRef, failureReason: fact.failureReason })

@@ -24,10 +24,19 @@ export interface RefundInput {
   reason?: string
 }
 
-/** The refunds an earlier use of an Idempotency-Key made, found on their own rows (services/idempotency.ts). */
-const keptRefunds = (ctx: RequestContext): KeptRows<refundRepo.RefundRow> => ({
-  claiming: refundRepo.claimKeyFindingRefund,
-  byKey: (tx, key) => refundRepo.findRefundByIdempotencyKey(tx, ctx, key),
+/**
+ * The refunds an earlier use of an Idempotency-Key made, found on their own rows (services/idempotency.ts),
+ * each lookup with the record's pending refunds, which a new refund reads next.
+ */
+const keptRefunds = (ctx: RequestContext, recordId: string): KeptRows<refundRepo.RefundRow, { sum: number }> => ({
+  claiming: async (tx, claim) => {
+    const { earlier, pending } = await refundRepo.claimKeyFindingRefund(tx, claim, recordId)
+    return { earlier, also: pending }
+  },
+  byKey: async (tx, key) => ({
+    earlier: key ? await refundRepo.findRefundByIdempotencyKey(tx, ctx, key) : null,
+    also: await refundRepo.pendingRefundSum(tx, recordId),
+  }),
   forget: (tx, refund) => refundRepo.updateRefund(tx, refund.id, { idempotencyKey: null }),
 })
 
@@ -41,13 +50,12 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, k: K
     const record = await records.lockRecord(tx, ctx, input.recordId)
     if (!record) throw new NotFound()
     // After the record's lock: a concurrent use of the same key has committed its refund by then.
-    const earlier = await k.reserve(tx, keptRefunds(ctx))
+    const { earlier, also: pending } = await k.reserve(tx, keptRefunds(ctx, record.id))
     if (earlier) {
       if (earlier.recordId !== record.id || (input.amount !== undefined && input.amount !== earlier.amount)) throw new IdempotencyMismatch()
       return { refund: earlier, record, fresh: false }
     }
     const now = deps.clock()
-    const pending = await refundRepo.pendingRefundSum(tx, record.id)
     const available = refundable(record.amount, record.refundedAmount, pending.sum)
     const amount = refundAmount(input.amount, available, record.refundedAmount >= record.amount)
     // Such a provider refunds everything that is left (Creem's API), which after a refund made in
@@ -75,8 +83,9 @@ async function reserve(deps: Deps, ctx: RequestContext, input: RefundInput, k: K
 }
 
 /**
- * With the API's key, the answer is stored in the settlement's transaction, or alone when there is
- * none; without one, the key is the context's (the console's), kept on the refund's row only.
+ * With the API's key, the answer is stored by the settlement's event (its last statement), or by a
+ * statement of its own in that transaction when it appends none, or alone when there is no
+ * settlement; without one, the key is the context's (the console's), kept on the refund's row only.
  */
 export function createRefund(deps: Deps, ctx: RequestContext, input: RefundInput, key: RequestKey = keptOnRow(ctx.idempotencyKey, deps.clock)) {
   return key.once(async (k) => {
@@ -84,8 +93,11 @@ export function createRefund(deps: Deps, ctx: RequestContext, input: RefundInput
     if (fresh) {
       const state = await sendRefund(deps, record, refund)
       const settled = await deps.db.transaction(async (tx) => {
-        const done = await settleRefund(tx, deps, refund.id, state, refund.recordId)
+        let answered: ReturnType<typeof recordWithRefund> | undefined
+        const done = await settleRefund(tx, deps, refund.id, state, refund.recordId, (rec, ref) => k.answering(answered = recordWithRefund(rec, ref)))
         if (!done) return null
+        // The settlement's event stored the answer of the record and refund it returns.
+        if (answered) return answered
         const view = recordWithRefund(done.record, done.refund)
         await k.answer(tx, view)
         return view

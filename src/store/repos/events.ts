@@ -7,6 +7,7 @@ import { rawStatement } from '../prepared.js'
 import { events } from '../schema.js'
 import { activeTraceparent } from '../../tracing/tracer.js'
 import { FAN_OUT_SQL } from './deliveries.js'
+import { answerSql, answerValues, type KeyAnswer } from './idempotency.js'
 import { before, newestFirst, toPage } from './page.js'
 import type { Scope } from './scope.js'
 
@@ -17,19 +18,27 @@ export type EventRow = typeof events.$inferSelect
 const INSERT_SQL = 'insert into events (id, merchant_id, mode, type, data, payload, created_at, traceparent) values ($1, $2, $3, $4, $5, $6, $7, $8)'
 const insertStmt = rawStatement('event_insert_row', INSERT_SQL)
 const insertFanningOutStmt = rawStatement('event_insert_fanning_out', `with event as (${INSERT_SQL}), ${FAN_OUT_SQL}`)
+// The same, storing an Idempotency-Key's answer too (a keyed refund's settlement): no statement of its
+// own. The answer's parameters follow the event's.
+const insertAnsweringStmt = rawStatement('event_insert_fanning_out_answering_key',
+  `with answer as (${answerSql(INSERT_SQL.match(/\$\d+/g)!.length + 1)}), event as (${INSERT_SQL}), ${FAN_OUT_SQL}`)
 const refundEventStmt = rawStatement('event_of_refund', `select 1 from events
   where merchant_id = $1 and mode = $2 and data->>'sessionId' = $3 and type = $4 and data->>'refundId' = $5 limit 1`)
 
 /**
  * Appends an event to the outbox, with one pending delivery per matching endpoint. Call it inside
- * the transaction of the change it describes: the change, its event and its deliveries commit together.
+ * the transaction of the change it describes: the change, its event and its deliveries commit
+ * together; with `answer`, the request's Idempotency-Key answered as well (services/idempotency.ts).
  */
-export async function appendEvent(tx: Executor, scope: Scope, type: EventType, data: Record<string, unknown>, now: Date, opts: { fanOut?: boolean } = {}) {
+export async function appendEvent(tx: Executor, scope: Scope, type: EventType, data: Record<string, unknown>, now: Date, opts: { fanOut?: boolean; answer?: KeyAnswer | null } = {}) {
   const id = newId('evt')
   const payload = eventPayload({ id, type, mode: scope.mode, data, createdAt: now })
   const e: EventRow = { id, merchantId: scope.merchantId, mode: scope.mode, type, data, payload, createdAt: now, traceparent: activeTraceparent() }
+  const values = [id, e.merchantId, e.mode, type, JSON.stringify(data), payload, now, e.traceparent]
   // A console test event goes only to the endpoint it was sent to (deliveries.schedule).
-  await (opts.fanOut === false ? insertStmt : insertFanningOutStmt)(tx, [id, e.merchantId, e.mode, type, JSON.stringify(data), payload, now, e.traceparent])
+  if (opts.fanOut === false) await insertStmt(tx, values)
+  else if (opts.answer) await insertAnsweringStmt(tx, [...values, ...answerValues(opts.answer)])
+  else await insertFanningOutStmt(tx, values)
   return e
 }
 

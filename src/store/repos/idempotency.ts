@@ -12,8 +12,20 @@ const claimStmt = statement('idempotency_claim', (ex) => ex.insert(idempotencyKe
   .values({ merchantId: p('merchantId'), mode: p('mode'), key: p('key'), fingerprint: p('fingerprint'), lockedUntil: p('lockedUntil'), createdAt: p('createdAt') })
   .onConflictDoNothing()
   .returning({ key: idempotencyKeys.key }))
-const saveStmt = rawStatement('idempotency_save_row',
-  'update idempotency_keys set response_status = $4, response_body = $5, locked_until = null where merchant_id = $1 and mode = $2 and key = $3')
+
+/** A key's answer, stored by the work's own last statement (store/repos/events.ts) or alone (saveResponse). */
+export interface KeyAnswer {
+  merchantId: string
+  mode: string
+  key: string
+  status: number
+  body: string
+}
+/** The UPDATE that stores an answer, its parameters numbered from `n` in the order of answerValues. */
+export const answerSql = (n: number) =>
+  `update idempotency_keys set response_status = $${n + 3}::int, response_body = $${n + 4}::text, locked_until = null where merchant_id = $${n} and mode = $${n + 1} and key = $${n + 2}`
+export const answerValues = (a: KeyAnswer) => [a.merchantId, a.mode, a.key, a.status, a.body]
+const saveStmt = rawStatement('idempotency_save_row', answerSql(1))
 
 const where = (scope: Scope, key: string) =>
   and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.mode, scope.mode), eq(idempotencyKeys.key, key))
@@ -37,7 +49,7 @@ export async function claimKey(tx: Executor, scope: Scope, key: string, fingerpr
 }
 
 export async function saveResponse(tx: Executor, scope: Scope, key: string, status: number, body: string) {
-  await saveStmt(tx, [scope.merchantId, scope.mode, key, status, body])
+  await saveStmt(tx, answerValues({ merchantId: scope.merchantId, mode: scope.mode, key, status, body }))
 }
 
 /** Releases a key still in flight under this lease: not one another request took over after it lapsed. */

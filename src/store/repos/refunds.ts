@@ -71,18 +71,24 @@ export async function findRefundByIdempotencyKey(tx: Executor, scope: Scope, key
   return refundRows.first(await refundByKeyStmt(tx, [scope.merchantId, scope.mode, key]))
 }
 
-// An Idempotency-Key claimed in flight (store/repos/idempotency.ts) and the refund an earlier use of
-// the key made, in one statement: a keyed refund's reservation saves a round trip. The lookup needs no
-// lock of its own: while this transaction holds the key's claim, no other request can use the key.
+// An Idempotency-Key claimed in flight (store/repos/idempotency.ts), the refund an earlier use of the
+// key made, and the record's pending refunds summed, in one statement: a keyed refund's reservation
+// runs as many statements as one without a key. The lookup needs no lock of its own: while this
+// transaction holds the key's claim, no other request can use the key; the sum is the record's,
+// locked by the caller (its snapshot is taken after the lock was granted).
 const claimFindingStmt = rawStatement('refund_claim_key_finding_refund', `with claim as (${CLAIM_SQL})
-  select (select count(*) from claim)::int as claimed, r.*
-  from (select 1) one left join refunds r on r.merchant_id = $1 and r.mode = $2 and r.idempotency_key = $3`)
+  select (select count(*) from claim)::int as claimed, p.pending_sum, p.pending_count, r.*
+  from (select coalesce(sum(amount), 0)::int as pending_sum, count(*)::int as pending_count from refunds where record_id = $9 and status = 'pending') p
+  left join refunds r on r.merchant_id = $1 and r.mode = $2 and r.idempotency_key = $3`)
 
-/** Claims the key in flight; throws KeyTaken when it is another request's. Returns the refund the key made before, if any. */
-export async function claimKeyFindingRefund(tx: Executor, claim: KeyClaim): Promise<RefundRow | null> {
-  const { rows: [row] } = await claimFindingStmt(tx, claimValues(claim, null))
+/**
+ * Claims the key in flight; throws KeyTaken when it is another request's. Returns the refund the key
+ * made before, if any, and the record's pending refunds (pendingRefundSum).
+ */
+export async function claimKeyFindingRefund(tx: Executor, claim: KeyClaim, recordId: string): Promise<{ earlier: RefundRow | null; pending: { sum: number; count: number } }> {
+  const { rows: [row] } = await claimFindingStmt(tx, [...claimValues(claim, null), recordId])
   if (!row.claimed) throw new KeyTaken()
-  return row.id ? refundRows.map(row) : null
+  return { earlier: row.id ? refundRows.map(row) : null, pending: { sum: row.pending_sum, count: row.pending_count } }
 }
 
 export async function findRefundByProviderRef(tx: Executor, recordId: string, providerRef: string): Promise<RefundRow | null> {
