@@ -10,8 +10,12 @@ import { connectionHelp, API_OPTIONS, JSON_OPTION, integer, oneOf, usageError, t
 import { merchantApi } from './http.js'
 import { print, printJson } from './output.js'
 
+/** Disputes come from a live provider's chargeback: the mock has none to drive yet. */
+type TriggerType = Exclude<SessionEventType, `payment.dispute${string}`>
+const TRIGGER_TYPES = SESSION_EVENT_TYPES.filter((t): t is TriggerType => !t.startsWith('payment.dispute'))
+
 /** What each event takes: the session's end, or a payment (with the mock's refund behaviour) and a refund. */
-const STEPS: Record<SessionEventType, { end: 'pay' | 'fail' | 'cancel' | 'expire'; refund?: RefundBehavior; says: string }> = {
+const STEPS: Record<TriggerType, { end: 'pay' | 'fail' | 'cancel' | 'expire'; refund?: RefundBehavior; says: string }> = {
   'payment.succeeded': { end: 'pay', says: 'creates a session and pays it' },
   'payment.failed': { end: 'fail', says: 'creates a session and fails its payment' },
   'session.canceled': { end: 'cancel', says: 'creates a session and cancels it as the customer would' },
@@ -48,7 +52,7 @@ export function triggerSession(type: string, overrides: readonly string[] = [], 
   return input
 }
 
-async function trigger(till: Till, type: SessionEventType, input: SessionInput) {
+async function trigger(till: Till, type: TriggerType, input: SessionInput) {
   const step = STEPS[type]
   const created = await till.createCheckout(input)
   const h = till.testHelpers.sessions
@@ -64,7 +68,7 @@ async function trigger(till: Till, type: SessionEventType, input: SessionInput) 
   return { session: await till.getSession(created.id), refund: refund?.refund ?? null, events: events.map((e) => ({ id: e.id, type: e.type })) }
 }
 
-const command = (type: SessionEventType): Command => ({
+const command = (type: TriggerType): Command => ({
   summary: STEPS[type].says,
   help: `usage: till trigger ${type} [--override KEY=VALUE]… [--add metadata.KEY=VALUE]… [--json]
 
@@ -97,5 +101,5 @@ export const triggers: Group = {
   name: 'trigger',
   summary: 'make a test-mode session emit an event type, for your webhook handler',
   // reconciliation.mismatches_found comes from a live day's reconciliation: there is nothing to drive in test mode.
-  commands: Object.fromEntries(SESSION_EVENT_TYPES.map((t) => [t, command(t)])),
+  commands: Object.fromEntries(TRIGGER_TYPES.map((t) => [t, command(t)])),
 }

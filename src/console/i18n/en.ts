@@ -344,6 +344,19 @@ export const en = {
   'password.throttled': 'Too many wrong passwords for this account. Wait 15 minutes and try again.',
 
   'error.duplicateField': 'The form field “{field}” was sent more than once, so it cannot be read one way. Nothing was changed: reload the page and send the form again.',
+
+  'payments.disputes': 'Disputes',
+  'payments.disputeReason': 'Reason',
+  'payments.disputeDueBy': 'Evidence due by',
+  'payments.disputeAnswer': 'Till does not answer disputes for you: respond in {provider}’s dashboard before the due date.',
+  'dispute.warning_needs_response': 'Inquiry: needs response',
+  'dispute.warning_under_review': 'Inquiry: under review',
+  'dispute.warning_closed': 'Inquiry closed',
+  'dispute.needs_response': 'Needs response',
+  'dispute.under_review': 'Under review',
+  'dispute.won': 'Won',
+  'dispute.lost': 'Lost',
+  'dispute.prevented': 'Prevented',
 }
 
 export type ConsoleKey = keyof typeof en

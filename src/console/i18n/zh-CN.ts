@@ -346,4 +346,17 @@ export const zhCN: ConsoleCatalogue = {
   'password.throttled': '此账号密码错误次数过多，请 15 分钟后再试。',
 
   'error.duplicateField': '表单字段“{field}”提交了不止一次，无法确定其含义。未做任何更改：请刷新页面后重新提交。',
+
+  'payments.disputes': '争议',
+  'payments.disputeReason': '原因',
+  'payments.disputeDueBy': '举证截止',
+  'payments.disputeAnswer': 'Till 不会代您处理争议：请在截止时间前到 {provider} 的后台回应。',
+  'dispute.warning_needs_response': '问询：待回应',
+  'dispute.warning_under_review': '问询：审核中',
+  'dispute.warning_closed': '问询已关闭',
+  'dispute.needs_response': '待回应',
+  'dispute.under_review': '审核中',
+  'dispute.won': '胜诉',
+  'dispute.lost': '败诉',
+  'dispute.prevented': '已防止',
 }

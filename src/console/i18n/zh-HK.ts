@@ -346,4 +346,17 @@ export const zhHK: ConsoleCatalogue = {
   'password.throttled': '此帳戶密碼錯誤次數過多，請於 15 分鐘後再試。',
 
   'error.duplicateField': '表格欄位「{field}」提交了多於一次，無法確定其內容。未有作出任何更改：請重新載入頁面再提交表格。',
+
+  'payments.disputes': '爭議',
+  'payments.disputeReason': '原因',
+  'payments.disputeDueBy': '提交證明限期',
+  'payments.disputeAnswer': 'Till 不會代你處理爭議：請在限期前到 {provider} 的管理後台回應。',
+  'dispute.warning_needs_response': '查詢：待回應',
+  'dispute.warning_under_review': '查詢：審核中',
+  'dispute.warning_closed': '查詢已結束',
+  'dispute.needs_response': '待回應',
+  'dispute.under_review': '審核中',
+  'dispute.won': '勝訴',
+  'dispute.lost': '敗訴',
+  'dispute.prevented': '已防止',
 }

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidField } from '../../domain/errors.js'
 import { sessionTimeline } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
+import { recordDisputes } from '../../services/disputes.js'
 import { getRecord, listSessions, readSession } from '../../services/lists.js'
 import { listProviderConfigs } from '../../services/provider-configs.js'
 import { sendHtml } from '../../web/html.js'
@@ -24,11 +25,13 @@ export async function paymentPage(deps: Deps, req: FastifyRequest<IdParams>, rep
   const scope = scopeOf(c, req)
   const session = await readSession(deps, scope, req.params.id)
   const record = session.record ? await getRecord(deps, scope, session.record.id) : null
+  const disputes = record ? await recordDisputes(deps, scope, record.id) : []
   const events = await sessionTimeline(deps, scope, session.id)
   return sendHtml(reply, o.status ?? 200, PaymentPage({
     c,
     session,
     record,
+    disputes,
     events,
     idempotencyKey: randomBytes(18).toString('base64url'),
     error: o.error ?? null,

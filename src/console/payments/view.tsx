@@ -5,6 +5,7 @@ import type { ConsoleKey } from '../i18n/index.js'
 import { Sentence } from '../../web/views/sentence.js'
 import { money, when } from '../format.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
+import { Disputes, type DisputeItem } from './disputes-view.js'
 import type { ListQuery } from './filters.js'
 
 interface SessionItem {
@@ -133,8 +134,8 @@ export function PaymentsPage({ c, sessions, hasMore, query, paged, error, empty 
   )
 }
 
-export function PaymentPage({ c, session, record, events, idempotencyKey, error, refundId, amount, reason }: {
-  c: ConsoleContext; session: SessionItem; record: RecordItem | null; events: EventItem[]; idempotencyKey: string; error: string | null; refundId: string | null; amount: string; reason: string
+export function PaymentPage({ c, session, record, disputes, events, idempotencyKey, error, refundId, amount, reason }: {
+  c: ConsoleContext; session: SessionItem; record: RecordItem | null; disputes: DisputeItem[]; events: EventItem[]; idempotencyKey: string; error: string | null; refundId: string | null; amount: string; reason: string
 }) {
   const { t, locale } = c
   const here = `${base(c.mode)}/payments/${session.id}`
@@ -186,6 +187,7 @@ export function PaymentPage({ c, session, record, events, idempotencyKey, error,
                   </tbody>
                 </table>
               )}
+              <Disputes c={c} provider={record.provider} disputes={disputes} />
             </>
           )}
         </section>

@@ -5,7 +5,7 @@
  */
 import { EVENT, TEST_CARDS } from '../constants.js'
 import type { Notifier } from './notify.js'
-import { feeOf, stripeId, type Charge, type FakeStore, type Refund, type Session } from './store.js'
+import { feeOf, stripeId, type Charge, type Dispute, type FakeStore, type Refund, type Session } from './store.js'
 import { chargeView, disputeView, refundView, sessionView } from './views.js'
 
 export type PayResult = { ok: true; redirect: string } | { ok: false; reason: string } | { challenge: true }
@@ -108,12 +108,19 @@ export async function createRefund(store: FakeStore, notifier: Notifier, c: Char
 
 export async function openDispute(store: FakeStore, notifier: Notifier, c: Charge): Promise<string> {
   c.disputed = true
-  const id = stripeId('dp')
-  store.balance.push({ id: stripeId('txn'), secretKey: c.secretKey, type: 'adjustment', amount: -c.amount, fee: 1500, currency: c.currency, sourceId: id, created: store.nowSec() })
-  await notifier.emit(c.secretKey, EVENT.disputeCreated, disputeView(c, id, 'needs_response', store.nowSec()))
-  return id
+  const now = store.nowSec()
+  const d: Dispute = { id: stripeId('dp'), secretKey: c.secretKey, chargeId: c.id, status: 'needs_response', reason: 'fraudulent', dueBy: now + 7 * 86400, created: now }
+  store.disputes.set(d.id, d)
+  store.balance.push({ id: stripeId('txn'), secretKey: c.secretKey, type: 'adjustment', amount: -c.amount, fee: 1500, currency: c.currency, sourceId: d.id, created: now })
+  await notifier.emit(c.secretKey, EVENT.disputeCreated, disputeView(store, d))
+  return d.id
 }
 
-export async function closeDispute(store: FakeStore, notifier: Notifier, c: Charge, id: string, status: 'won' | 'lost') {
-  await notifier.emit(c.secretKey, EVENT.disputeClosed, disputeView(c, id, status, store.nowSec()))
+/** Closes an open dispute of the charge with its outcome; false when it has none of that id or it is closed already. */
+export async function closeDispute(store: FakeStore, notifier: Notifier, c: Charge, id: string, status: 'won' | 'lost'): Promise<boolean> {
+  const d = store.disputes.get(id)
+  if (!d || d.chargeId !== c.id || d.status === 'won' || d.status === 'lost') return false
+  d.status = status
+  await notifier.emit(c.secretKey, EVENT.disputeClosed, disputeView(store, d))
+  return true
 }

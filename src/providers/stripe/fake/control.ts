@@ -89,7 +89,7 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     const b = body(req.body)
     const c = chargeOf(b)
     if (!c || typeof b.dispute !== 'string' || !['won', 'lost'].includes(b.status)) return bad(reply, 400, 'give payment_intent, dispute and status won|lost')
-    await closeDispute(store, notifier, c, b.dispute, b.status)
+    if (!(await closeDispute(store, notifier, c, b.dispute, b.status))) return bad(reply, 409, `no open dispute ${b.dispute} on that charge`)
     return { ok: true }
   })
 
