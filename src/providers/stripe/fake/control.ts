@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
 import { readForcedError } from '../../fake-kit/forced-errors.js'
 import { bad, bodyOf as body, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
-import { closeDispute, expireSession, finishChallenge, openDispute, payCard } from './actions.js'
+import { closeDispute, expireSession, finishChallenge, openDispute, payCard, payLater } from './actions.js'
 import type { Notifier } from './notify.js'
 import { DEFAULT_REFUND_OUTCOME, stripeId, type FakeStore } from './store.js'
 import { sessionView } from './views.js'
@@ -64,6 +64,16 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     let r = await payCard(store, notifier, baseUrl(), s, b.card)
     if ('challenge' in r) r = await finishChallenge(store, notifier, baseUrl(), s, true)
     return 'ok' in r && r.ok ? { ok: true, redirect: r.redirect, session: sessionView(store, s, baseUrl(), true) } : bad(reply, 402, 'reason' in r ? r.reason : 'not paid')
+  })
+
+  /** The buyer pays by a delayed method: completed unpaid now, `outcome` after `delayMs` (a tick runs it). */
+  app.post(`${P}/pay-later`, async (req, reply) => {
+    const b = body(req.body)
+    const s = sessionOf(b)
+    if (!s) return bad(reply, 404, 'no such session')
+    if (b.outcome !== 'succeeded' && b.outcome !== 'failed') return bad(reply, 400, 'outcome must be succeeded or failed')
+    const r = await payLater(store, notifier, baseUrl(), s, b.outcome, Math.max(0, Number(b.delayMs ?? 0) || 0))
+    return 'ok' in r && r.ok ? { ok: true, redirect: r.redirect, session: sessionView(store, s, baseUrl(), true) } : bad(reply, 409, 'reason' in r ? r.reason : 'not open')
   })
 
   app.post(`${P}/expire`, async (req, reply) => {
