@@ -90,6 +90,16 @@ const (
 	RefundBehaviorFail    RefundBehavior = "fail"
 )
 
+// TestDispute chooses, in test mode, what the dispute of a session paid with the test helper does.
+type TestDispute string
+
+// Test disputes of the mock provider.
+const (
+	TestDisputeOpen TestDispute = "open"
+	TestDisputeWon  TestDispute = "won"
+	TestDisputeLost TestDispute = "lost"
+)
+
 // EventType names a webhook event.
 type EventType string
 

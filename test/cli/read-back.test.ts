@@ -120,9 +120,11 @@ test('trigger makes a test-mode session emit each event type, and refuses a live
     'refund.succeeded': ['payment.succeeded', 'refund.succeeded'],
     'refund.pending': ['payment.succeeded', 'refund.pending'],
     'refund.failed': ['payment.succeeded', 'refund.failed'],
+    'payment.disputed': ['payment.disputed', 'payment.succeeded'],
+    'payment.dispute_closed': ['payment.dispute_closed', 'payment.disputed', 'payment.succeeded'],
   }
-  // Every event type about a session but a dispute's (a live provider's chargeback); reconciliation.mismatches_found comes only from a live day's reconciliation.
-  assert.deepEqual(Object.keys(expected).sort(), SESSION_EVENT_TYPES.filter((e) => !e.startsWith('payment.dispute')).sort())
+  // Every event type about a session; reconciliation.mismatches_found comes only from a live day's reconciliation.
+  assert.deepEqual(Object.keys(expected).sort(), [...SESSION_EVENT_TYPES].sort())
   assert.deepEqual(EVENT_TYPES.filter((e) => !(SESSION_EVENT_TYPES as string[]).includes(e)), ['reconciliation.mismatches_found'])
   assert.equal((await till(['trigger', 'reconciliation.mismatches_found'], { env })).code, 2)
   for (const [type, types] of Object.entries(expected)) {

@@ -2053,6 +2053,11 @@ export interface paths {
                     "application/json": {
                         /** @enum {string} */
                         refundBehavior?: "succeed" | "pending" | "fail";
+                        /**
+                         * @description after paying, the customer's bank disputes the payment: `open` sends payment.disputed; `won` or `lost` closes it too (payment.dispute_closed)
+                         * @enum {string}
+                         */
+                        dispute?: "open" | "won" | "lost";
                     };
                 };
             };

@@ -1035,6 +1035,7 @@ class TestHelpersSessionsResource:
         session_id: str,
         *,
         refund_behavior: Optional[RefundBehavior] = None,
+        dispute: Optional[Literal["open", "won", "lost"]] = None,
         idempotency_key: Optional[str] = None,
         timeout_ms: Optional[int] = None,
         max_retries: Optional[int] = None,
@@ -1044,7 +1045,7 @@ class TestHelpersSessionsResource:
             self._sender.request(
                 "POST",
                 path_with("/api/v1/test_helpers/sessions/{id}/pay", session_id),
-                body=body_of({"refundBehavior": refund_behavior}, None),
+                body=body_of({"refundBehavior": refund_behavior, "dispute": dispute}, None),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
@@ -1671,6 +1672,7 @@ class AsyncTestHelpersSessionsResource:
         session_id: str,
         *,
         refund_behavior: Optional[RefundBehavior] = None,
+        dispute: Optional[Literal["open", "won", "lost"]] = None,
         idempotency_key: Optional[str] = None,
         timeout_ms: Optional[int] = None,
         max_retries: Optional[int] = None,
@@ -1680,7 +1682,7 @@ class AsyncTestHelpersSessionsResource:
             await self._sender.request(
                 "POST",
                 path_with("/api/v1/test_helpers/sessions/{id}/pay", session_id),
-                body=body_of({"refundBehavior": refund_behavior}, None),
+                body=body_of({"refundBehavior": refund_behavior, "dispute": dispute}, None),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
