@@ -5,8 +5,10 @@
  */
 import type { EventType } from './events.js'
 
-/** Stripe's Dispute statuses, the vocabulary Till keeps (an unknown one is kept as it comes, open). */
-export const OPEN_STATUSES = ['warning_needs_response', 'warning_under_review', 'needs_response', 'under_review'] as const
+/**
+ * Stripe's Dispute statuses are the vocabulary Till keeps: open ones (needs_response, under_review,
+ * warning_needs_response, warning_under_review, or one Stripe adds later) and these closed ones.
+ */
 export const CLOSED_STATUSES = ['won', 'lost', 'warning_closed', 'prevented'] as const
 export type DisputeOutcome = (typeof CLOSED_STATUSES)[number]
 

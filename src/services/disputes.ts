@@ -51,7 +51,7 @@ export async function applyDisputeFact(tx: Tx, deps: Deps, provider: string, con
   for (const type of types) await appendEvent(tx, record, type, data, now)
 }
 
-/** What the console and the API show of a dispute. */
+/** What the console shows of a dispute. */
 export function disputeView(d: repo.DisputeRow) {
   return {
     id: d.id, providerDisputeRef: d.providerRef, amount: d.amount, currency: d.currency, reason: d.reason, status: d.status,
