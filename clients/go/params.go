@@ -132,6 +132,9 @@ type PayParams struct {
 	Params
 	// RefundBehavior chooses how this payment's refunds behave (default: they succeed at once).
 	RefundBehavior RefundBehavior `json:"refundBehavior,omitempty"`
+	// Dispute, when set, has the customer's bank dispute the payment after it is paid: "open" sends
+	// payment.disputed; "won" or "lost" closes it too (payment.dispute_closed).
+	Dispute TestDispute `json:"dispute,omitempty"`
 }
 
 // WebhookEndpointParams is the body of WebhookEndpoints.Create.

@@ -90,6 +90,16 @@ const (
 	RefundBehaviorFail    RefundBehavior = "fail"
 )
 
+// TestDispute chooses, in test mode, what the dispute of a session paid with the test helper does.
+type TestDispute string
+
+// Test disputes of the mock provider.
+const (
+	TestDisputeOpen TestDispute = "open"
+	TestDisputeWon  TestDispute = "won"
+	TestDisputeLost TestDispute = "lost"
+)
+
 // EventType names a webhook event.
 type EventType string
 
@@ -105,6 +115,10 @@ const (
 	// EventReconciliationMismatchesFound: a provider's day reconciled against its statement with
 	// mismatches; its data names the report (reportId, provider, providerConfigId, date, counts), not a session.
 	EventReconciliationMismatchesFound EventType = "reconciliation.mismatches_found"
+	// EventPaymentDisputed and EventPaymentDisputeClosed: a chargeback opened on a payment, and its
+	// outcome; decode with DisputeData. Till never answers a dispute: do so at the provider before DueBy.
+	EventPaymentDisputed      EventType = "payment.disputed"
+	EventPaymentDisputeClosed EventType = "payment.dispute_closed"
 )
 
 // DeliveryStatus is where one event's delivery to one endpoint stands.
@@ -246,7 +260,7 @@ type Event struct {
 	Type      EventType `json:"type"`
 	CreatedAt time.Time `json:"createdAt"`
 	Mode      Mode      `json:"mode"`
-	// Data is the event's object: decode it with SessionData or RefundData, by Type.
+	// Data is the event's object: decode it with SessionData, RefundData or DisputeData, by Type.
 	Data json.RawMessage `json:"data"`
 }
 
@@ -278,6 +292,38 @@ type RefundEventData struct {
 	Status         RefundStatus      `json:"status"`
 	Reason         string            `json:"reason"`
 	Metadata       map[string]string `json:"metadata"`
+}
+
+// DisputeEventData is the data of payment.disputed and payment.dispute_closed: the dispute as the
+// provider last showed it.
+type DisputeEventData struct {
+	DisputeID string `json:"disputeId"` // dsp_…
+	RecordID  string `json:"recordId"`
+	SessionID string `json:"sessionId"`
+	Provider  string `json:"provider"`
+	// ProviderDisputeRef is the provider's id for the dispute (Stripe: dp_…): find it there to answer.
+	ProviderDisputeRef string `json:"providerDisputeRef"`
+	// Amount is the disputed amount (minor units), which may be less than PaymentAmount.
+	Amount        int64    `json:"amount"`
+	Currency      Currency `json:"currency"`
+	PaymentAmount int64    `json:"paymentAmount"`
+	Reason        *string  `json:"reason"`
+	// Status is the provider's: needs_response, under_review, … while open; won, lost, warning_closed, prevented once closed.
+	Status string `json:"status"`
+	// Outcome is nil while the dispute is open.
+	Outcome  *string           `json:"outcome"`
+	DueBy    *time.Time        `json:"dueBy"`
+	ClosedAt *time.Time        `json:"closedAt"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+// DisputeData decodes Data of a payment.disputed or payment.dispute_closed event.
+func (e *Event) DisputeData() (*DisputeEventData, error) {
+	var d DisputeEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
 }
 
 // SessionData decodes Data of a payment.* or session.* event.

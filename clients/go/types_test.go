@@ -115,8 +115,9 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeOf(RecordStatus("")):   strs(RecordPaid, RecordPartiallyRefunded, RecordRefunded, RecordRefunding),
 	reflect.TypeOf(RefundStatus("")):   strs(RefundSucceeded, RefundPending, RefundFailed),
 	reflect.TypeOf(RefundBehavior("")): strs(RefundBehaviorSucceed, RefundBehaviorPending, RefundBehaviorFail),
+	reflect.TypeOf(TestDispute("")):    strs(TestDisputeOpen, TestDisputeWon, TestDisputeLost),
 	reflect.TypeOf(EventType("")): strs(EventPaymentSucceeded, EventPaymentFailed, EventSessionCanceled, EventSessionExpired,
-		EventRefundPending, EventRefundSucceeded, EventRefundFailed, EventReconciliationMismatchesFound),
+		EventRefundPending, EventRefundSucceeded, EventRefundFailed, EventReconciliationMismatchesFound, EventPaymentDisputed, EventPaymentDisputeClosed),
 	reflect.TypeOf(ErrorCode("")):      strs(CodeInvalidField, CodeUnknownField, CodeInvalidJSON, CodeBodyTooDeep, CodeAmountExceedsRefundable, CodeAlreadyRefunded, CodePartialRefundUnsupported, CodeSessionTerminal, CodeRefundNotPending, CodeProviderUnavailable, CodeIdempotencyMismatch, CodeAlreadyExists, CodeLimitReached, CodeWebhookEndpointUnavailable, CodeInvalidRequest, CodeMissingAPIKey, CodeInvalidAPIKey, CodeTestModeOnly, CodeNotFound, CodeMethodNotAllowed, CodeIdempotencyInFlight, CodeEmailInUse, CodeConflict, CodeBodyTooLarge, CodeHeadersTooLarge, CodeUnsupportedMediaType, CodeRateLimited, CodeInternalError, CodeServiceUnavailable),
 	reflect.TypeOf(DeliveryStatus("")): strs(DeliveryPending, DeliveryDelivered, DeliveryFailed, DeliveryCanceled),
 }

@@ -10,8 +10,8 @@ import { connectionHelp, API_OPTIONS, JSON_OPTION, integer, oneOf, usageError, t
 import { merchantApi } from './http.js'
 import { print, printJson } from './output.js'
 
-/** What each event takes: the session's end, or a payment (with the mock's refund behaviour) and a refund. */
-const STEPS: Record<SessionEventType, { end: 'pay' | 'fail' | 'cancel' | 'expire'; refund?: RefundBehavior; says: string }> = {
+/** What each event takes: the session's end, or a payment (with the mock's refund behaviour) and a refund, or its dispute. */
+const STEPS: Record<SessionEventType, { end: 'pay' | 'fail' | 'cancel' | 'expire'; refund?: RefundBehavior; dispute?: 'open' | 'won'; says: string }> = {
   'payment.succeeded': { end: 'pay', says: 'creates a session and pays it' },
   'payment.failed': { end: 'fail', says: 'creates a session and fails its payment' },
   'session.canceled': { end: 'cancel', says: 'creates a session and cancels it as the customer would' },
@@ -19,6 +19,8 @@ const STEPS: Record<SessionEventType, { end: 'pay' | 'fail' | 'cancel' | 'expire
   'refund.succeeded': { end: 'pay', refund: 'succeed', says: 'pays a session, then refunds it in full' },
   'refund.pending': { end: 'pay', refund: 'pending', says: 'pays a session whose refunds stay pending, then refunds it' },
   'refund.failed': { end: 'pay', refund: 'fail', says: 'pays a session whose refunds fail, then refunds it' },
+  'payment.disputed': { end: 'pay', dispute: 'open', says: 'pays a session, then its customer disputes the payment' },
+  'payment.dispute_closed': { end: 'pay', dispute: 'won', says: 'pays a session, then a dispute of it opens and is won' },
 }
 
 type SessionInput = Parameters<Till['createCheckout']>[0] & { metadata: Record<string, string> }
@@ -52,7 +54,9 @@ async function trigger(till: Till, type: SessionEventType, input: SessionInput) 
   const step = STEPS[type]
   const created = await till.createCheckout(input)
   const h = till.testHelpers.sessions
-  const session = step.end === 'pay' ? await h.pay(created.id, step.refund ? { refundBehavior: step.refund } : {}) : await h[step.end](created.id)
+  const session = step.end === 'pay'
+    ? await h.pay(created.id, { ...(step.refund ? { refundBehavior: step.refund } : {}), ...(step.dispute ? { dispute: step.dispute } : {}) })
+    : await h[step.end](created.id)
   const recordId = (session as { record?: { id: string } }).record?.id
   const refund = step.refund && recordId ? await till.refund({ recordId, reason: `till trigger ${type}` }) : null
   // The events the steps emitted: those about this session, among the ones made since it was.

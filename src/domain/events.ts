@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   'refund.succeeded',
   'refund.failed',
   'reconciliation.mismatches_found',
+  'payment.disputed',
+  'payment.dispute_closed',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
@@ -94,5 +96,40 @@ export function reconciliationEventData(r: ReconciliationFacts) {
     openMismatches: r.openMismatches,
     newMismatches: r.newMismatches,
     totalsDiffer: r.totalsDiffer,
+  }
+}
+
+export interface DisputeFacts {
+  id: string
+  providerRef: string
+  amount: number
+  currency: string
+  reason: string | null
+  status: string
+  dueBy: Date | null
+  closedAt: Date | null
+}
+
+/**
+ * payment.disputed and payment.dispute_closed: the dispute as the provider last showed it. `amount`
+ * is the disputed amount in minor units (it may be less than the payment's); `outcome` is null while
+ * the dispute is open (docs/integrate.md#disputes).
+ */
+export function disputeEventData(d: DisputeFacts & { outcome: string | null }, record: RecordFacts, session: SessionFacts) {
+  return {
+    disputeId: d.id,
+    recordId: record.id,
+    sessionId: session.id,
+    provider: record.provider,
+    providerDisputeRef: d.providerRef,
+    amount: d.amount,
+    currency: d.currency,
+    paymentAmount: record.amount,
+    reason: d.reason,
+    status: d.status,
+    outcome: d.outcome,
+    dueBy: d.dueBy?.toISOString() ?? null,
+    closedAt: d.closedAt?.toISOString() ?? null,
+    metadata: session.metadata,
   }
 }

@@ -186,3 +186,21 @@ export const ListOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) => T
 export const IdParam = Type.Object({ id: Type.String({ maxLength: 64 }) })
 
 export type SessionT = Static<typeof Session>
+
+/** What payment.disputed and payment.dispute_closed carry: the dispute as the provider last showed it (docs/integrate.md#disputes). */
+export const DisputeEventData = Type.Object({
+  disputeId: Type.String({ pattern: '^dsp_', description: 'Till\'s id for the dispute, the same on both events' }),
+  recordId: Type.String({ pattern: '^rec_' }),
+  sessionId: Type.String({ pattern: '^sess_' }),
+  provider: Type.String(),
+  providerDisputeRef: Type.String({ description: 'the provider\'s id for the dispute (Stripe: `dp_…`): find it there to answer' }),
+  amount: Type.Integer({ description: 'disputed, minor units (may be less than the payment)' }),
+  currency: CurrencyCode,
+  paymentAmount: Type.Integer({ description: 'the payment\'s amount, minor units' }),
+  reason: Nullable(Type.String({ description: 'the provider\'s reason code (Stripe: fraudulent, product_not_received, duplicate, …)' })),
+  status: Type.String({ description: 'the provider\'s status: needs_response, under_review, warning_needs_response, warning_under_review while open; won, lost, warning_closed, prevented once closed' }),
+  outcome: Nullable(Type.Union([Type.Literal('won'), Type.Literal('lost'), Type.Literal('warning_closed'), Type.Literal('prevented')], { description: 'null while open' })),
+  dueBy: Nullable(Type.String({ format: 'date-time', description: 'when the evidence is due at the provider' })),
+  closedAt: Nullable(Type.String({ format: 'date-time' })),
+  metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'the session\'s, as given at creation' }),
+})

@@ -98,7 +98,20 @@ export interface IgnoredFact {
   reason: string
 }
 
-export type Fact = PaymentFact | RefundFact | IgnoredFact
+/** A dispute (chargeback) on a payment, as read back from the provider (services/disputes.ts). */
+export interface DisputeFact {
+  kind: 'dispute'
+  attemptId: string
+  providerDisputeRef: string
+  /** The provider's status (Stripe's vocabulary: domain/disputes.ts). */
+  status: string
+  reason?: string
+  amount: number
+  currency: string
+  dueBy?: Date
+}
+
+export type Fact = PaymentFact | RefundFact | IgnoredFact | DisputeFact
 
 export interface NotificationResult {
   /** The exact reply the provider expects. */

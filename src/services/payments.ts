@@ -17,6 +17,7 @@ import type { SessionRow } from '../store/repos/sessions.js'
 import { queueReceipt } from './emails.js'
 import type { Deps } from './deps.js'
 import { recordDiscrepancy } from './discrepancies.js'
+import { applyDisputeFact } from './disputes.js'
 import { openConfig } from './provider-configs.js'
 import { applyRefundFact } from './refund-settle.js'
 
@@ -174,6 +175,7 @@ export async function applyFacts(deps: Deps, provider: string, configId: string 
     for (const fact of facts) {
       if (fact.kind === 'payment') await applyPaymentFact(tx, deps, provider, configId, fact)
       else if (fact.kind === 'refund') await applyRefundFact(tx, deps, provider, configId, fact)
+      else if (fact.kind === 'dispute') await applyDisputeFact(tx, deps, provider, configId, fact)
     }
   })
 }

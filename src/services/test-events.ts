@@ -4,7 +4,7 @@
  * its attempts. Its data names made-up ids and, for a session's or refund's, the metadata `{"till_test_event": "true"}`.
  */
 import { BadRequest, NotFound } from '../domain/errors.js'
-import { reconciliationEventData, refundEventData, sessionEventData, type EventType } from '../domain/events.js'
+import { disputeEventData, reconciliationEventData, refundEventData, sessionEventData, type EventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
 import { PROVIDERS } from '../providers/index.js'
 import { schedule } from '../store/repos/deliveries.js'
@@ -28,6 +28,14 @@ function sampleData(type: EventType, now: Date): Record<string, unknown> {
       id: newId('stm'), provider: PROVIDERS[0].id, providerConfigId: newId('pc'), day: now.toISOString().slice(0, 10),
       counts: { matched: 41, missing_in_till: 1 }, openMismatches: 1, newMismatches: 1, totalsDiffer: [],
     })
+    case 'payment.disputed':
+    case 'payment.dispute_closed': {
+      const closed = type === 'payment.dispute_closed'
+      return disputeEventData({
+        id: newId('dsp'), providerRef: 'dp_test_event', amount: 1000, currency: 'CNY', reason: 'fraudulent', status: closed ? 'won' : 'needs_response',
+        outcome: closed ? 'won' : null, dueBy: new Date(now.getTime() + 7 * 86_400_000), closedAt: closed ? now : null,
+      }, record, session)
+    }
     default: {
       const status = type === 'refund.succeeded' ? 'succeeded' : type === 'refund.failed' ? 'failed' : 'pending'
       const refunded = status === 'succeeded' ? 1000 : 0

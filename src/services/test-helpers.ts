@@ -1,7 +1,7 @@
 /** Test-mode helpers (docs/integrate.md#test-mode): the mock provider's side, driven over the API. */
 import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
-import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'
+import { buildMockNotification, type MockDispute, type RefundBehavior } from '../providers/mock/index.js'
 import type { Fact } from '../providers/types.js'
 import { getRecordBySession, getRecordUnscoped } from '../store/repos/records.js'
 import { getRefundScoped } from '../store/repos/refunds.js'
@@ -52,6 +52,17 @@ export async function mockPayment(deps: Deps, sessionId: string, outcome: 'succe
   return attempt
 }
 
+/** The mock's customer disputes the payment: opened (evidence due in 7 days), then closed as asked, each a signed notification. */
+async function mockDispute(deps: Deps, attempt: AttemptRow, dispute: MockDispute) {
+  const { amount, currency } = attempt.providerData as { amount: number; currency: string }
+  const opened: Fact = {
+    kind: 'dispute', attemptId: attempt.id, providerDisputeRef: `dp_mock_${attempt.id}`, status: 'needs_response', reason: 'fraudulent',
+    amount, currency, dueBy: new Date(deps.clock().getTime() + 7 * 86_400_000),
+  }
+  await sendMockNotification(deps, [opened])
+  if (dispute !== 'open') await sendMockNotification(deps, [{ ...opened, status: dispute }])
+}
+
 const running = new Map<string, Promise<unknown>>()
 
 /**
@@ -81,7 +92,7 @@ async function outcome(deps: Deps, scope: Scope, id: string, won: (s: SessionRow
  * With an Idempotency-Key, a session already paid by this very request (its answer was lost: a 5xx
  * after the payment committed) answers as the request would have, instead of `session_terminal`.
  */
-export const paySession = (deps: Deps, ctx: RequestContext, id: string, refundBehavior?: RefundBehavior) => oneAtATime(id, async () => {
+export const paySession = (deps: Deps, ctx: RequestContext, id: string, refundBehavior?: RefundBehavior, dispute?: MockDispute) => oneAtATime(id, async () => {
   const key = ctx.idempotencyKey
   if (key) {
     const s = await getSession(deps.db, ctx, id)
@@ -90,6 +101,7 @@ export const paySession = (deps: Deps, ctx: RequestContext, id: string, refundBe
   }
   await openSession(deps, ctx, id)
   const attempt = await mockPayment(deps, id, 'succeeded', refundBehavior, key)
+  if (dispute) await mockDispute(deps, attempt, dispute)
   return outcome(deps, ctx, id, async (s) => (await getRecordBySession(deps.db, s.id))?.attemptId === attempt.id)
 })
 

@@ -120,6 +120,8 @@ test('trigger makes a test-mode session emit each event type, and refuses a live
     'refund.succeeded': ['payment.succeeded', 'refund.succeeded'],
     'refund.pending': ['payment.succeeded', 'refund.pending'],
     'refund.failed': ['payment.succeeded', 'refund.failed'],
+    'payment.disputed': ['payment.disputed', 'payment.succeeded'],
+    'payment.dispute_closed': ['payment.dispute_closed', 'payment.disputed', 'payment.succeeded'],
   }
   // Every event type about a session; reconciliation.mismatches_found comes only from a live day's reconciliation.
   assert.deepEqual(Object.keys(expected).sort(), [...SESSION_EVENT_TYPES].sort())

@@ -79,7 +79,7 @@ test('stripe-mock accepts every request of the Stripe adapter', { skip: binary ?
   await tryIt(() => provider.queryRefund(cfg, { refundId: 'rf_mock', providerRefundRef: null, amount: 500, createdAt: now(), payment: ref }))
   // Events make the adapter read their object back.
   const nowSec = now().getTime() / 1000
-  for (const [type, object] of [['checkout.session.completed', { id: 'cs_test_mock', client_reference_id: 'att_mock1' }], ['refund.updated', { id: 're_mock' }]] as const) {
+  for (const [type, object] of [['checkout.session.completed', { id: 'cs_test_mock', client_reference_id: 'att_mock1' }], ['refund.updated', { id: 're_mock' }], ['charge.dispute.created', { id: 'dp_mock' }]] as const) {
     const body = Buffer.from(JSON.stringify({ id: 'evt_mock', object: 'event', type, data: { object } }))
     await provider.parseNotification(cfg, { body, headers: { 'stripe-signature': `t=${nowSec},v1=${signPayload('whsec_judge123', nowSec, body)}` } })
   }
@@ -99,6 +99,7 @@ test('stripe-mock accepts every request of the Stripe adapter', { skip: binary ?
     'GET /v1/refunds',
     'GET /v1/checkout/sessions/cs_test_mock',
     'GET /v1/refunds/re_mock',
+    'GET /v1/disputes/dp_mock',
     'POST /v1/webhook_endpoints',
     'GET /v1/balance_transactions',
   ])

@@ -161,3 +161,28 @@ test('0016: each merchant\'s login becomes its first owner with the same passwor
   assert.equal(signed.ok, true)
   assert.deepEqual(await signIn(deps, { email: 'shop@example.com', password: 'wrong password', ip: '127.0.0.1' }), { ok: false, reason: 'invalid' })
 })
+
+test('0013: disputes start empty beside the paid records an upgrade meets; one row per provider dispute of a record, amounts past 2^31 kept', async (t) => {
+  const { pool } = await migratedUpTo(t, '0012_session_locale')
+  const client = await pool.connect()
+  try {
+    await client.query('set session_replication_role = replica')
+    await client.query(`insert into records (id, session_id, merchant_id, mode, provider, provider_ref, amount, currency, status, paid_at)
+      values ('rec_a', 'sess_a', 'mer_a', 'live', 'stripe', 'pi_a', 1500, 'JPY', 'paid', now())`)
+  } finally {
+    client.release()
+  }
+
+  await runMigrations(pool)
+
+  assert.deepEqual((await pool.query('select count(*)::int as n from disputes')).rows, [{ n: 0 }])
+  const insert = (id: string, ref: string, amount: number) => pool.query(`insert into disputes (id, record_id, session_id, merchant_id, mode, provider, provider_ref, amount, currency, status)
+    select $1, id, session_id, merchant_id, mode, provider, $2, $3, currency, 'needs_response' from records where id = 'rec_a'`, [id, ref, amount])
+  await insert('dsp_a', 'dp_1', 1500)
+  await assert.rejects(insert('dsp_b', 'dp_1', 1500), /disputes_record_ref_uq/)
+  await insert('dsp_c', 'dp_2', 3_000_000_000)
+  assert.deepEqual((await pool.query('select id, provider_ref, amount::text from disputes order by id')).rows, [
+    { id: 'dsp_a', provider_ref: 'dp_1', amount: '1500' },
+    { id: 'dsp_c', provider_ref: 'dp_2', amount: '3000000000' },
+  ])
+})

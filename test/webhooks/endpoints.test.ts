@@ -52,7 +52,7 @@ test('field messages: url, live-mode https, events filter, unknown fields', asyn
     [{ url: 42 }, 'url: must be a string'],
     [{ url: 'https://x.example', events: [] }, 'events: must not be empty'],
     [{ url: 'https://x.example', events: ['payment.succeeded', 'payment.succeeded'] }, 'events: must not repeat an item'],
-    [{ url: 'https://x.example', events: ['payment.success'] }, 'events.0: must be one of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed, reconciliation.mismatches_found'],
+    [{ url: 'https://x.example', events: ['payment.success'] }, 'events.0: must be one of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed, reconciliation.mismatches_found, payment.disputed, payment.dispute_closed'],
     [{ url: 'https://x.example', enabled: 'yes' }, 'enabled: must be a boolean'],
     [{ url: 'https://x.example', secret: 'whsec_mine' }, 'unknown field: secret'],
     [{ url: 'http://shop.example.com/hook' }, 'url: must use https in live mode', ta.merchant.liveKey],

@@ -73,7 +73,7 @@ test('list parameters are checked with field messages', async (t) => {
     ['?limit=0', 'limit: must be at least 1'],
     ['?limit=101', 'limit: must be at most 100'],
     ['?limit=ten', 'limit: must be an integer'],
-    ['?type=payment.done', 'type: must be one of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed, reconciliation.mismatches_found'],
+    ['?type=payment.done', 'type: must be one of payment.succeeded, payment.failed, session.canceled, session.expired, refund.pending, refund.succeeded, refund.failed, reconciliation.mismatches_found, payment.disputed, payment.dispute_closed'],
     ['?starting_after=evt_doesnotexist', 'starting_after: no such event'],
     ['?cursor=x', 'unknown field: cursor'],
   ]

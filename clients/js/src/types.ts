@@ -142,6 +142,32 @@ export interface ReconciliationEventData {
   totalsDiffer: string[]
 }
 
+/** A dispute (chargeback) on a payment, as the provider last showed it; Till never answers it: do so at the provider before `dueBy`. */
+export interface DisputeEventData {
+  /** Till's id for the dispute (dsp_…), the same on both events. */
+  disputeId: string
+  recordId: string
+  sessionId: string
+  provider: string
+  /** The provider's id for the dispute (Stripe: dp_…): find it there to answer. */
+  providerDisputeRef: string
+  /** Disputed, minor units (may be less than the payment). */
+  amount: number
+  currency: Currency
+  /** The payment's amount, minor units. */
+  paymentAmount: number
+  /** The provider's reason code (Stripe: fraudulent, product_not_received, duplicate, …). */
+  reason: string | null
+  /** The provider's status: needs_response, under_review, … while open; won, lost, warning_closed, prevented once closed. */
+  status: string
+  /** Null while open. */
+  outcome: 'won' | 'lost' | 'warning_closed' | 'prevented' | null
+  /** When the evidence is due at the provider (ISO 8601). */
+  dueBy: string | null
+  closedAt: string | null
+  metadata: Record<string, string>
+}
+
 /** The `data` of each event type. */
 export interface EventDataByType {
   'payment.succeeded': PaymentSucceededData
@@ -152,6 +178,8 @@ export interface EventDataByType {
   'refund.succeeded': RefundEventData<'succeeded'>
   'refund.failed': RefundEventData<'failed'>
   'reconciliation.mismatches_found': ReconciliationEventData
+  'payment.disputed': DisputeEventData
+  'payment.dispute_closed': DisputeEventData
 }
 
 /** The data of any session or payment event (narrow on the event's `type` for the exact one). */

@@ -139,7 +139,8 @@ ENUM_NAMES: Dict[Tuple[str, ...], str] = {
     ("paid", "partially_refunded", "refunded", "refunding"): "RecordStatus",
     ("succeeded", "pending", "failed"): "RefundStatus",
     ("payment.succeeded", "payment.failed", "session.canceled", "session.expired",
-     "refund.pending", "refund.succeeded", "refund.failed", "reconciliation.mismatches_found"): "EventType",
+     "refund.pending", "refund.succeeded", "refund.failed", "reconciliation.mismatches_found",
+     "payment.disputed", "payment.dispute_closed"): "EventType",
     ("succeed", "pending", "fail"): "RefundBehavior",
     ("pending", "delivered", "failed", "canceled"): "DeliveryStatus",
 }
@@ -178,6 +179,18 @@ EVENT_DATA: Dict[str, Tuple[Schema, str]] = {
             "totalsDiffer": {"type": "array", "items": _STR},
         },
     }, "`data` of reconciliation.mismatches_found: a provider's day reconciled with mismatches (`date` is the provider's day)."),
+    "DisputeEventData": ({
+        "type": "object",
+        "required": ["disputeId", "recordId", "sessionId", "provider", "providerDisputeRef", "amount", "currency", "paymentAmount",
+                     "reason", "status", "outcome", "dueBy", "closedAt", "metadata"],
+        "properties": {
+            "disputeId": _STR, "recordId": _STR, "sessionId": _STR, "provider": _STR, "providerDisputeRef": _STR,
+            "amount": {"type": "integer"}, "currency": {"$enum": "Currency"}, "paymentAmount": {"type": "integer"},
+            "reason": {"anyOf": [_STR, {"type": "null"}]}, "status": _STR, "outcome": {"anyOf": [_STR, {"type": "null"}]},
+            "dueBy": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]},
+            "closedAt": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}, "metadata": _META,
+        },
+    }, "`data` of payment.disputed and payment.dispute_closed: a chargeback as the provider last showed it; answer it there before `due_by`."),
 }
 
 
@@ -452,8 +465,8 @@ class Generator:
         lines.append("")
         for model in self.models.values():
             lines += self.render_model(model)
-        lines.append('EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData"]')
-        lines.append('"""An event\'s `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, SessionEventData for the others."""')
+        lines.append('EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData", "DisputeEventData"]')
+        lines.append('"""An event\'s `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, DisputeEventData for payment.dispute*, SessionEventData for the others."""')
         lines.append("")
         lines.append("")
         lines.append("def event_data(event_type: str, data: Dict[str, Any]) -> EventData:")
@@ -461,6 +474,8 @@ class Generator:
         lines.append('        return RefundEventData(data)')
         lines.append('    if event_type.startswith("reconciliation."):')
         lines.append('        return ReconciliationEventData(data)')
+        lines.append('    if event_type.startswith("payment.dispute"):')
+        lines.append('        return DisputeEventData(data)')
         lines.append('    return SessionEventData(data)')
         lines.append("")
         lines.append("")

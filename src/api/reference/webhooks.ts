@@ -5,8 +5,8 @@
  */
 import { Type, type TSchema } from 'typebox'
 import { PROVIDERS } from '../../providers/index.js'
-import { EVENT_TYPES, reconciliationEventData, refundEventData, sessionEventData, type EventType } from '../../domain/events.js'
-import { Mode, PaymentSucceededData, ReconciliationEventData, RefundEventData, SessionEventData, Timestamp } from '../../domain/resources.js'
+import { disputeEventData, EVENT_TYPES, reconciliationEventData, refundEventData, sessionEventData, type EventType } from '../../domain/events.js'
+import { DisputeEventData, Mode, PaymentSucceededData, ReconciliationEventData, RefundEventData, SessionEventData, Timestamp } from '../../domain/resources.js'
 import { EXAMPLE_IDS } from './samples.js'
 import {
   DELIVERY_TIMEOUT_MS, EVENT_ID_HEADER, EVENT_TYPE_HEADER, RETRY_DELAYS_MS, SIGNATURE_HEADER, USER_AGENT,
@@ -55,6 +55,18 @@ const WHAT: Record<EventType, { summary: string; description: string; data: TSch
       + 'It names the report, not a session: see the reconciliation guide.',
     data: ReconciliationEventData,
   },
+  'payment.disputed': {
+    summary: 'A payment was disputed',
+    description: 'The customer\'s bank disputed the payment (a chargeback) and the provider holds the disputed amount. Sent once per dispute. '
+      + 'Till records it and never answers it: submit evidence before `dueBy` in the provider\'s dashboard (Stripe: Payments → Disputes), under `providerDisputeRef`. '
+      + 'The record\'s status does not change; a disputed payment cannot be refunded at the provider.',
+    data: DisputeEventData,
+  },
+  'payment.dispute_closed': {
+    summary: 'A dispute was closed',
+    description: 'The dispute has its outcome (`won`: the money comes back; `lost`: it stays with the customer; `warning_closed`, `prevented`: no chargeback). Sent once per dispute.',
+    data: DisputeEventData,
+  },
 }
 
 // Sample facts for the examples, passed through the functions real events are built with.
@@ -62,6 +74,10 @@ const SESSION = { id: EXAMPLE_IDS.sess, status: 'paid', amount: 9900, currency: 
 const RECORD = {
   id: EXAMPLE_IDS.rec, provider: PROVIDERS[0].id, providerRef: '4200001234202611260123456789',
   paidAt: new Date('2026-11-26T09:30:12.345Z'), amount: 9900, refundedAmount: 0, status: 'paid',
+}
+const DISPUTE = {
+  id: 'dsp_3kL9mN2pQ5rS8tV1wX4yZ6aB', providerRef: 'dp_1QdZ8x2eZvKYlo2C0Xb5nT1a', amount: 9900, currency: 'CNY', reason: 'fraudulent',
+  status: 'needs_response', dueBy: new Date('2026-12-06T23:59:59.000Z'), closedAt: null, outcome: null,
 }
 const REFUND = { id: EXAMPLE_IDS.ref, amount: 2500, status: 'succeeded', reason: 'damaged in transit' }
 
@@ -78,6 +94,8 @@ function exampleData(type: EventType) {
       id: 'stm_2hQ8kT3vW9xYzA1bC4dE', provider: PROVIDERS[0].id, providerConfigId: 'pc_7fG2hJ5kL8mN1pQ4rS6t', day: '2026-11-25',
       counts: { matched: 41, missing_at_provider: 1, amount_differs: 1 }, openMismatches: 2, newMismatches: 2, totalsDiffer: [],
     })
+    case 'payment.disputed': return disputeEventData(DISPUTE, RECORD, SESSION)
+    case 'payment.dispute_closed': return disputeEventData({ ...DISPUTE, status: 'won', outcome: 'won', closedAt: new Date('2027-01-14T08:00:00.000Z') }, RECORD, SESSION)
   }
 }
 

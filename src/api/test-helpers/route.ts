@@ -12,7 +12,7 @@ export const testHelperRoutes = (deps: Deps): FastifyPluginAsync => async (app) 
     if (req.ctx.mode !== 'test') throw new TestModeOnly()
   })
   app.post<Id & { Body: PayBodyT | undefined }>('/test_helpers/sessions/:id/pay', { schema: PaySession }, (req) =>
-    helpers.paySession(deps, req.ctx, req.params.id, req.body?.refundBehavior))
+    helpers.paySession(deps, req.ctx, req.params.id, req.body?.refundBehavior, req.body?.dispute))
   app.post<Id>('/test_helpers/sessions/:id/fail', { schema: SessionAction('Test mode: fail a session\'s payment', 'failed') }, (req) =>
     helpers.failSession(deps, req.ctx, req.params.id))
   app.post<Id>('/test_helpers/sessions/:id/cancel', { schema: SessionAction('Test mode: cancel a session as the customer would', 'canceled') }, (req) =>

@@ -1,8 +1,11 @@
 import { Type, type Static } from 'typebox'
-import { REFUND_BEHAVIORS } from '../../providers/mock/index.js'
+import { MOCK_DISPUTES, REFUND_BEHAVIORS } from '../../providers/mock/index.js'
 import { IdParam, RecordWithRefund, Session, answer, errors } from '../../domain/resources.js'
 
-export const PayBody = Type.Object({ refundBehavior: Type.Optional(Type.Enum(REFUND_BEHAVIORS)) }, { additionalProperties: false })
+export const PayBody = Type.Object({
+  refundBehavior: Type.Optional(Type.Enum(REFUND_BEHAVIORS)),
+  dispute: Type.Optional(Type.Enum(MOCK_DISPUTES, { description: 'after paying, the customer\'s bank disputes the payment: `open` sends payment.disputed; `won` or `lost` closes it too (payment.dispute_closed)' })),
+}, { additionalProperties: false })
 export type PayBodyT = Static<typeof PayBody>
 
 const tags = ['test helpers']

@@ -405,6 +405,19 @@ export const en = {
   'timeline.email.retrying': 'retrying ({attempts} attempts; next {next})',
   'timeline.email.pending': 'queued',
   'timeline.email.failed': 'failed after {attempts} attempts',
+
+  'payments.disputes': 'Disputes',
+  'payments.disputeReason': 'Reason',
+  'payments.disputeDueBy': 'Evidence due by',
+  'payments.disputeAnswer': 'Till does not answer disputes for you: respond in {provider}’s dashboard before the due date.',
+  'dispute.warning_needs_response': 'Inquiry: needs response',
+  'dispute.warning_under_review': 'Inquiry: under review',
+  'dispute.warning_closed': 'Inquiry closed',
+  'dispute.needs_response': 'Needs response',
+  'dispute.under_review': 'Under review',
+  'dispute.won': 'Won',
+  'dispute.lost': 'Lost',
+  'dispute.prevented': 'Prevented',
 }
 
 export type ConsoleKey = keyof typeof en

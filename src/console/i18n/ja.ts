@@ -407,4 +407,17 @@ export const ja: ConsoleCatalogue = {
   'timeline.email.retrying': '再送中（{attempts} 回試行、次回 {next}）',
   'timeline.email.pending': '送信待ち',
   'timeline.email.failed': '{attempts} 回試行して失敗',
+
+  'payments.disputes': '不審請求の申請',
+  'payments.disputeReason': '理由',
+  'payments.disputeDueBy': '証拠の提出期限',
+  'payments.disputeAnswer': 'Till は不審請求の申請に代理で対応しません。期限までに {provider} のダッシュボードで対応してください。',
+  'dispute.warning_needs_response': '問い合わせ：要対応',
+  'dispute.warning_under_review': '問い合わせ：審査中',
+  'dispute.warning_closed': '問い合わせ終了',
+  'dispute.needs_response': '要対応',
+  'dispute.under_review': '審査中',
+  'dispute.won': '勝訴',
+  'dispute.lost': '敗訴',
+  'dispute.prevented': '防止済み',
 }

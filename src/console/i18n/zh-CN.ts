@@ -407,4 +407,17 @@ export const zhCN: ConsoleCatalogue = {
   'timeline.email.retrying': '重试中（已尝试 {attempts} 次，下次 {next}）',
   'timeline.email.pending': '待发送',
   'timeline.email.failed': '尝试 {attempts} 次后失败',
+
+  'payments.disputes': '争议',
+  'payments.disputeReason': '原因',
+  'payments.disputeDueBy': '举证截止',
+  'payments.disputeAnswer': 'Till 不会代您处理争议：请在截止时间前到 {provider} 的后台回应。',
+  'dispute.warning_needs_response': '问询：待回应',
+  'dispute.warning_under_review': '问询：审核中',
+  'dispute.warning_closed': '问询已关闭',
+  'dispute.needs_response': '待回应',
+  'dispute.under_review': '审核中',
+  'dispute.won': '胜诉',
+  'dispute.lost': '败诉',
+  'dispute.prevented': '已防止',
 }

@@ -407,4 +407,17 @@ export const zhHK: ConsoleCatalogue = {
   'timeline.email.retrying': '重試中（已嘗試 {attempts} 次，下次 {next}）',
   'timeline.email.pending': '等候發送',
   'timeline.email.failed': '嘗試 {attempts} 次後失敗',
+
+  'payments.disputes': '爭議',
+  'payments.disputeReason': '原因',
+  'payments.disputeDueBy': '提交證明限期',
+  'payments.disputeAnswer': 'Till 不會代你處理爭議：請在限期前到 {provider} 的管理後台回應。',
+  'dispute.warning_needs_response': '查詢：待回應',
+  'dispute.warning_under_review': '查詢：審核中',
+  'dispute.warning_closed': '查詢已結束',
+  'dispute.needs_response': '待回應',
+  'dispute.under_review': '審核中',
+  'dispute.won': '勝訴',
+  'dispute.lost': '敗訴',
+  'dispute.prevented': '已防止',
 }

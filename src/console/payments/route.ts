@@ -10,6 +10,7 @@ import { sessionTimeline } from '../../services/activity.js'
 import { secondPayments } from '../../services/discrepancies.js'
 import { sessionEmails } from '../../services/emails.js'
 import type { Deps } from '../../services/deps.js'
+import { recordDisputes } from '../../services/disputes.js'
 import { getRecord, listSessions, readSession } from '../../services/lists.js'
 import { listProviderConfigs } from '../../services/provider-configs.js'
 import { sendHtml } from '../../web/html.js'
@@ -26,6 +27,7 @@ export async function paymentPage(deps: Deps, req: FastifyRequest<IdParams>, rep
   const scope = scopeOf(c, req)
   const session = await readSession(deps, scope, req.params.id)
   const record = session.record ? await getRecord(deps, scope, session.record.id) : null
+  const disputes = record ? await recordDisputes(deps, scope, record.id) : []
   const events = await sessionTimeline(deps, scope, session.id)
   const paidTwice = await secondPayments(deps, scope, session.id)
   const emails = await sessionEmails(deps, session.id)
@@ -33,6 +35,7 @@ export async function paymentPage(deps: Deps, req: FastifyRequest<IdParams>, rep
     c,
     session,
     record,
+    disputes,
     events,
     paidTwice,
     emails,

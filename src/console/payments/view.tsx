@@ -8,6 +8,7 @@ import { money, when } from '../format.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
 import type { SessionEmail } from '../../services/emails.js'
 import { EmailTimeline } from './emails-view.js'
+import { Disputes, type DisputeItem } from './disputes-view.js'
 import type { ListQuery } from './filters.js'
 
 interface SessionItem {
@@ -157,8 +158,8 @@ function PaidTwice({ c, payments }: { c: ConsoleContext; payments: SecondPayment
   )
 }
 
-export function PaymentPage({ c, session, record, events, emails, paidTwice, idempotencyKey, error, refundId, amount, reason }: {
-  c: ConsoleContext; session: SessionItem; record: RecordItem | null; events: EventItem[]; emails: SessionEmail[]; paidTwice: SecondPayment[]
+export function PaymentPage({ c, session, record, disputes, events, emails, paidTwice, idempotencyKey, error, refundId, amount, reason }: {
+  c: ConsoleContext; session: SessionItem; record: RecordItem | null; disputes: DisputeItem[]; events: EventItem[]; emails: SessionEmail[]; paidTwice: SecondPayment[]
   idempotencyKey: string; error: string | null; refundId: string | null; amount: string; reason: string
 }) {
   const { t, locale } = c
@@ -212,6 +213,7 @@ export function PaymentPage({ c, session, record, events, emails, paidTwice, ide
                   </tbody>
                 </table>
               )}
+              <Disputes c={c} provider={record.provider} disputes={disputes} />
             </>
           )}
         </section>

@@ -9,6 +9,9 @@ import type { Fact, PaymentProvider, ProviderConfig, RefundState } from '../type
 
 export const REFUND_BEHAVIORS = ['succeed', 'pending', 'fail'] as const
 export type RefundBehavior = (typeof REFUND_BEHAVIORS)[number]
+/** What a test payment's dispute does (the pay helper's `dispute`): stays open, or closes won or lost. */
+export const MOCK_DISPUTES = ['open', 'won', 'lost'] as const
+export type MockDispute = (typeof MOCK_DISPUTES)[number]
 export const MOCK_SIGNATURE_HEADER = 'x-mock-signature'
 /** A `pending` mock refund settles by itself this long after it was made. */
 export const MOCK_PENDING_REFUND_MS = 30_000
@@ -51,7 +54,8 @@ export function createMockProvider(now: () => Date): PaymentProvider {
       const ok = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
       if (!ok) return { ack: { status: 401, body: { error: 'invalid signature' } }, facts: [] }
       const notice = JSON.parse(raw.body.toString('utf8')) as MockNotice
-      const facts = notice.facts.map((f) => (f.kind === 'payment' && f.paidAt ? { ...f, paidAt: new Date(f.paidAt) } : f))
+      const facts = notice.facts.map((f) => (f.kind === 'payment' && f.paidAt ? { ...f, paidAt: new Date(f.paidAt) }
+        : f.kind === 'dispute' && f.dueBy ? { ...f, dueBy: new Date(f.dueBy) } : f))
       return { ack: { status: 200, body: { received: true } }, facts }
     },
 

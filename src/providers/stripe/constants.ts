@@ -17,6 +17,7 @@ export const PATHS = {
   refunds: '/v1/refunds',
   balanceTransactions: '/v1/balance_transactions',
   webhookEndpoints: '/v1/webhook_endpoints',
+  disputes: '/v1/disputes',
 } as const
 
 /** Stripe takes a Checkout Session's expires_at 30 minutes to 24 hours ahead (API reference, Checkout Sessions). */

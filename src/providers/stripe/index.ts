@@ -14,6 +14,7 @@ import { InvalidField } from '../../domain/errors.js'
 import { EVENT, META, PATHS, SIGNATURE_HEADER, WEBHOOK_EVENTS } from './constants.js'
 import { credentialsOf, StripeClient } from './http.js'
 import { secretsOf, verifyWebhook } from './sign.js'
+import { disputeEvent } from './disputes.js'
 import { stripeStatements } from './statements.js'
 import {
   checkoutRequest, idOf, paymentFact, paymentState, refundFact, refundRequest, refundState,
@@ -133,10 +134,8 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
         case EVENT.chargeRefunded:
           return ignore('charge.refunded: each refund arrives as refund.created/updated')
         case EVENT.disputeCreated:
-        case EVENT.disputeClosed: {
-          const d = obj as Dispute
-          return ignore(`${event.type} ${d.id ?? '?'} on ${idOf(d.charge) ?? '?'} (${d.amount ?? '?'} ${d.currency ?? ''}, ${d.status ?? '?'}): answer it in the Stripe Dashboard`)
-        }
+        case EVENT.disputeClosed:
+          return disputeEvent(client, cfg, event.type, obj as Dispute)
         default:
           return ignore(`event ${event.type ?? '(none)'}`)
       }

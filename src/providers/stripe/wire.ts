@@ -71,6 +71,9 @@ export interface Dispute {
   reason?: string
   charge?: Ref<Charge>
   payment_intent?: Ref<PaymentIntent>
+  /** `due_by`: unix seconds, when the evidence must be in (null once submitted or closed). */
+  evidence_details?: { due_by?: number | null } | null
+  created?: number
 }
 
 export interface StripeEvent {

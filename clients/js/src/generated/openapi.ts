@@ -2058,6 +2058,11 @@ export interface paths {
                     "application/json": {
                         /** @enum {string} */
                         refundBehavior?: "succeed" | "pending" | "fail";
+                        /**
+                         * @description after paying, the customer's bank disputes the payment: `open` sends payment.disputed; `won` or `lost` closes it too (payment.dispute_closed)
+                         * @enum {string}
+                         */
+                        dispute?: "open" | "won" | "lost";
                     };
                 };
             };
@@ -4273,7 +4278,7 @@ export interface paths {
                     "application/json": {
                         /** @description absolute http(s) URL; https in live mode */
                         url: string;
-                        events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found")[] | null;
+                        events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found" | "payment.disputed" | "payment.dispute_closed")[] | null;
                         /** @description default true; a disabled endpoint receives nothing until enabled again */
                         enabled?: boolean;
                     };
@@ -5033,7 +5038,7 @@ export interface paths {
                     "application/json": {
                         /** @description absolute http(s) URL; https in live mode */
                         url?: string;
-                        events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found")[] | null;
+                        events?: ("payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found" | "payment.disputed" | "payment.dispute_closed")[] | null;
                         /** @description false pauses the endpoint: events meanwhile are not queued for it, deliveries already scheduled wait. true enables it again, also after Till disabled it for failing (its failing run then starts afresh): the deliveries still scheduled resume at once; deliveries that failed for good meanwhile, and events from while it was disabled, are not sent again by themselves: redeliver them with POST /api/v1/events/{id}/redeliver. */
                         enabled?: boolean;
                     };
@@ -5966,7 +5971,7 @@ export interface paths {
                     limit?: number;
                     /** @description the id of the last object of the previous page */
                     starting_after?: string;
-                    type?: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found";
+                    type?: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found" | "payment.disputed" | "payment.dispute_closed";
                 };
                 header?: never;
                 path?: never;
@@ -5984,7 +5989,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 /** @enum {string} */
-                                type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found";
+                                type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found" | "payment.disputed" | "payment.dispute_closed";
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -6187,7 +6192,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             /** @enum {string} */
-                            type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found";
+                            type: "payment.succeeded" | "payment.failed" | "session.canceled" | "session.expired" | "refund.pending" | "refund.succeeded" | "refund.failed" | "reconciliation.mismatches_found" | "payment.disputed" | "payment.dispute_closed";
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -6857,6 +6862,50 @@ export interface webhooks {
          *     POSTed as JSON to every enabled endpoint whose `events` take `reconciliation.mismatches_found`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
          */
         post: operations["webhook.reconciliation.mismatches_found"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment was disputed
+         * @description The customer's bank disputed the payment (a chargeback) and the provider holds the disputed amount. Sent once per dispute. Till records it and never answers it: submit evidence before `dueBy` in the provider's dashboard (Stripe: Payments → Disputes), under `providerDisputeRef`. The record's status does not change; a disputed payment cannot be refunded at the provider.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `payment.disputed`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.payment.disputed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.dispute_closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A dispute was closed
+         * @description The dispute has its outcome (`won`: the money comes back; `lost`: it stays with the customer; `warning_closed`, `prevented`: no chargeback). Sent once per dispute.
+         *
+         *     POSTed as JSON to every enabled endpoint whose `events` take `payment.dispute_closed`, signed as the `X-Service-Signature` header says. See the integration guide's [Webhooks](/docs/guides/integrate#webhooks) for verifying, retries and redelivery.
+         */
+        post: operations["webhook.payment.dispute_closed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7656,6 +7705,218 @@ export interface operations {
                         newMismatches: number;
                         /** @description currencies whose statement summary disagrees with the sum of its lines */
                         totalsDiffer: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.payment.disputed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "payment.disputed",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "disputeId": "dsp_3kL9mN2pQ5rS8tV1wX4yZ6aB",
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "provider": "wechat",
+                 *         "providerDisputeRef": "dp_1QdZ8x2eZvKYlo2C0Xb5nT1a",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "paymentAmount": 9900,
+                 *         "reason": "fraudulent",
+                 *         "status": "needs_response",
+                 *         "outcome": null,
+                 *         "dueBy": "2026-12-06T23:59:59.000Z",
+                 *         "closedAt": null,
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "payment.disputed";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        /** @description Till's id for the dispute, the same on both events */
+                        disputeId: string;
+                        recordId: string;
+                        sessionId: string;
+                        provider: string;
+                        /** @description the provider's id for the dispute (Stripe: `dp_…`): find it there to answer */
+                        providerDisputeRef: string;
+                        /** @description disputed, minor units (may be less than the payment) */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description the payment's amount, minor units */
+                        paymentAmount: number;
+                        reason: string | null;
+                        /** @description the provider's status: needs_response, under_review, warning_needs_response, warning_under_review while open; won, lost, warning_closed, prevented once closed */
+                        status: string;
+                        outcome: ("won" | "lost" | "warning_closed" | "prevented") | null;
+                        dueBy: string | null;
+                        closedAt: string | null;
+                        /** @description the session's, as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: answer 2xx within 10 s. Anything else (another status, a timeout, a refused connection, a redirect) is retried after 1 m, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each ±10 %; a Retry-After up to 24 h is honoured. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.payment.dispute_closed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the endpoint's whole `whsec_…` secret. Within 24 h of a rotation it carries several, comma-separated (the current secret's first): accept the body if any one matches. Verify the bytes as received, before parsing (the client libraries' `constructEvent` does).
+                 * @example 5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description the event's `id`: dedupe on it, delivery is at least once
+                 * @example evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description the event's `type`
+                 * @example payment.succeeded
+                 */
+                "X-Service-Event-Type": string;
+                /**
+                 * @description always this value
+                 * @example Till-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp",
+                 *       "type": "payment.dispute_closed",
+                 *       "createdAt": "2026-11-26T09:30:13.001Z",
+                 *       "mode": "live",
+                 *       "data": {
+                 *         "disputeId": "dsp_3kL9mN2pQ5rS8tV1wX4yZ6aB",
+                 *         "recordId": "rec_7Gd2KpX9mQ4sVw1yZ3bN6cHf",
+                 *         "sessionId": "sess_3kTqW8zN1vRb5yLm2HxJ0aPd",
+                 *         "provider": "wechat",
+                 *         "providerDisputeRef": "dp_1QdZ8x2eZvKYlo2C0Xb5nT1a",
+                 *         "amount": 9900,
+                 *         "currency": "CNY",
+                 *         "paymentAmount": 9900,
+                 *         "reason": "fraudulent",
+                 *         "status": "won",
+                 *         "outcome": "won",
+                 *         "dueBy": "2026-12-06T23:59:59.000Z",
+                 *         "closedAt": "2027-01-14T08:00:00.000Z",
+                 *         "metadata": {
+                 *           "order_id": "A-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the same on every attempt and redelivery */
+                    id: string;
+                    /** @constant */
+                    type: "payment.dispute_closed";
+                    /**
+                     * Format: date-time
+                     * @description when this attempt was signed (fresh on each retry); the event's own time is in GET /api/v1/events/{id}
+                     */
+                    createdAt: string;
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    data: {
+                        /** @description Till's id for the dispute, the same on both events */
+                        disputeId: string;
+                        recordId: string;
+                        sessionId: string;
+                        provider: string;
+                        /** @description the provider's id for the dispute (Stripe: `dp_…`): find it there to answer */
+                        providerDisputeRef: string;
+                        /** @description disputed, minor units (may be less than the payment) */
+                        amount: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description the payment's amount, minor units */
+                        paymentAmount: number;
+                        reason: string | null;
+                        /** @description the provider's status: needs_response, under_review, warning_needs_response, warning_under_review while open; won, lost, warning_closed, prevented once closed */
+                        status: string;
+                        outcome: ("won" | "lost" | "warning_closed" | "prevented") | null;
+                        dueBy: string | null;
+                        closedAt: string | null;
+                        /** @description the session's, as given at creation */
+                        metadata: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };

@@ -21,6 +21,7 @@ __all__ = [
     "Delivery",
     "DeliveryAttempt",
     "DeliveryStatus",
+    "DisputeEventData",
     "EndpointHealth",
     "ErrorCode",
     "Event",
@@ -55,7 +56,7 @@ __all__ = [
 Currency = Literal["CNY", "USD", "EUR", "HKD", "JPY"]
 DeliveryStatus = Literal["pending", "delivered", "failed", "canceled"]
 ErrorCode = Literal["invalid_field", "unknown_field", "invalid_json", "body_too_deep", "amount_exceeds_refundable", "already_refunded", "partial_refund_unsupported", "session_terminal", "refund_not_pending", "provider_unavailable", "idempotency_mismatch", "already_exists", "limit_reached", "webhook_endpoint_unavailable", "invalid_request", "missing_api_key", "invalid_api_key", "test_mode_only", "not_found", "method_not_allowed", "idempotency_in_flight", "email_in_use", "conflict", "body_too_large", "headers_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
-EventType = Literal["payment.succeeded", "payment.failed", "session.canceled", "session.expired", "refund.pending", "refund.succeeded", "refund.failed", "reconciliation.mismatches_found"]
+EventType = Literal["payment.succeeded", "payment.failed", "session.canceled", "session.expired", "refund.pending", "refund.succeeded", "refund.failed", "reconciliation.mismatches_found", "payment.disputed", "payment.dispute_closed"]
 Mode = Literal["test", "live"]
 RecordStatus = Literal["paid", "partially_refunded", "refunded", "refunding"]
 RefundBehavior = Literal["succeed", "pending", "fail"]
@@ -187,6 +188,68 @@ class ReconciliationEventData(TillObject):
     @property
     def totals_differ(self) -> List[str]:
         return cast("List[str]", copied(self._data["totalsDiffer"]))
+
+
+class DisputeEventData(TillObject):
+    """`data` of payment.disputed and payment.dispute_closed: a chargeback as the provider last showed it; answer it there before `due_by`."""
+
+    __slots__ = ()
+
+    @property
+    def dispute_id(self) -> str:
+        return cast("str", self._data["disputeId"])
+
+    @property
+    def record_id(self) -> str:
+        return cast("str", self._data["recordId"])
+
+    @property
+    def session_id(self) -> str:
+        return cast("str", self._data["sessionId"])
+
+    @property
+    def provider(self) -> str:
+        return cast("str", self._data["provider"])
+
+    @property
+    def provider_dispute_ref(self) -> str:
+        return cast("str", self._data["providerDisputeRef"])
+
+    @property
+    def amount(self) -> int:
+        return cast("int", self._data["amount"])
+
+    @property
+    def currency(self) -> Currency:
+        return cast("Currency", self._data["currency"])
+
+    @property
+    def payment_amount(self) -> int:
+        return cast("int", self._data["paymentAmount"])
+
+    @property
+    def reason(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["reason"])
+
+    @property
+    def status(self) -> str:
+        return cast("str", self._data["status"])
+
+    @property
+    def outcome(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["outcome"])
+
+    @property
+    def due_by(self) -> Optional[datetime]:
+        return parse_optional_datetime(self._data["dueBy"])
+
+    @property
+    def closed_at(self) -> Optional[datetime]:
+        return parse_optional_datetime(self._data["closedAt"])
+
+    @property
+    def metadata(self) -> Dict[str, str]:
+        return cast("Dict[str, str]", copied(self._data["metadata"]))
 
 
 class CreatedSession(TillObject):
@@ -910,8 +973,8 @@ class ScheduledDelivery(TillObject):
         return parse_datetime(self._data["nextAttemptAt"])
 
 
-EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData"]
-"""An event's `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, SessionEventData for the others."""
+EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData", "DisputeEventData"]
+"""An event's `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, DisputeEventData for payment.dispute*, SessionEventData for the others."""
 
 
 def event_data(event_type: str, data: Dict[str, Any]) -> EventData:
@@ -919,6 +982,8 @@ def event_data(event_type: str, data: Dict[str, Any]) -> EventData:
         return RefundEventData(data)
     if event_type.startswith("reconciliation."):
         return ReconciliationEventData(data)
+    if event_type.startswith("payment.dispute"):
+        return DisputeEventData(data)
     return SessionEventData(data)
 
 
@@ -978,6 +1043,7 @@ class TestHelpersSessionsResource:
         session_id: str,
         *,
         refund_behavior: Optional[RefundBehavior] = None,
+        dispute: Optional[Literal["open", "won", "lost"]] = None,
         idempotency_key: Optional[str] = None,
         timeout_ms: Optional[int] = None,
         max_retries: Optional[int] = None,
@@ -987,7 +1053,7 @@ class TestHelpersSessionsResource:
             self._sender.request(
                 "POST",
                 path_with("/api/v1/test_helpers/sessions/{id}/pay", session_id),
-                body=body_of({"refundBehavior": refund_behavior}, None),
+                body=body_of({"refundBehavior": refund_behavior, "dispute": dispute}, None),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
@@ -1615,6 +1681,7 @@ class AsyncTestHelpersSessionsResource:
         session_id: str,
         *,
         refund_behavior: Optional[RefundBehavior] = None,
+        dispute: Optional[Literal["open", "won", "lost"]] = None,
         idempotency_key: Optional[str] = None,
         timeout_ms: Optional[int] = None,
         max_retries: Optional[int] = None,
@@ -1624,7 +1691,7 @@ class AsyncTestHelpersSessionsResource:
             await self._sender.request(
                 "POST",
                 path_with("/api/v1/test_helpers/sessions/{id}/pay", session_id),
-                body=body_of({"refundBehavior": refund_behavior}, None),
+                body=body_of({"refundBehavior": refund_behavior, "dispute": dispute}, None),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,

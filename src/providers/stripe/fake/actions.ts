@@ -1,11 +1,11 @@
 /**
  * What a buyer, the merchant's Dashboard or Stripe itself does: pay a Checkout Session with a test
- * card (3-D Secure challenge included), let it expire, settle a refund, open and close a dispute.
+ * card (3-D Secure challenge included) or a delayed method, let it expire, settle a refund, open and close a dispute.
  * Each sends the events Stripe would (awaited, so a test sees their effect when the call returns).
  */
 import { EVENT, TEST_CARDS } from '../constants.js'
 import type { Notifier } from './notify.js'
-import { feeOf, stripeId, type Charge, type FakeStore, type Refund, type Session } from './store.js'
+import { feeOf, stripeId, type Charge, type Dispute, type FakeStore, type PaymentIntent, type Refund, type Session } from './store.js'
 import { chargeView, disputeView, refundView, sessionView } from './views.js'
 
 export type PayResult = { ok: true; redirect: string } | { ok: false; reason: string } | { challenge: true }
@@ -47,17 +47,48 @@ export async function finishChallenge(store: FakeStore, notifier: Notifier, base
   return succeed(store, notifier, baseUrl, s)
 }
 
-async function succeed(store: FakeStore, notifier: Notifier, baseUrl: string, s: Session): Promise<PayResult> {
+/** The charge of a paid PaymentIntent, with its balance transaction. */
+function charge(store: FakeStore, s: Session, piId: string): Charge {
   const now = store.nowSec()
+  const c: Charge = { id: stripeId('ch'), secretKey: s.secretKey, paymentIntentId: piId, amount: s.amount, currency: s.currency, amountRefunded: 0, metadata: s.piMetadata, disputed: false, created: now }
+  store.charges.set(c.id, c)
+  store.balance.push({ id: stripeId('txn'), secretKey: s.secretKey, type: 'charge', amount: s.amount, fee: feeOf(s.amount), currency: s.currency, sourceId: c.id, created: now })
+  return c
+}
+
+async function succeed(store: FakeStore, notifier: Notifier, baseUrl: string, s: Session): Promise<PayResult> {
   const piId = stripeId('pi')
-  const charge: Charge = { id: stripeId('ch'), secretKey: s.secretKey, paymentIntentId: piId, amount: s.amount, currency: s.currency, amountRefunded: 0, metadata: s.piMetadata, disputed: false, created: now }
-  store.intents.set(piId, { id: piId, secretKey: s.secretKey, sessionId: s.id, amount: s.amount, currency: s.currency, status: 'succeeded', metadata: s.piMetadata, chargeId: charge.id, created: now })
-  store.charges.set(charge.id, charge)
-  store.balance.push({ id: stripeId('txn'), secretKey: s.secretKey, type: 'charge', amount: s.amount, fee: feeOf(s.amount), currency: s.currency, sourceId: charge.id, created: now })
+  const c = charge(store, s, piId)
+  store.intents.set(piId, { id: piId, secretKey: s.secretKey, sessionId: s.id, amount: s.amount, currency: s.currency, status: 'succeeded', metadata: s.piMetadata, chargeId: c.id, created: store.nowSec() })
   Object.assign(s, { status: 'complete', paymentStatus: 'paid', paymentIntentId: piId })
   const send = notifier.emit(s.secretKey, EVENT.checkoutCompleted, sessionView(store, s, baseUrl))
   if (store.knobs.webhookBeforeRedirect) await send
   else send.catch(() => {})
+  return { ok: true, redirect: successRedirect(s) }
+}
+
+/**
+ * A delayed method (a bank transfer, as Stripe's docs describe them): Checkout completes unpaid now
+ * (checkout.session.completed with payment_status `unpaid`, the PaymentIntent `processing`), and the
+ * money arrives or not after `delayMs` (checkout.session.async_payment_succeeded or _failed).
+ */
+export async function payLater(store: FakeStore, notifier: Notifier, baseUrl: string, s: Session, outcome: 'succeeded' | 'failed', delayMs: number): Promise<PayResult> {
+  if (s.status !== 'open') return { ok: false, reason: `This Checkout Session is ${s.status}.` }
+  const piId = stripeId('pi')
+  const pi: PaymentIntent = { id: piId, secretKey: s.secretKey, sessionId: s.id, amount: s.amount, currency: s.currency, status: 'processing', metadata: s.piMetadata, chargeId: null, created: store.nowSec() }
+  store.intents.set(piId, pi)
+  Object.assign(s, { status: 'complete', paymentStatus: 'unpaid', paymentIntentId: piId, challenge: false })
+  await notifier.emit(s.secretKey, EVENT.checkoutCompleted, sessionView(store, s, baseUrl))
+  store.jobs.schedule(delayMs, async () => {
+    if (outcome === 'succeeded') {
+      pi.chargeId = charge(store, s, piId).id
+      pi.status = 'succeeded'
+      s.paymentStatus = 'paid'
+    } else {
+      pi.status = 'requires_payment_method'
+    }
+    await notifier.emit(s.secretKey, outcome === 'succeeded' ? EVENT.asyncSucceeded : EVENT.asyncFailed, sessionView(store, s, baseUrl))
+  })
   return { ok: true, redirect: successRedirect(s) }
 }
 
@@ -108,12 +139,19 @@ export async function createRefund(store: FakeStore, notifier: Notifier, c: Char
 
 export async function openDispute(store: FakeStore, notifier: Notifier, c: Charge): Promise<string> {
   c.disputed = true
-  const id = stripeId('dp')
-  store.balance.push({ id: stripeId('txn'), secretKey: c.secretKey, type: 'adjustment', amount: -c.amount, fee: 1500, currency: c.currency, sourceId: id, created: store.nowSec() })
-  await notifier.emit(c.secretKey, EVENT.disputeCreated, disputeView(c, id, 'needs_response', store.nowSec()))
-  return id
+  const now = store.nowSec()
+  const d: Dispute = { id: stripeId('dp'), secretKey: c.secretKey, chargeId: c.id, status: 'needs_response', reason: 'fraudulent', dueBy: now + 7 * 86400, created: now }
+  store.disputes.set(d.id, d)
+  store.balance.push({ id: stripeId('txn'), secretKey: c.secretKey, type: 'adjustment', amount: -c.amount, fee: 1500, currency: c.currency, sourceId: d.id, created: now })
+  await notifier.emit(c.secretKey, EVENT.disputeCreated, disputeView(store, d))
+  return d.id
 }
 
-export async function closeDispute(store: FakeStore, notifier: Notifier, c: Charge, id: string, status: 'won' | 'lost') {
-  await notifier.emit(c.secretKey, EVENT.disputeClosed, disputeView(c, id, status, store.nowSec()))
+/** Closes an open dispute of the charge with its outcome; false when it has none of that id or it is closed already. */
+export async function closeDispute(store: FakeStore, notifier: Notifier, c: Charge, id: string, status: 'won' | 'lost'): Promise<boolean> {
+  const d = store.disputes.get(id)
+  if (!d || d.chargeId !== c.id || d.status === 'won' || d.status === 'lost') return false
+  d.status = status
+  await notifier.emit(c.secretKey, EVENT.disputeClosed, disputeView(store, d))
+  return true
 }

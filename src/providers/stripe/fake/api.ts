@@ -1,6 +1,6 @@
 /**
  * The fake's /v1 API, what Till uses of Stripe's: Checkout Sessions (create, read, expire), refunds
- * (create, read, list by PaymentIntent), balance transactions by created range, webhook endpoints.
+ * (create, read, list by PaymentIntent), disputes (read), balance transactions by created range, webhook endpoints.
  * Each request is scoped to the account its key names; a POST with an Idempotency-Key answers the
  * same again for the same parameters, and refuses other parameters under a used key, as Stripe does.
  * Forced errors (the `errors` knob) answer before or after acting, or late.
@@ -13,7 +13,7 @@ import { createRefund, expireSession, refundable } from './actions.js'
 import { authenticate, expands, invalid, missing, parseForm, readSession, StripeError } from './checks.js'
 import type { Notifier } from './notify.js'
 import { stripeId, type Account, type FakeStore } from './store.js'
-import { balanceView, refundView, sessionView } from './views.js'
+import { balanceView, disputeView, refundView, sessionView } from './views.js'
 
 interface Ctx {
   account: Account
@@ -110,6 +110,13 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     const q = req.query as Record<string, string | undefined>
     const all = [...store.refunds.values()].filter((r) => r.secretKey === account.secretKey && (!q.payment_intent || r.paymentIntentId === q.payment_intent)).reverse()
     return page(all.map((r) => refundView(store, r)), q, PATHS.refunds)
+  }))
+
+  app.get<{ Params: { id: string } }>(`${PATHS.disputes}/:id`, handle('getDispute', ({ account, req }) => {
+    const id = (req.params as { id: string }).id
+    const d = store.owned(store.disputes, id, account.secretKey)
+    if (!d) throw missing('dispute', id)
+    return disputeView(store, d, expands(req.query, 'payment_intent'))
   }))
 
   app.get(PATHS.balanceTransactions, handle('listBalanceTransactions', ({ account, req }) => {

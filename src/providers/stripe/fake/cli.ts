@@ -64,7 +64,7 @@ async function run(argv: string[]): Promise<number> {
 Then create a live session with "providerHints": {"stripe": "fake"} (CNY, USD, HKD, JPY or EUR).
 
 Play the buyer:      ${fake.url}/__fake/stripe   (4242 4242 4242 4242 pays; 4000 0000 0000 0002 declined; 4000 0027 6000 3184 asks for 3-D Secure)
-Knobs (JSON POST):   ${fake.url}/__fake/stripe/complete {"session_id"} · /expire · /refund-outcome · /dispute {"payment_intent"}
+Knobs (JSON POST):   ${fake.url}/__fake/stripe/complete {"session_id"} · /pay-later · /expire · /refund-outcome · /dispute {"payment_intent"}
                      /dispute-close · /roll-secret · /notifications · /bad-signature · /errors · /settings
 Inspect:             GET ${fake.url}/__fake/stripe/deliveries · /requests · /events · /sessions/<id>`)
   }

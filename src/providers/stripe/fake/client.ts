@@ -18,6 +18,7 @@ export function stripeFakeControl(baseUrl: string) {
     registerWebhook: (url: string, o: { secretKey?: string; secret?: string; events?: string[] } = {}) => call('POST', '/webhooks', { url, ...o }) as Promise<{ id: string; secret: string }>,
     rollSecret: (endpointId: string) => call('POST', '/roll-secret', { endpoint_id: endpointId }) as Promise<{ secret: string; previous: string }>,
     complete: (sessionId: string, card?: string) => call('POST', '/complete', { session_id: sessionId, card }) as Promise<{ ok: true; redirect: string; session: any }>,
+    payLater: (sessionId: string, outcome: 'succeeded' | 'failed', delayMs = 0) => call('POST', '/pay-later', { session_id: sessionId, outcome, delayMs }) as Promise<{ ok: true; redirect: string; session: any }>,
     expire: (sessionId: string) => call('POST', '/expire', { session_id: sessionId }),
     refundOutcome: (o: { status: 'succeeded' | 'failed' | 'canceled'; delayMs?: number; persist?: boolean }) => call('POST', '/refund-outcome', o),
     dispute: (paymentIntent: string) => call('POST', '/dispute', { payment_intent: paymentIntent }) as Promise<{ ok: true; dispute: string }>,

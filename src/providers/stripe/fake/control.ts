@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { defaultNotifyKnob } from '../../fake-kit/delivery.js'
 import { readForcedError } from '../../fake-kit/forced-errors.js'
 import { bad, bodyOf as body, registerSharedKnobs, type Body } from '../../fake-kit/knobs.js'
-import { closeDispute, expireSession, finishChallenge, openDispute, payCard } from './actions.js'
+import { closeDispute, expireSession, finishChallenge, openDispute, payCard, payLater } from './actions.js'
 import type { Notifier } from './notify.js'
 import { DEFAULT_REFUND_OUTCOME, stripeId, type FakeStore } from './store.js'
 import { sessionView } from './views.js'
@@ -66,6 +66,16 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     return 'ok' in r && r.ok ? { ok: true, redirect: r.redirect, session: sessionView(store, s, baseUrl(), true) } : bad(reply, 402, 'reason' in r ? r.reason : 'not paid')
   })
 
+  /** The buyer pays by a delayed method: completed unpaid now, `outcome` after `delayMs` (a tick runs it). */
+  app.post(`${P}/pay-later`, async (req, reply) => {
+    const b = body(req.body)
+    const s = sessionOf(b)
+    if (!s) return bad(reply, 404, 'no such session')
+    if (b.outcome !== 'succeeded' && b.outcome !== 'failed') return bad(reply, 400, 'outcome must be succeeded or failed')
+    const r = await payLater(store, notifier, baseUrl(), s, b.outcome, Math.max(0, Number(b.delayMs ?? 0) || 0))
+    return 'ok' in r && r.ok ? { ok: true, redirect: r.redirect, session: sessionView(store, s, baseUrl(), true) } : bad(reply, 409, 'reason' in r ? r.reason : 'not open')
+  })
+
   app.post(`${P}/expire`, async (req, reply) => {
     const s = sessionOf(body(req.body))
     if (!s) return bad(reply, 404, 'no such session')
@@ -89,7 +99,7 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
     const b = body(req.body)
     const c = chargeOf(b)
     if (!c || typeof b.dispute !== 'string' || !['won', 'lost'].includes(b.status)) return bad(reply, 400, 'give payment_intent, dispute and status won|lost')
-    await closeDispute(store, notifier, c, b.dispute, b.status)
+    if (!(await closeDispute(store, notifier, c, b.dispute, b.status))) return bad(reply, 409, `no open dispute ${b.dispute} on that charge`)
     return { ok: true }
   })
 

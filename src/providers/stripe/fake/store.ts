@@ -83,6 +83,17 @@ export interface Refund {
   created: number
 }
 
+export interface Dispute {
+  id: string
+  secretKey: string
+  chargeId: string
+  status: 'needs_response' | 'under_review' | 'won' | 'lost'
+  reason: string
+  /** Unix seconds: when the evidence is due (Stripe gives days; the fake, 7). */
+  dueBy: number
+  created: number
+}
+
 export interface BalanceTransaction {
   id: string
   secretKey: string
@@ -140,6 +151,7 @@ export class FakeStore {
   readonly intents = new Map<string, PaymentIntent>()
   readonly charges = new Map<string, Charge>()
   readonly refunds = new Map<string, Refund>()
+  readonly disputes = new Map<string, Dispute>()
   readonly balance: BalanceTransaction[] = []
   readonly events = new Map<string, StoredEvent>()
   readonly deliveries: Delivery[] = []

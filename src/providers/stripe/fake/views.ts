@@ -2,7 +2,7 @@
  * The fake's objects as Stripe's API and events show them (docs/providers.md#stripe-stripe): snake_case,
  * minor units, lowercase currencies, unix seconds, ids or expanded objects where `expand[]` asks.
  */
-import type { BalanceTransaction, Charge, FakeStore, PaymentIntent, Refund, Session } from './store.js'
+import type { BalanceTransaction, Charge, Dispute, FakeStore, PaymentIntent, Refund, Session } from './store.js'
 
 /** The hosted page of a Checkout Session on this fake. */
 export const sessionUrl = (baseUrl: string, s: Session) => `${baseUrl}/c/pay/${s.id}`
@@ -42,10 +42,13 @@ export function refundView(store: FakeStore, r: Refund, expandIntent = false) {
   }
 }
 
-export function disputeView(c: Charge, id: string, status: string, created: number) {
+export function disputeView(store: FakeStore, d: Dispute, expandIntent = false) {
+  const c = store.charges.get(d.chargeId)!
+  const pi = store.intents.get(c.paymentIntentId)!
   return {
-    id, object: 'dispute', amount: c.amount, currency: c.currency, charge: c.id, payment_intent: c.paymentIntentId, status,
-    reason: 'fraudulent', is_charge_refundable: false, created, livemode: false, metadata: {},
+    id: d.id, object: 'dispute', amount: c.amount, currency: c.currency, charge: c.id, payment_intent: expandIntent ? intentView(pi) : pi.id,
+    status: d.status, reason: d.reason, is_charge_refundable: false, created: d.created, livemode: false, metadata: {},
+    evidence_details: { due_by: d.dueBy, has_evidence: false, past_due: false, submission_count: 0 },
   }
 }
 
