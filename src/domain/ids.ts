@@ -21,7 +21,7 @@ export function randomBase62(length: number): string {
   return out
 }
 
-export type IdPrefix = 'sess' | 'rec' | 'ref' | 'evt' | 'we' | 'pc' | 'mer' | 'key' | 'att' | 'dsc' | 'stm' | 'rci'
+export type IdPrefix = 'sess' | 'rec' | 'ref' | 'evt' | 'we' | 'pc' | 'mer' | 'key' | 'att' | 'dsc' | 'stm' | 'rci' | 'plink'
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(24)}`
 
