@@ -21,6 +21,7 @@ import { isMode } from './context.js'
 import { DuplicateField, formFields } from './form.js'
 import { consoleTranslator, type ConsoleT } from './i18n/index.js'
 import { keyRoutes } from './keys/route.js'
+import { linkRoutes } from './links/route.js'
 import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
 import { passwordRoutes } from './password/route.js'
 import { refundRoutes } from './payments/refund.js'
@@ -126,5 +127,6 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(settingsRoutes(deps))
     await authed.register(activityRoutes(deps))
     await authed.register(passwordRoutes(deps))
+    await authed.register(linkRoutes(deps))
   })
 }

@@ -344,6 +344,31 @@ export const en = {
   'password.throttled': 'Too many wrong passwords for this account. Wait 15 minutes and try again.',
 
   'error.duplicateField': 'The form field “{field}” was sent more than once, so it cannot be read one way. Nothing was changed: reload the page and send the form again.',
+
+  'nav.links': 'Payment links',
+  'links.pageTitle': 'Payment links',
+  'links.intro': 'Share a link, or its QR code, to be paid without writing code: each buyer who opens it gets a checkout of their own.',
+  'links.create': 'Create link',
+  'links.amount': 'Amount',
+  'links.amountHelp': 'A fixed amount (25.50); or leave it empty and give a minimum and a maximum, and the buyer enters the amount.',
+  'links.min': 'Minimum',
+  'links.max': 'Maximum',
+  'links.currency': 'Currency',
+  'links.description': 'Description',
+  'links.maxPayments': 'Maximum number of payments (optional)',
+  'links.url': 'Link',
+  'links.paid': 'Paid',
+  'links.status': 'Status',
+  'links.active': 'Active',
+  'links.inactive': 'Inactive',
+  'links.deactivate': 'Deactivate',
+  'links.activate': 'Activate',
+  'links.qrPng': 'QR code (PNG)',
+  'links.qrSvg': 'QR code (SVG)',
+  'links.none': 'No payment links in this mode yet.',
+  'links.range': '{min} to {max}, entered by the buyer',
+  'links.created': 'The link is ready: share it, or its QR code.',
+  'links.invalid': 'The link was not created: {reason}',
 }
 
 export type ConsoleKey = keyof typeof en

@@ -19,8 +19,8 @@ export interface ConsoleContext {
   email: string
 }
 
-export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password'
-const SECTIONS: Section[] = ['payments', 'reconciliation', 'keys', 'webhooks', 'providers', 'settings', 'activity']
+export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password' | 'links'
+const SECTIONS: Section[] = ['payments', 'reconciliation', 'keys', 'webhooks', 'providers', 'settings', 'activity', 'links']
 
 export const base = (mode: Mode) => `/console/${mode}`
 
