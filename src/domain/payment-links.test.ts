@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { InvalidField } from './errors.js'
-import { buyerAmount, checkLinkAmounts, linkUnavailable } from './payment-links.js'
+import { buyerAmount, checkLinkAmounts, checkMaxPayments, linkUnavailable } from './payment-links.js'
 
 const fieldOf = (f: () => unknown) => {
   try {
@@ -21,6 +21,12 @@ test('a link has a fixed amount or a buyer-entered range, never both, never an e
   assert.equal(fieldOf(() => checkLinkAmounts({ amount: null, minAmount: null, maxAmount: 500 })), 'minAmount')
   assert.equal(fieldOf(() => checkLinkAmounts({ amount: null, minAmount: 500, maxAmount: null })), 'maxAmount')
   assert.equal(fieldOf(() => checkLinkAmounts({ amount: null, minAmount: 500, maxAmount: 499 })), 'maxAmount')
+  assert.equal(fieldOf(() => checkLinkAmounts({ amount: Number.NaN, minAmount: null, maxAmount: null })), 'amount')
+  assert.equal(fieldOf(() => checkLinkAmounts({ amount: null, minAmount: 0.5, maxAmount: 100 })), 'minAmount')
+  assert.equal(fieldOf(() => checkLinkAmounts({ amount: null, minAmount: 1, maxAmount: 100_000_000 })), 'maxAmount')
+  assert.equal(fieldOf(() => checkMaxPayments(0)), 'maxPayments')
+  assert.equal(fieldOf(() => checkMaxPayments(Number.NaN)), 'maxPayments')
+  assert.equal(checkMaxPayments(null), null)
 })
 
 test('a link is unavailable when inactive, expired, used up, or when open sessions hold every payment left', () => {

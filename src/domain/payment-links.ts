@@ -1,6 +1,6 @@
 /** Payment links' rules (docs/integrate.md#payment-links): their amounts, and whether a link can make a session now. */
 import { InvalidField } from './errors.js'
-import { fromDecimalText, type Currency } from './money.js'
+import { fromDecimalText, MAX_AMOUNT, MIN_AMOUNT, type Currency } from './money.js'
 
 export interface LinkAmounts {
   amount: number | null
@@ -13,6 +13,10 @@ export interface LinkAmounts {
  * (both required then): never both kinds, and the range not empty.
  */
 export function checkLinkAmounts(a: LinkAmounts): LinkAmounts {
+  // The API's schema checks these already; the console's form is read here.
+  for (const [field, v] of Object.entries(a)) {
+    if (v !== null && !(Number.isInteger(v) && v >= MIN_AMOUNT && v <= MAX_AMOUNT)) throw new InvalidField(field, `must be a whole number of minor units from ${MIN_AMOUNT} to ${MAX_AMOUNT}`)
+  }
   const ranged = a.minAmount !== null || a.maxAmount !== null
   if (a.amount !== null && ranged) throw new InvalidField('amount', 'give either amount, or minAmount and maxAmount, not both')
   if (a.amount !== null) return a
@@ -54,4 +58,12 @@ export function buyerAmount(link: LinkAmounts, currency: Currency, typed: string
   const n = fromDecimalText((typed ?? '').trim().replace(/,/g, ''), currency)
   if (n === null || link.minAmount === null || link.maxAmount === null) return null
   return n >= link.minAmount && n <= link.maxAmount ? n : null
+}
+
+export const MAX_PAYMENTS_LIMIT = 1_000_000
+
+/** maxPayments: null for no limit, else a whole number from 1 to 1,000,000. */
+export function checkMaxPayments(n: number | null): number | null {
+  if (n !== null && !(Number.isInteger(n) && n >= 1 && n <= MAX_PAYMENTS_LIMIT)) throw new InvalidField('maxPayments', `must be a whole number from 1 to ${MAX_PAYMENTS_LIMIT}`)
+  return n
 }

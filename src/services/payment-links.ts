@@ -2,7 +2,8 @@
 import { checkMetadata } from '../domain/checkout-rules.js'
 import { InvalidField, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
-import { checkLinkAmounts } from '../domain/payment-links.js'
+import { CURRENCY_CODES, isCurrency } from '../domain/money.js'
+import { checkLinkAmounts, checkMaxPayments } from '../domain/payment-links.js'
 import type { PaymentLinkBodyT, PaymentLinkPatchT, PaymentLinkT } from '../domain/payment-link-resources.js'
 import * as links from '../store/repos/payment-links.js'
 import type { PaymentLinkRow } from '../store/repos/payment-links.js'
@@ -43,8 +44,10 @@ function futureTime(field: string, text: string, now: Date): Date {
 }
 
 export async function createPaymentLink(deps: Deps, scope: Scope, body: PaymentLinkBodyT): Promise<PaymentLinkT> {
+  if (!isCurrency(body.currency)) throw new InvalidField('currency', `must be one of ${CURRENCY_CODES.join(', ')}`)
   const amounts = checkLinkAmounts({ amount: body.amount ?? null, minAmount: body.minAmount ?? null, maxAmount: body.maxAmount ?? null })
   const metadata = checkMetadata(body.metadata)
+  if (body.description !== undefined && [...body.description].length > 200) throw new InvalidField('description', 'must be at most 200 characters')
   const now = deps.clock()
   const expiresAt = body.expiresAt === undefined ? null : futureTime('expiresAt', body.expiresAt, now)
   // The sessions it will make must be possible: the same checks as a session's (a live provider for the currency, the hinted configuration).
@@ -60,7 +63,7 @@ export async function createPaymentLink(deps: Deps, scope: Scope, body: PaymentL
     metadata,
     providerHints: body.providerHints ?? null,
     expiresAt,
-    maxPayments: body.maxPayments ?? null,
+    maxPayments: checkMaxPayments(body.maxPayments ?? null),
     createdAt: now,
     updatedAt: now,
   })
@@ -91,7 +94,7 @@ export async function updatePaymentLink(deps: Deps, scope: Scope, id: string, pa
   if (patch.active !== undefined) set.active = patch.active
   if (patch.description !== undefined) set.description = patch.description
   if (patch.metadata !== undefined) set.metadata = checkMetadata(patch.metadata)
-  if (patch.maxPayments !== undefined) set.maxPayments = patch.maxPayments
+  if (patch.maxPayments !== undefined) set.maxPayments = checkMaxPayments(patch.maxPayments)
   if (patch.expiresAt !== undefined) set.expiresAt = patch.expiresAt === null ? null : futureTime('expiresAt', patch.expiresAt, now)
   const row = await links.updatePaymentLink(deps.db, scope, id, set, now)
   if (!row) throw new NotFound()

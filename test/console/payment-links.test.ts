@@ -55,6 +55,15 @@ test('the console makes a buyer-entered range, and refuses a form with both kind
   const refused = await browser.submit('/console/test/links', '/console/test/links', { amount: '10', minAmount: '1', maxAmount: '100', currency: 'JPY' })
   assert.equal(refused.status, 400)
   assert.match(refused.html, /The link was not created: amount: give either amount, or minAmount and maxAmount, not both/)
+  for (const [fields, why] of [
+    [{ amount: 'ten', currency: 'JPY' }, 'amount: must be a whole number of minor units'],
+    [{ amount: '10', currency: 'XYZ' }, 'currency: must be one of'],
+    [{ amount: '10', currency: 'JPY', maxPayments: '1.5' }, 'maxPayments: must be a whole number from 1 to 1000000'],
+  ] as const) {
+    const bad = await browser.submit('/console/test/links', '/console/test/links', fields)
+    assert.equal(bad.status, 400, JSON.stringify(fields))
+    assert.ok(bad.html.includes(why), why)
+  }
   assert.equal((await ta.request('GET', '/api/v1/payment_links', { key: m.testKey })).body.data.length, 0)
   const made = await browser.submit('/console/test/links', '/console/test/links', { amount: '', minAmount: '100', maxAmount: '5,000', currency: 'JPY' })
   assert.equal(made.status, 303)
