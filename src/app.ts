@@ -4,6 +4,7 @@ import { adminRoutes } from './api/admin/route.js'
 import { checkoutRoutes } from './api/checkout/route.js'
 import { eventRoutes } from './api/events/route.js'
 import { hookRoutes } from './api/hooks/route.js'
+import { paymentLinkRoutes } from './api/payment-links/route.js'
 import { openApiRoute, registerOpenApi } from './api/openapi.js'
 import { registerKeyAuth } from './api/plugins/auth.js'
 import { clientErrorHandler, registerJsonErrors } from './api/plugins/errors.js'
@@ -96,6 +97,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
       await authed.register(testHelperRoutes(deps))
       await authed.register(webhookEndpointRoutes(deps))
       await authed.register(eventRoutes(deps))
+      await authed.register(paymentLinkRoutes(deps))
     })
   }, { prefix: '/api/v1' })
 

@@ -26,6 +26,8 @@ type Client struct {
 	WebhookEndpoints *WebhookEndpointService
 	// Events lists and redelivers webhook events.
 	Events *EventService
+	// PaymentLinks manages payment links: pages that make a session for each buyer.
+	PaymentLinks *PaymentLinkService
 	// TestHelpers drive sessions and refunds without a customer, with a test key only.
 	TestHelpers *TestHelpers
 
@@ -102,6 +104,7 @@ func NewClient(apiKey string, opts ...Option) *Client {
 	c.Refunds = &RefundService{c}
 	c.WebhookEndpoints = &WebhookEndpointService{c}
 	c.Events = &EventService{c}
+	c.PaymentLinks = &PaymentLinkService{c}
 	c.TestHelpers = &TestHelpers{Sessions: &TestSessionService{c}, Refunds: &TestRefundService{c}}
 	return c
 }

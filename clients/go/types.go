@@ -154,6 +154,8 @@ type Session struct {
 	ChosenProvider string `json:"chosenProvider,omitempty"`
 	// Record is the payment, present once the session is paid (and after a refund).
 	Record *RecordSummary `json:"record,omitempty"`
+	// PaymentLinkID is the payment link whose page made the session; empty for one made by the API.
+	PaymentLinkID string `json:"paymentLinkId,omitempty"`
 }
 
 // RecordSummary is the payment record as a session shows it; Records.Get reads it whole.

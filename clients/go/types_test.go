@@ -37,7 +37,7 @@ func drain[T any](it *Iter[T]) error {
 }
 
 var operations = []operation{
-	{method: "POST", path: "/api/v1/checkout", body: CheckoutParams{}, result: Session{}, extra: []string{"chosenProvider", "record"},
+	{method: "POST", path: "/api/v1/checkout", body: CheckoutParams{}, result: Session{}, extra: []string{"chosenProvider", "record", "paymentLinkId"},
 		invoke: func(ctx context.Context, c *Client) error { return ignore(c.CreateCheckout(ctx, &CheckoutParams{})) }},
 	{method: "GET", path: "/api/v1/sessions", result: page[Session]{},
 		query: (&SessionListParams{ListParams: ListParams{Limit: 1, StartingAfter: "x"}, CreatedRange: CreatedRange{time.Now(), time.Now()},
@@ -104,6 +104,17 @@ var operations = []operation{
 		invoke: func(ctx context.Context, c *Client) error { return ignore(c.Events.Get(ctx, "ID")) }},
 	{method: "POST", path: "/api/v1/events/{id}/redeliver", body: RedeliverParams{}, result: Redelivery{},
 		invoke: func(ctx context.Context, c *Client) error { return ignore(c.Events.Redeliver(ctx, "ID", nil)) }},
+	{method: "POST", path: "/api/v1/payment_links", body: PaymentLinkParams{}, result: PaymentLink{},
+		invoke: func(ctx context.Context, c *Client) error {
+			return ignore(c.PaymentLinks.Create(ctx, &PaymentLinkParams{}))
+		}},
+	{method: "GET", path: "/api/v1/payment_links", result: page[PaymentLink]{},
+		query:  (&ListParams{Limit: 1, StartingAfter: "x"}).query(),
+		invoke: func(ctx context.Context, c *Client) error { return drain(c.PaymentLinks.List(ctx, nil)) }},
+	{method: "GET", path: "/api/v1/payment_links/{id}", result: PaymentLink{},
+		invoke: func(ctx context.Context, c *Client) error { return ignore(c.PaymentLinks.Get(ctx, "ID")) }},
+	{method: "POST", path: "/api/v1/payment_links/{id}", body: PaymentLinkUpdateParams{}, result: PaymentLink{},
+		invoke: func(ctx context.Context, c *Client) error { return ignore(c.PaymentLinks.Update(ctx, "ID", nil)) }},
 }
 
 // The values of each enum type, compared with the document's enums.

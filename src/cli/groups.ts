@@ -2,6 +2,7 @@
 import type { Command, Group } from './args.js'
 import { events } from './events.js'
 import { keys } from './keys.js'
+import { links } from './links.js'
 import { merchants } from './merchants.js'
 import { providers } from './providers.js'
 import { reconcile } from './reconcile.js'
@@ -10,7 +11,7 @@ import { sessions } from './sessions.js'
 import { triggers } from './trigger.js'
 import { webhooks } from './webhooks-listen.js'
 
-export const GROUPS: Group[] = [merchants, keys, providers, sessions, refunds, webhooks, events, triggers]
+export const GROUPS: Group[] = [merchants, keys, providers, sessions, refunds, webhooks, events, triggers, links]
 
 /** Commands without subcommands. */
 export const COMMANDS: Record<string, Command> = { reconcile }

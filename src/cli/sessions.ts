@@ -16,7 +16,7 @@ function isoTime(values: Values, flag: string): string | undefined {
 }
 
 /** --metadata KEY=VALUE, repeatable. */
-function metadataOf(values: Values): Record<string, string> | undefined {
+export function metadataOf(values: Values): Record<string, string> | undefined {
   const given = values.metadata as unknown as string[] | undefined
   if (!given || given.length === 0) return undefined
   return Object.fromEntries(given.map((pair) => {

@@ -21,6 +21,7 @@ import { isMode } from './context.js'
 import { DuplicateField, formFields } from './form.js'
 import { consoleTranslator, type ConsoleT } from './i18n/index.js'
 import { keyRoutes } from './keys/route.js'
+import { linkRoutes } from './links/route.js'
 import { loginRoutes, logoutRoute, SESSION_COOKIE } from './login/route.js'
 import { invitationRoutes } from './members/accept.js'
 import { memberRoutes } from './members/route.js'
@@ -137,5 +138,6 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(passwordRoutes(deps))
     await authed.register(memberRoutes(deps))
     await authed.register(sessionRoutes(deps))
+    await authed.register(linkRoutes(deps))
   })
 }

@@ -22,6 +22,8 @@ export const PERMISSIONS = {
   keys: { owner: true, admin: true, developer: 'test', support: false, viewer: false },
   webhooks: { owner: true, admin: true, developer: 'test', support: false, viewer: false },
   providers: { owner: true, admin: true, developer: 'test', support: false, viewer: false },
+  /** Making, deactivating and activating payment links (each one collects money from anyone who has it). */
+  links: { owner: true, admin: true, developer: 'test', support: false, viewer: false },
   reconciliation: { owner: true, admin: true, developer: false, support: false, viewer: false },
   settings: { owner: true, admin: true, developer: false, support: false, viewer: false },
   activity: { owner: true, admin: true, developer: false, support: false, viewer: false },

@@ -23,6 +23,8 @@ export interface SessionFacts {
   amount: number
   currency: string
   metadata: Record<string, string>
+  /** The payment link whose page made the session, if one did. */
+  paymentLinkId?: string | null
 }
 export interface RecordFacts {
   id: string
@@ -47,6 +49,7 @@ export function sessionEventData(session: SessionFacts, record?: RecordFacts | n
     amount: session.amount,
     currency: session.currency,
     metadata: session.metadata,
+    ...(session.paymentLinkId ? { paymentLinkId: session.paymentLinkId } : {}),
     ...(record
       ? { recordId: record.id, provider: record.provider, providerRef: record.providerRef, paidAt: record.paidAt.toISOString() }
       : {}),

@@ -21,7 +21,7 @@ export function randomBase62(length: number): string {
   return out
 }
 
-export type IdPrefix = 'sess' | 'rec' | 'ref' | 'evt' | 'we' | 'pc' | 'mer' | 'key' | 'att' | 'dsc' | 'stm' | 'rci' | 'mem' | 'eml' | 'dsp'
+export type IdPrefix = 'sess' | 'rec' | 'ref' | 'evt' | 'we' | 'pc' | 'mer' | 'key' | 'att' | 'dsc' | 'stm' | 'rci' | 'mem' | 'eml' | 'dsp' | 'plink'
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(24)}`
 

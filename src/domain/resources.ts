@@ -89,6 +89,7 @@ export const Session = Type.Object({
   ...SessionCreated.properties,
   chosenProvider: Nullable(Type.String()),
   record: Type.Optional(RecordSummary),
+  paymentLinkId: Type.Optional(Type.String({ pattern: '^plink_', description: 'present only for a session made by a payment link\'s page: that link' })),
 })
 
 export const Refund = Type.Object({
@@ -132,6 +133,7 @@ export const SessionEventData = Type.Object({
   amount: Type.Integer({ description: 'minor units' }),
   currency: CurrencyCode,
   metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'as given at creation' }),
+  paymentLinkId: Type.Optional(Type.String({ pattern: '^plink_', description: 'present only for a session made by a payment link\'s page: that link' })),
 })
 
 export const PaymentSucceededData = Type.Object({

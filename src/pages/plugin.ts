@@ -13,6 +13,7 @@ import { setDefaultPageHeaders } from '../web/security.js'
 import { assetRoutes } from './assets.js'
 import { browserStepRoutes } from './checkout/browser-step.js'
 import { checkoutRoutes } from './checkout/route.js'
+import { linkRoutes } from './links/route.js'
 import { logoRoutes } from './logos/route.js'
 import { statusRoutes } from './checkout/status.js'
 import { pageContext } from './context.js'
@@ -66,5 +67,6 @@ export const pageRoutes = (deps: Deps): FastifyPluginAsync => async (app: Fastif
     await c.register(browserStepRoutes(deps))
   }), { prefix: '/c' })
   await app.register(withNotFoundPage(receiptRoutes(deps)), { prefix: '/r' })
+  await app.register(withNotFoundPage(linkRoutes(deps)), { prefix: '/l' })
   await app.register(withNotFoundPage(logoRoutes(deps)), { prefix: '/logos' })
 }

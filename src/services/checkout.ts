@@ -70,6 +70,14 @@ export function createSession(deps: Deps, ctx: RequestContext, input: CheckoutIn
 }
 
 async function newSession(deps: Deps, ctx: RequestContext, input: CheckoutInput, k: KeyInWork) {
+  const row = await sessionRow(deps, ctx, input, null)
+  const view = sessionCreated(row, deps.config.baseUrl)
+  await insertSession(deps.db, row, k.claimAnswered(view))
+  return view
+}
+
+/** A complete new session row, checked and bound to its provider, not yet written; `paymentLinkId`: the link whose page makes it. */
+export async function sessionRow(deps: Deps, ctx: Scope, input: CheckoutInput, paymentLinkId: string | null): Promise<SessionRow> {
   const metadata = checkMetadata(input.metadata)
   const successUrl = checkSuccessUrl(input.successUrl, ctx.mode)
   const cancelUrl = checkCancelUrl(input.cancelUrl, ctx.mode)
@@ -95,11 +103,9 @@ async function newSession(deps: Deps, ctx: RequestContext, input: CheckoutInput,
     createdAt: now,
     updatedAt: now,
     customerEmail,
+    paymentLinkId,
   }
-  const row: SessionRow = { ...values, metadata: jsonbOrder(values.metadata) }
-  const view = sessionCreated(row, deps.config.baseUrl)
-  await insertSession(deps.db, row, k.claimAnswered(view))
-  return view
+  return { ...values, metadata: jsonbOrder(values.metadata) }
 }
 
 export async function readSession(deps: Deps, scope: Scope, id: string) {

@@ -10,6 +10,7 @@ import { effectiveStatus, isTerminal, nextStatus, type SessionStatus, type Sessi
 import type { AttemptInput, Fact, PaymentFact, ProviderConfig } from '../providers/types.js'
 import type { Executor, Tx } from '../store/db.js'
 import { appendEvent } from '../store/repos/events.js'
+import { countLinkPayment } from '../store/repos/payment-links.js'
 import { getProviderConfigUnscoped } from '../store/repos/provider-configs.js'
 import { getRecordBySession, insertRecord } from '../store/repos/records.js'
 import * as sessions from '../store/repos/sessions.js'
@@ -41,6 +42,8 @@ async function transition(tx: Tx, deps: Deps, s: SessionRow, trigger: SessionTri
   if (isTerminal(to)) await deps.signals.announce(tx, s.id)
   if (event) {
     const record = to === 'paid' ? await getRecordBySession(tx, s.id) : null
+    // A payment link's "used up" counts its paid sessions: the count moves with the payment, in its transaction.
+    if (to === 'paid' && s.paymentLinkId) await countLinkPayment(tx, s.paymentLinkId)
     await appendEvent(tx, s, event, sessionEventData(updated, record), now)
   }
   return updated

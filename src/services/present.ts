@@ -53,6 +53,7 @@ export function sessionView(s: SessionRow, record: RecordRow | null, baseUrl: st
     status: effectiveStatus(s.status as SessionStatus, s.expiresAt, now),
     chosenProvider: s.mode === 'test' ? 'mock' : s.chosenProvider,
     ...(record ? { record: recordSummary(record) } : {}),
+    ...(s.paymentLinkId ? { paymentLinkId: s.paymentLinkId } : {}),
   }
 }
 

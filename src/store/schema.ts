@@ -168,6 +168,8 @@ export const sessions = pgTable('sessions', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
   /** Where the receipt and refund notices go (services/emails.ts); null: none are sent. */
   customerEmail: text('customer_email'),
+  /** The payment link whose page made the session (services/payment-link-sessions.ts); null for a session made through the API. */
+  paymentLinkId: text('payment_link_id'),
 }, (t) => [
   // The merchant's lists, newest first, read by keyset (created_at, id): whole, by status, by metadata.
   index('sessions_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id),
@@ -540,3 +542,29 @@ export const emails = pgTable('emails', {
   uniqueIndex('emails_once_uq').on(t.sessionId, t.kind, sql`coalesce(${t.refundId}, '')`),
   index('emails_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
 ])
+
+/**
+ * A payment link: a page (/l/{id}) that makes a fresh session for each buyer (services/payment-links.ts).
+ * `paidCount` grows in the transaction that marks one of its sessions paid (services/payments.ts), so
+ * "used up" is read under the link's row lock.
+ */
+export const paymentLinks = pgTable('payment_links', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  mode: text('mode').$type<'test' | 'live'>().notNull(),
+  active: boolean('active').notNull(),
+  /** A fixed amount; null when the buyer enters one between minAmount and maxAmount. */
+  amount: bigint('amount', { mode: 'number' }),
+  minAmount: bigint('min_amount', { mode: 'number' }),
+  maxAmount: bigint('max_amount', { mode: 'number' }),
+  currency: text('currency').$type<Currency>().notNull(),
+  description: text('description'),
+  metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
+  /** provider id → configuration label, as a session's providerHints. */
+  providerHints: jsonb('provider_hints').$type<Record<string, string>>(),
+  expiresAt: ts('expires_at'),
+  maxPayments: bigint('max_payments', { mode: 'number' }),
+  paidCount: bigint('paid_count', { mode: 'number' }).notNull().default(0),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [index('payment_links_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id)])

@@ -56,6 +56,10 @@ function okRequests(ta: TestApp): Record<string, () => Promise<Req>> {
     const e = await event()
     return { path: `/api/v1/events/${e.id}${action}`, key: e.key, body }
   }
+  const onLink = async ({ body }: { body?: unknown }) => {
+    const link = await ta.request('POST', '/api/v1/payment_links', { key, body: { amount: 100, currency: 'JPY' } })
+    return { path: `/api/v1/payment_links/${link.body.id}`, key, body }
+  }
   const session = async (action: string) => ({ path: `/api/v1/test_helpers/sessions/${(await createSession(ta)).id}/${action}`, key, body: {} })
   return {
     'POST /api/v1/checkout': async () => ({ path: '/api/v1/checkout', key, body: { amount: 100, currency: 'CNY' } }),
@@ -82,6 +86,10 @@ function okRequests(ta: TestApp): Record<string, () => Promise<Req>> {
     'GET /api/v1/events': async () => ({ path: '/api/v1/events?limit=1', key }),
     'GET /api/v1/events/{id}': () => onEvent(''),
     'POST /api/v1/events/{id}/redeliver': () => onEvent('/redeliver', {}),
+    'POST /api/v1/payment_links': async () => ({ path: '/api/v1/payment_links', key, body: { amount: 100, currency: 'JPY' } }),
+    'GET /api/v1/payment_links': async () => ({ path: '/api/v1/payment_links?limit=1', key }),
+    'GET /api/v1/payment_links/{id}': () => onLink({}),
+    'POST /api/v1/payment_links/{id}': () => onLink({ body: { active: false } }),
   }
 }
 
@@ -99,6 +107,7 @@ function ownCodes(ta: TestApp, ok: Record<string, () => Promise<Req>>, send: Sen
     return send('POST', { path: `/api/v1/test_helpers/refunds/${refund.body.refund.id}/${op.split('/').at(-1)}`, key, body: {} })
   }
   const own: Partial<Record<string, () => Promise<Api>>> = {
+    'POST /api/v1/payment_links provider_unavailable': () => send('POST', { path: '/api/v1/payment_links', key: ta.merchant.liveKey, body: { amount: 100, currency: 'CNY' } }),
     'POST /api/v1/checkout provider_unavailable': () => send('POST', { path: '/api/v1/checkout', key: ta.merchant.liveKey, body: { amount: 100, currency: 'CNY' } }),
     'POST /api/v1/refunds not_found': () => send('POST', { path: '/api/v1/refunds', key, body: { recordId: 'rec_000000000000000000000000' } }),
     'POST /api/v1/refunds amount_exceeds_refundable': async () => send('POST', { path: '/api/v1/refunds', key, body: { recordId: (await paidSession(ta)).record.id, amount: 100_000 } }),
@@ -144,7 +153,7 @@ const ELSEWHERE: Record<string, string> = {
 
 const nested = `{"metadata":${'['.repeat(40)}${']'.repeat(40)}}`
 /** The id of a path made to name nothing, in the same shape. */
-const nothing = (p: string) => p.replace(/\/(sess|rec|ref|we|evt)_[0-9A-Za-z]+/, '/$1_000000000000000000000000')
+const nothing = (p: string) => p.replace(/\/(sess|rec|ref|we|evt|plink)_[0-9A-Za-z]+/, '/$1_000000000000000000000000')
 
 test('every operation lists the error codes it can answer, and each one is provoked on it', async (t) => {
   const ta = await startTestApp(t)

@@ -55,6 +55,7 @@ function fixtures(ta: TestApp, key: string) {
     },
     ref: async () => (await post('/api/v1/refunds', { recordId: (await paid('pending')).record.id, amount: 100 })).refund.id,
     we: async () => (await post('/api/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks' })).id,
+    plink: async () => (await post('/api/v1/payment_links', { amount: 100, currency: 'JPY' })).id,
     evt: async () => {
       await paid()
       return (await ta.request('GET', '/api/v1/events?limit=1&type=payment.succeeded', { key })).body.data[0].id

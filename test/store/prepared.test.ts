@@ -23,7 +23,7 @@ import { openTestPool } from '../helpers/db.js'
 async function insertSession(ex: Parameters<typeof insertSessionRow>[0], o: Pick<SessionRow, 'id' | 'merchantId' | 'mode' | 'status' | 'amount' | 'currency' | 'expiresAt'> & Partial<SessionRow>): Promise<SessionRow> {
   const now = new Date()
   const row: SessionRow = {
-    description: null, metadata: {}, successUrl: null, cancelUrl: null, locale: null, chosenProvider: null, providerConfigId: null, createdAt: now, updatedAt: now, customerEmail: null, ...o,
+    description: null, metadata: {}, successUrl: null, cancelUrl: null, locale: null, chosenProvider: null, providerConfigId: null, createdAt: now, updatedAt: now, customerEmail: null, paymentLinkId: null, ...o,
   }
   await insertSessionRow(ex, row)
   return row

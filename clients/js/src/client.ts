@@ -6,7 +6,7 @@
 import { listMethod, type ListMethod } from './pagination.js'
 import { RequestSender, type HttpMethod, type RequestOptions } from './request.js'
 import type {
-  BodyOf, EventEnvelope, EventListParams, Path, QueryOf, RecordListParams, RecordWithRefunds, RefundListParams, RefundObject, ResultOf,
+  BodyOf, EventEnvelope, EventListParams, Path, PaymentLink, PaymentLinkListParams, QueryOf, RecordListParams, RecordWithRefunds, RefundListParams, RefundObject, ResultOf,
   Session, SessionListParams, Verb,
 } from './types.js'
 import { constructEvent, verifyWebhookSignature } from './webhooks.js'
@@ -136,6 +136,17 @@ export class Till {
     redeliver: Method<'/api/v1/events/{id}/redeliver', 'post'>
   }
 
+  /** Payment links: pages (`url`) that make a fresh session for each buyer; create, read, list, update or deactivate. */
+  readonly paymentLinks: {
+    /** `amount`, or `minAmount` and `maxAmount` for an amount the buyer enters. */
+    create: Method<'/api/v1/payment_links', 'post'>
+    /** One page when awaited; every link when iterated with `for await`. */
+    list: ListMethod<PaymentLinkListParams, PaymentLink>
+    retrieve: Method<'/api/v1/payment_links/{id}', 'get'>
+    /** Changes the given fields only; `{ active: false }` deactivates the link. */
+    update: Method<'/api/v1/payment_links/{id}', 'post'>
+  }
+
   constructor(config: TillConfig) {
     if (!config || typeof config.apiKey !== 'string' || config.apiKey === '') {
       throw new TypeError('new Till({ apiKey }): apiKey is required (sk_test_… or sk_live_…)')
@@ -187,6 +198,12 @@ export class Till {
       list: listMethod(op('get', '/api/v1/events', 'query')),
       retrieve: op('get', '/api/v1/events/{id}', 'none'),
       redeliver: op('post', '/api/v1/events/{id}/redeliver', 'body'),
+    }
+    this.paymentLinks = {
+      create: op('post', '/api/v1/payment_links', 'body'),
+      list: listMethod(op('get', '/api/v1/payment_links', 'query')),
+      retrieve: op('get', '/api/v1/payment_links/{id}', 'none'),
+      update: op('post', '/api/v1/payment_links/{id}', 'body'),
     }
     this.testHelpers = {
       sessions: {

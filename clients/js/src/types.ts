@@ -191,3 +191,8 @@ type Typed<T extends WebhookEventType> = Omit<EventEnvelope, 'type' | 'data'> & 
 export type WebhookEvent = { [T in WebhookEventType]: Typed<T> }[WebhookEventType]
 /** The event of one type. */
 export type WebhookEventOf<T extends WebhookEventType> = Typed<T>
+
+export type PaymentLinkParams = BodyOf<'/api/v1/payment_links', 'post'>
+export type PaymentLinkUpdateParams = BodyOf<'/api/v1/payment_links/{id}', 'post'>
+export type PaymentLinkListParams = QueryOf<'/api/v1/payment_links', 'get'>
+export type PaymentLink = ResultOf<'/api/v1/payment_links/{id}', 'get'>

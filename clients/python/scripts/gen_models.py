@@ -88,6 +88,12 @@ OPERATIONS: List[Op] = [
     Op("GET", "/api/v1/events/{id}", "events", "retrieve", "The event with its deliveries and every attempt.", ids=("event_id",)),
     Op("POST", "/api/v1/events/{id}/redeliver", "events", "redeliver",
        "Sends the event again now, to every endpoint or to `endpoint_id`.", ids=("event_id",)),
+    Op("POST", "/api/v1/payment_links", "payment_links", "create",
+       "Creates a payment link: `amount`, or `min_amount` and `max_amount` for an amount the buyer enters; share its `url`."),
+    Op("GET", "/api/v1/payment_links", "payment_links", "list", "One page of payment links, newest first; `starting_after` a link id to go on."),
+    Op("GET", "/api/v1/payment_links/{id}", "payment_links", "retrieve", "One payment link.", ids=("link_id",)),
+    Op("POST", "/api/v1/payment_links/{id}", "payment_links", "update",
+       "Changes the given fields only (None clears an optional one when sent explicitly); `active=False` deactivates the link.", ids=("link_id",)),
 ]
 
 RESOURCE_DOCS = {
@@ -96,6 +102,7 @@ RESOURCE_DOCS = {
     "refunds": "Refunds: read one, or list them newest first (make one with `Till.refund`).",
     "webhook_endpoints": "Where Till sends signed webhooks, per mode (the key's).",
     "events": "Events, newest first, with their deliveries; redeliver sends one again now.",
+    "payment_links": "Payment links: pages that make a fresh session for each buyer; create, read, list, update or deactivate.",
     "test_helpers": "Test mode only (a live key gets NotFoundError): drive sessions and refunds without a customer.",
     "test_helpers.sessions": "Pay, fail, cancel or expire a test session, with the webhooks a real one sends.",
     "test_helpers.refunds": "Settle a pending test refund.",
@@ -130,6 +137,8 @@ NAMES: Dict[str, Tuple[str, str]] = {
     "GET /api/v1/events/{id} .deliveries[].attempts[]": ("DeliveryAttempt", "One attempt of a delivery."),
     "POST /api/v1/events/{id}/redeliver": ("Redelivery", "The deliveries a redeliver scheduled."),
     "POST /api/v1/events/{id}/redeliver .scheduled[]": ("ScheduledDelivery", "A delivery scheduled by redeliver."),
+    "POST /api/v1/payment_links": ("PaymentLink", "A payment link: a page (`url`) that makes a fresh session for each buyer."),
+    "GET /api/v1/payment_links": ("PaymentLinkList", "A page of payment links, newest first; `has_more` when older ones follow."),
 }
 
 ENUM_NAMES: Dict[Tuple[str, ...], str] = {

@@ -13,8 +13,9 @@ export const EXAMPLE_IDS = {
   ref: 'ref_5Hn8LqR2tW6xY0aC4eG7iK9m',
   we: 'we_9Bc4Fh7Jk2Mn5Pq8Rs1Tv6Wx',
   evt: 'evt_2Wd9Lm4Qx7Rt1Yb5Nc8Kv3Zp',
+  plink: 'plink_4Rt8Yc2Wq6Np1Lm9Kb3Xv7Hd',
 } as const
-const { sess: SESS, rec: REC, ref: REF, we: WE, evt: EVT } = EXAMPLE_IDS
+const { sess: SESS, rec: REC, ref: REF, we: WE, evt: EVT, plink: PLINK } = EXAMPLE_IDS
 
 interface OpSample {
   /** curl's query parameters (GET) or JSON body; an object value is sent as `name[key]=value`. */
@@ -199,6 +200,46 @@ console.log(endpoint.previousSecretExpiresAt)`,
 print(endpoint.previous_secret_expires_at)`,
     go: goGet(`endpoint, err := client.WebhookEndpoints.ExpirePreviousSecrets(ctx, "${WE}", nil)`, 'fmt.Println(endpoint.PreviousSecretExpiresAt)'),
   },
+  'POST /api/v1/payment_links': {
+    data: { amount: 9900, currency: 'CNY', description: 'Green tea, 250 g', metadata: { sku: 'T-1' }, maxPayments: 50 },
+    node: `const link = await till.paymentLinks.create({
+  amount: 9900, currency: 'CNY', description: 'Green tea, 250 g', metadata: { sku: 'T-1' }, maxPayments: 50,
+})
+console.log(link.url) // share it, or its QR code`,
+    python: `link = till.payment_links.create(
+    amount=9900, currency="CNY", description="Green tea, 250 g", metadata={"sku": "T-1"}, max_payments=50,
+)
+print(link.url)  # share it, or its QR code`,
+    go: goGet(`link, err := client.PaymentLinks.Create(ctx, &till.PaymentLinkParams{
+	Amount: till.Int64(9900), Currency: till.CNY, Description: "Green tea, 250 g",
+	Metadata: map[string]string{"sku": "T-1"}, MaxPayments: till.Int64(50),
+})`, 'fmt.Println(link.URL) // share it, or its QR code'),
+  },
+  'GET /api/v1/payment_links': {
+    data: { limit: 5 },
+    node: `const page = await till.paymentLinks.list({ limit: 5 })
+for (const link of page.data) console.log(link.id, link.active, link.paidCount, link.url)`,
+    python: `page = till.payment_links.list(limit=5)
+for link in page.data:
+    print(link.id, link.active, link.paid_count, link.url)`,
+    go: goEach('client.PaymentLinks.List(ctx, &till.ListParams{Limit: 5})', 'l := it.Current()\n\tfmt.Println(l.ID, l.Active, l.PaidCount, l.URL)'),
+  },
+  'GET /api/v1/payment_links/{id}': {
+    node: `const link = await till.paymentLinks.retrieve('${PLINK}')
+console.log(link.active, link.paidCount, link.maxPayments)`,
+    python: `link = till.payment_links.retrieve("${PLINK}")
+print(link.active, link.paid_count, link.max_payments)`,
+    go: goGet(`link, err := client.PaymentLinks.Get(ctx, "${PLINK}")`, 'fmt.Println(link.Active, link.PaidCount, link.MaxPayments)'),
+  },
+  'POST /api/v1/payment_links/{id}': {
+    data: { active: false },
+    node: `const link = await till.paymentLinks.update('${PLINK}', { active: false })
+console.log(link.active) // false: its page makes no more sessions`,
+    python: `link = till.payment_links.update("${PLINK}", active=False)
+print(link.active)  # False: its page makes no more sessions`,
+    go: goGet(`link, err := client.PaymentLinks.Update(ctx, "${PLINK}", &till.PaymentLinkUpdateParams{Active: till.Bool(false)})`,
+      'fmt.Println(link.Active) // false: its page makes no more sessions'),
+  },
   'GET /api/v1/events': {
     data: { limit: 5, type: 'payment.succeeded' },
     node: `const page = await till.events.list({ limit: 5, type: 'payment.succeeded' })
@@ -228,7 +269,7 @@ for s in redelivery.scheduled:
 }
 
 /** `{id}` of a path as the example id of what it names. */
-const ID_OF: Record<string, string> = { sessions: SESS, records: REC, refunds: REF, webhook_endpoints: WE, events: EVT }
+const ID_OF: Record<string, string> = { sessions: SESS, records: REC, refunds: REF, webhook_endpoints: WE, events: EVT, payment_links: PLINK }
 function withExampleId(path: string): string {
   const kind = /\/([a-z_]+)\/\{id\}/.exec(path)?.[1]
   return kind ? path.replace('{id}', ID_OF[kind]) : path

@@ -22,8 +22,8 @@ export interface ConsoleContext {
   can: (permission: Permission) => boolean
 }
 
-export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password' | 'members' | 'sessions'
-const SECTIONS: Section[] = ['payments', 'reconciliation', 'keys', 'webhooks', 'providers', 'settings', 'activity', 'members']
+export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password' | 'members' | 'sessions' | 'links'
+const SECTIONS: Section[] = ['payments', 'reconciliation', 'keys', 'webhooks', 'providers', 'settings', 'activity', 'links', 'members']
 /** Sections a role may not open are not offered. */
 const SECTION_NEEDS: Partial<Record<Section, Permission>> = { activity: 'activity', members: 'members.read' }
 

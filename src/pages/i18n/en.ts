@@ -81,6 +81,19 @@ export const en = {
   'relay.continue': 'Continue',
 
   'error.backToCheckout': 'Back to the checkout',
+
+  'link.enterAmount': 'Amount to pay ({currency})',
+  'link.range': 'Between {min} and {max}.',
+  'link.continue': 'Continue to payment',
+  'link.badAmount': 'Please enter an amount between {min} and {max}.',
+  'link.inactive': 'This payment link is not active',
+  'link.expired': 'This payment link has expired',
+  'link.used_up': 'This payment link has been used up',
+  'link.busy': 'This payment link is busy',
+  'link.busyBody': 'Other buyers are paying for what this link still offers. Please try again in a few minutes.',
+  'link.askMerchant': 'Please ask {merchant} for another way to pay.',
+  'link.rateLimited': 'Too many attempts',
+  'link.rateLimitedBody': 'Please wait a minute, then try again.',
 }
 
 export type MessageKey = keyof typeof en

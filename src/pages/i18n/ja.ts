@@ -83,4 +83,17 @@ export const ja: Catalogue = {
   'relay.continue': '次へ',
 
   'error.backToCheckout': 'お支払いページに戻る',
+
+  'link.enterAmount': 'お支払い金額（{currency}）',
+  'link.range': '{min}〜{max}の範囲でご入力ください。',
+  'link.continue': 'お支払いへ進む',
+  'link.badAmount': '{min}〜{max}の範囲で金額を入力してください。',
+  'link.inactive': 'この支払いリンクは無効になっています',
+  'link.expired': 'この支払いリンクは有効期限が切れています',
+  'link.used_up': 'この支払いリンクは受付上限に達しました',
+  'link.busy': 'この支払いリンクは現在手続き中です',
+  'link.busyBody': '残りのお支払いを他のお客様が手続き中です。数分後にもう一度お試しください。',
+  'link.askMerchant': '別のお支払い方法については{merchant}にお問い合わせください。',
+  'link.rateLimited': 'お試しの回数が多すぎます',
+  'link.rateLimitedBody': '1分ほど待ってから、もう一度お試しください。',
 }

@@ -83,4 +83,17 @@ export const zhCN: Catalogue = {
   'relay.continue': '继续',
 
   'error.backToCheckout': '返回付款页面',
+
+  'link.enterAmount': '支付金额（{currency}）',
+  'link.range': '金额须在 {min} 至 {max} 之间。',
+  'link.continue': '继续付款',
+  'link.badAmount': '请输入 {min} 至 {max} 之间的金额。',
+  'link.inactive': '此付款链接已停用',
+  'link.expired': '此付款链接已过期',
+  'link.used_up': '此付款链接的付款次数已用完',
+  'link.busy': '此付款链接暂时无法使用',
+  'link.busyBody': '其他买家正在完成此链接剩余的付款，请几分钟后再试。',
+  'link.askMerchant': '请联系{merchant}获取其他付款方式。',
+  'link.rateLimited': '尝试次数过多',
+  'link.rateLimitedBody': '请等待一分钟后再试。',
 }

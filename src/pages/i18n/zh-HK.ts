@@ -83,4 +83,17 @@ export const zhHK: Catalogue = {
   'relay.continue': '繼續',
 
   'error.backToCheckout': '返回付款頁面',
+
+  'link.enterAmount': '付款金額（{currency}）',
+  'link.range': '金額須介乎 {min} 至 {max}。',
+  'link.continue': '繼續付款',
+  'link.badAmount': '請輸入介乎 {min} 至 {max} 的金額。',
+  'link.inactive': '此付款連結已停用',
+  'link.expired': '此付款連結已過期',
+  'link.used_up': '此付款連結的付款次數已用完',
+  'link.busy': '此付款連結暫時未能使用',
+  'link.busyBody': '其他買家正在完成此連結餘下的付款，請數分鐘後再試。',
+  'link.askMerchant': '請聯絡{merchant}查詢其他付款方式。',
+  'link.rateLimited': '嘗試次數過多',
+  'link.rateLimitedBody': '請等候一分鐘後再試。',
 }

@@ -44,3 +44,14 @@ export async function purgeWindows(tx: Executor, before: number): Promise<number
   const res = await tx.delete(rateLimitCounters).where(lt(rateLimitCounters.windowStart, before))
   return res.rowCount ?? 0
 }
+
+const claimCounter = rawStatement<{ count: number }>('rate_limit_claim', `insert into rate_limit_counters (key, window_start, count)
+    select $1, $2, 1 from (select set_config('synchronous_commit', 'off', true)) async_commit
+    on conflict (key, window_start) do update set count = rate_limit_counters.count + 1
+    returning count`)
+
+/** One more use of `key` in the window starting at `windowStart` (ms); the count after it. Not a key's: a payment link's buyer address. */
+export async function countUse(db: Db, key: string, windowStart: number): Promise<number> {
+  const { rows } = await claimCounter(db, [key, windowStart])
+  return rows[0].count
+}

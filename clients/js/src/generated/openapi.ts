@@ -417,6 +417,8 @@ export interface paths {
                                         rate?: string;
                                     };
                                 };
+                                /** @description present only for a session made by a payment link's page: that link */
+                                paymentLinkId?: string;
                             }[];
                             hasMore: boolean;
                         };
@@ -657,6 +659,8 @@ export interface paths {
                                     rate?: string;
                                 };
                             };
+                            /** @description present only for a session made by a payment link's page: that link */
+                            paymentLinkId?: string;
                         };
                     };
                 };
@@ -2125,6 +2129,8 @@ export interface paths {
                                     rate?: string;
                                 };
                             };
+                            /** @description present only for a session made by a payment link's page: that link */
+                            paymentLinkId?: string;
                         };
                     };
                 };
@@ -2467,6 +2473,8 @@ export interface paths {
                                     rate?: string;
                                 };
                             };
+                            /** @description present only for a session made by a payment link's page: that link */
+                            paymentLinkId?: string;
                         };
                     };
                 };
@@ -2808,6 +2816,8 @@ export interface paths {
                                     rate?: string;
                                 };
                             };
+                            /** @description present only for a session made by a payment link's page: that link */
+                            paymentLinkId?: string;
                         };
                     };
                 };
@@ -3149,6 +3159,8 @@ export interface paths {
                                     rate?: string;
                                 };
                             };
+                            /** @description present only for a session made by a payment link's page: that link */
+                            paymentLinkId?: string;
                         };
                     };
                 };
@@ -6690,6 +6702,1098 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payment_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payment links, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 10 */
+                    limit?: number;
+                    /** @description the id of the last object of the previous page */
+                    starting_after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of payment links, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /**
+                                 * Format: uri
+                                 * @description the link's page: share it, or its QR code
+                                 */
+                                url: string;
+                                active: boolean;
+                                amount: number | null;
+                                minAmount: number | null;
+                                maxAmount: number | null;
+                                /** @enum {string} */
+                                currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                                description: string | null;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                providerHints: {
+                                    [key: string]: string;
+                                } | null;
+                                expiresAt: string | null;
+                                maxPayments: number | null;
+                                /** @description sessions made by the link and paid so far */
+                                paidCount: number;
+                                /** @enum {string} */
+                                mode: "test" | "live";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "invalid_field" | "unknown_field";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a payment link: a page that makes a fresh session for each buyer
+         * @description Give `amount`, or `minAmount` and `maxAmount` to let the buyer enter the amount on the page. Its sessions carry the link's description and metadata, and `paymentLinkId`, into their webhooks.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description kept 24 h: a retry with the same key and request replays the first answer (Idempotent-Replayed: true) */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description a fixed amount in minor units; or give minAmount and maxAmount to let the buyer enter one */
+                        amount?: number;
+                        /** @description the least a buyer may enter, minor units (with maxAmount, instead of amount) */
+                        minAmount?: number;
+                        /** @description the most a buyer may enter, minor units (with minAmount) */
+                        maxAmount?: number;
+                        /** @enum {string} */
+                        currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                        /** @description shown on the link's page and on each session's checkout */
+                        description?: string;
+                        /** @description at most 50 keys; keys ≤ 40 characters, values ≤ 500; copied onto every session the link makes, and so into its webhooks */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description provider id → configuration label, as a session's providerHints: only the first is used; ignored in test mode */
+                        providerHints?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description after this time the link's page says the link has expired (ISO 8601 with a time zone)
+                         */
+                        expiresAt?: string;
+                        /** @description paid sessions after which the link is used up */
+                        maxPayments?: number;
+                        /** @description default true; an inactive link's page says the link is not active */
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description The payment link: share its url */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /**
+                             * Format: uri
+                             * @description the link's page: share it, or its QR code
+                             */
+                            url: string;
+                            active: boolean;
+                            amount: number | null;
+                            minAmount: number | null;
+                            maxAmount: number | null;
+                            /** @enum {string} */
+                            currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                            description: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            providerHints: {
+                                [key: string]: string;
+                            } | null;
+                            expiresAt: string | null;
+                            maxPayments: number | null;
+                            /** @description sessions made by the link and paid so far */
+                            paidCount: number;
+                            /** @enum {string} */
+                            mode: "test" | "live";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
+                 *     - `provider_unavailable`: No provider can take this session: an unknown provider or label in `providerHints`, a disabled configuration, an amount below its minimum, or none enabled for the currency in live mode.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "provider_unavailable" | "idempotency_mismatch";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "idempotency_in_flight";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Body too large. Codes:
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not JSON. Codes:
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment_links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a payment link */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The payment link */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /**
+                             * Format: uri
+                             * @description the link's page: share it, or its QR code
+                             */
+                            url: string;
+                            active: boolean;
+                            amount: number | null;
+                            minAmount: number | null;
+                            maxAmount: number | null;
+                            /** @enum {string} */
+                            currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                            description: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            providerHints: {
+                                [key: string]: string;
+                            } | null;
+                            expiresAt: string | null;
+                            maxPayments: number | null;
+                            /** @description sessions made by the link and paid so far */
+                            paidCount: number;
+                            /** @enum {string} */
+                            mode: "test" | "live";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not found. Codes:
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Change or deactivate a payment link
+         * @description Fields not sent are left as they are; null clears an optional one. `active: false` deactivates the link: its page makes no more sessions, while sessions it already made can still be paid. The amounts, currency and provider hint do not change.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description kept 24 h: a retry with the same key and request replays the first answer (Idempotent-Replayed: true) */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        description?: string | null;
+                        /** @description at most 50 keys; keys ≤ 40 characters, values ≤ 500; copied onto every session the link makes, and so into its webhooks */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        expiresAt?: string | null;
+                        maxPayments?: number | null;
+                        /** @description false deactivates the link: its page makes no more sessions (sessions already made can still be paid); true activates it again */
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description The payment link as changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /**
+                             * Format: uri
+                             * @description the link's page: share it, or its QR code
+                             */
+                            url: string;
+                            active: boolean;
+                            amount: number | null;
+                            minAmount: number | null;
+                            maxAmount: number | null;
+                            /** @enum {string} */
+                            currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                            description: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            providerHints: {
+                                [key: string]: string;
+                            } | null;
+                            expiresAt: string | null;
+                            maxPayments: number | null;
+                            /** @description sessions made by the link and paid so far */
+                            paidCount: number;
+                            /** @enum {string} */
+                            mode: "test" | "live";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `unknown_field`: The body (or query) has a field this operation does not take; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "invalid_field" | "unknown_field" | "invalid_json" | "body_too_deep" | "idempotency_mismatch";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not found. Codes:
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "idempotency_in_flight";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Body too large. Codes:
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not JSON. Codes:
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.succeeded": {
@@ -7047,6 +8151,8 @@ export interface operations {
                         metadata: {
                             [key: string]: string;
                         };
+                        /** @description present only for a session made by a payment link's page: that link */
+                        paymentLinkId?: string;
                         recordId: string;
                         provider: string;
                         /** @description the provider's reference for the payment */
@@ -7144,6 +8250,8 @@ export interface operations {
                         metadata: {
                             [key: string]: string;
                         };
+                        /** @description present only for a session made by a payment link's page: that link */
+                        paymentLinkId?: string;
                     };
                 };
             };
@@ -7232,6 +8340,8 @@ export interface operations {
                         metadata: {
                             [key: string]: string;
                         };
+                        /** @description present only for a session made by a payment link's page: that link */
+                        paymentLinkId?: string;
                     };
                 };
             };
@@ -7320,6 +8430,8 @@ export interface operations {
                         metadata: {
                             [key: string]: string;
                         };
+                        /** @description present only for a session made by a payment link's page: that link */
+                        paymentLinkId?: string;
                     };
                 };
             };

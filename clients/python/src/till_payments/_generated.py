@@ -30,6 +30,8 @@ __all__ = [
     "EventType",
     "EventWithDeliveries",
     "Mode",
+    "PaymentLink",
+    "PaymentLinkList",
     "PaymentRecord",
     "PaymentRecordList",
     "ReconciliationEventData",
@@ -368,6 +370,11 @@ class Session(TillObject):
     @property
     def record(self) -> Optional[SessionRecord]:
         return optional_model(SessionRecord, self._data.get("record"))
+
+    @property
+    def payment_link_id(self) -> Optional[str]:
+        "present only for a session made by a payment link's page: that link"
+        return cast("Optional[str]", self._data.get("paymentLinkId"))
 
 
 class SessionRecord(TillObject):
@@ -975,6 +982,94 @@ class ScheduledDelivery(TillObject):
 
 EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData", "DisputeEventData"]
 """An event's `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, DisputeEventData for payment.dispute*, SessionEventData for the others."""
+class PaymentLink(TillObject):
+    """A payment link: a page (`url`) that makes a fresh session for each buyer."""
+
+    __slots__ = ()
+
+    @property
+    def id(self) -> str:
+        return cast("str", self._data["id"])
+
+    @property
+    def url(self) -> str:
+        "the link's page: share it, or its QR code"
+        return cast("str", self._data["url"])
+
+    @property
+    def active(self) -> bool:
+        return cast("bool", self._data["active"])
+
+    @property
+    def amount(self) -> Optional[int]:
+        return cast("Optional[int]", self._data["amount"])
+
+    @property
+    def min_amount(self) -> Optional[int]:
+        return cast("Optional[int]", self._data["minAmount"])
+
+    @property
+    def max_amount(self) -> Optional[int]:
+        return cast("Optional[int]", self._data["maxAmount"])
+
+    @property
+    def currency(self) -> Currency:
+        return cast("Currency", self._data["currency"])
+
+    @property
+    def description(self) -> Optional[str]:
+        return cast("Optional[str]", self._data["description"])
+
+    @property
+    def metadata(self) -> Dict[str, str]:
+        return cast("Dict[str, str]", copied(self._data["metadata"]))
+
+    @property
+    def provider_hints(self) -> Optional[Dict[str, str]]:
+        return cast("Optional[Dict[str, str]]", None if self._data["providerHints"] is None else copied(self._data["providerHints"]))
+
+    @property
+    def expires_at(self) -> Optional[datetime]:
+        return parse_optional_datetime(self._data["expiresAt"])
+
+    @property
+    def max_payments(self) -> Optional[int]:
+        return cast("Optional[int]", self._data["maxPayments"])
+
+    @property
+    def paid_count(self) -> int:
+        "sessions made by the link and paid so far"
+        return cast("int", self._data["paidCount"])
+
+    @property
+    def mode(self) -> Mode:
+        return cast("Mode", self._data["mode"])
+
+    @property
+    def created_at(self) -> datetime:
+        return parse_datetime(self._data["createdAt"])
+
+    @property
+    def updated_at(self) -> datetime:
+        return parse_datetime(self._data["updatedAt"])
+
+
+class PaymentLinkList(TillObject):
+    """A page of payment links, newest first; `has_more` when older ones follow."""
+
+    __slots__ = ()
+
+    @property
+    def data(self) -> List[PaymentLink]:
+        return model_list(PaymentLink, self._data["data"])
+
+    @property
+    def has_more(self) -> bool:
+        return cast("bool", self._data["hasMore"])
+
+
+EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData"]
+"""An event's `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, SessionEventData for the others."""
 
 
 def event_data(event_type: str, data: Dict[str, Any]) -> EventData:
@@ -1125,6 +1220,8 @@ class TillBase:
         self._sender = sender
         self.events = EventsResource(sender)
         """Events, newest first, with their deliveries; redeliver sends one again now."""
+        self.payment_links = PaymentLinksResource(sender)
+        """Payment links: pages that make a fresh session for each buyer; create, read, list, update or deactivate."""
         self.records = RecordsResource(sender)
         """Payment records (one per paid session), each with its refunds."""
         self.refunds = RefundsResource(sender)
@@ -1276,6 +1373,114 @@ class EventsResource:
                 "POST",
                 path_with("/api/v1/events/{id}/redeliver", event_id),
                 body=body_of({"endpointId": endpoint_id}, None),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+
+class PaymentLinksResource:
+    """Payment links: pages that make a fresh session for each buyer; create, read, list, update or deactivate."""
+
+    def __init__(self, sender: SyncSender) -> None:
+        self._sender = sender
+
+    def create(
+        self,
+        *,
+        amount: Optional[int] = None,
+        min_amount: Optional[int] = None,
+        max_amount: Optional[int] = None,
+        currency: Currency,
+        description: Optional[str] = None,
+        metadata: Optional[Dict[str, str]] = None,
+        provider_hints: Optional[Dict[str, str]] = None,
+        expires_at: Optional[Union[datetime, str]] = None,
+        max_payments: Optional[int] = None,
+        active: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentLink:
+        """POST /api/v1/payment_links: Creates a payment link: `amount`, or `min_amount` and `max_amount` for an amount the buyer enters; share its `url`."""
+        return PaymentLink(
+            self._sender.request(
+                "POST",
+                "/api/v1/payment_links",
+                body=body_of({"amount": amount, "minAmount": min_amount, "maxAmount": max_amount, "currency": currency, "description": description, "metadata": metadata, "providerHints": provider_hints, "expiresAt": expires_at, "maxPayments": max_payments, "active": active}, None),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentLinkList:
+        """GET /api/v1/payment_links: One page of payment links, newest first; `starting_after` a link id to go on."""
+        return PaymentLinkList(
+            self._sender.request(
+                "GET",
+                "/api/v1/payment_links",
+                query={"limit": limit, "starting_after": starting_after},
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Iterator[PaymentLink]:
+        """GET /api/v1/payment_links: Every item from `starting_after` on, fetching the next page as the loop reaches it."""
+        return iterate_pages(lambda cursor: self.list(limit=limit, timeout_ms=timeout_ms, max_retries=max_retries, starting_after=cursor), starting_after)
+
+    def retrieve(
+        self,
+        link_id: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentLink:
+        """GET /api/v1/payment_links/{id}: One payment link."""
+        return PaymentLink(
+            self._sender.request(
+                "GET",
+                path_with("/api/v1/payment_links/{id}", link_id),
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def update(
+        self,
+        link_id: str,
+        *,
+        description: Union[str, None, NotGiven] = NOT_GIVEN,
+        metadata: Optional[Dict[str, str]] = None,
+        expires_at: Union[datetime, None, NotGiven] = NOT_GIVEN,
+        max_payments: Union[int, None, NotGiven] = NOT_GIVEN,
+        active: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentLink:
+        """POST /api/v1/payment_links/{id}: Changes the given fields only (None clears an optional one when sent explicitly); `active=False` deactivates the link."""
+        return PaymentLink(
+            self._sender.request(
+                "POST",
+                path_with("/api/v1/payment_links/{id}", link_id),
+                body=body_of({"description": description, "metadata": metadata, "expiresAt": expires_at, "maxPayments": max_payments, "active": active}, None, ("description", "expiresAt", "maxPayments",)),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
@@ -1763,6 +1968,8 @@ class AsyncTillBase:
         self._sender = sender
         self.events = AsyncEventsResource(sender)
         """Events, newest first, with their deliveries; redeliver sends one again now."""
+        self.payment_links = AsyncPaymentLinksResource(sender)
+        """Payment links: pages that make a fresh session for each buyer; create, read, list, update or deactivate."""
         self.records = AsyncRecordsResource(sender)
         """Payment records (one per paid session), each with its refunds."""
         self.refunds = AsyncRefundsResource(sender)
@@ -1914,6 +2121,114 @@ class AsyncEventsResource:
                 "POST",
                 path_with("/api/v1/events/{id}/redeliver", event_id),
                 body=body_of({"endpointId": endpoint_id}, None),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+
+class AsyncPaymentLinksResource:
+    """Payment links: pages that make a fresh session for each buyer; create, read, list, update or deactivate."""
+
+    def __init__(self, sender: AsyncSender) -> None:
+        self._sender = sender
+
+    async def create(
+        self,
+        *,
+        amount: Optional[int] = None,
+        min_amount: Optional[int] = None,
+        max_amount: Optional[int] = None,
+        currency: Currency,
+        description: Optional[str] = None,
+        metadata: Optional[Dict[str, str]] = None,
+        provider_hints: Optional[Dict[str, str]] = None,
+        expires_at: Optional[Union[datetime, str]] = None,
+        max_payments: Optional[int] = None,
+        active: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentLink:
+        """POST /api/v1/payment_links: Creates a payment link: `amount`, or `min_amount` and `max_amount` for an amount the buyer enters; share its `url`."""
+        return PaymentLink(
+            await self._sender.request(
+                "POST",
+                "/api/v1/payment_links",
+                body=body_of({"amount": amount, "minAmount": min_amount, "maxAmount": max_amount, "currency": currency, "description": description, "metadata": metadata, "providerHints": provider_hints, "expiresAt": expires_at, "maxPayments": max_payments, "active": active}, None),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    async def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentLinkList:
+        """GET /api/v1/payment_links: One page of payment links, newest first; `starting_after` a link id to go on."""
+        return PaymentLinkList(
+            await self._sender.request(
+                "GET",
+                "/api/v1/payment_links",
+                query={"limit": limit, "starting_after": starting_after},
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncIterator[PaymentLink]:
+        """GET /api/v1/payment_links: Every item from `starting_after` on, fetching the next page as the loop reaches it."""
+        return aiterate_pages(lambda cursor: self.list(limit=limit, timeout_ms=timeout_ms, max_retries=max_retries, starting_after=cursor), starting_after)
+
+    async def retrieve(
+        self,
+        link_id: str,
+        *,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentLink:
+        """GET /api/v1/payment_links/{id}: One payment link."""
+        return PaymentLink(
+            await self._sender.request(
+                "GET",
+                path_with("/api/v1/payment_links/{id}", link_id),
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    async def update(
+        self,
+        link_id: str,
+        *,
+        description: Union[str, None, NotGiven] = NOT_GIVEN,
+        metadata: Optional[Dict[str, str]] = None,
+        expires_at: Union[datetime, None, NotGiven] = NOT_GIVEN,
+        max_payments: Union[int, None, NotGiven] = NOT_GIVEN,
+        active: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> PaymentLink:
+        """POST /api/v1/payment_links/{id}: Changes the given fields only (None clears an optional one when sent explicitly); `active=False` deactivates the link."""
+        return PaymentLink(
+            await self._sender.request(
+                "POST",
+                path_with("/api/v1/payment_links/{id}", link_id),
+                body=body_of({"description": description, "metadata": metadata, "expiresAt": expires_at, "maxPayments": max_payments, "active": active}, None, ("description", "expiresAt", "maxPayments",)),
                 idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
