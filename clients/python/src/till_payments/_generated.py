@@ -980,8 +980,6 @@ class ScheduledDelivery(TillObject):
         return parse_datetime(self._data["nextAttemptAt"])
 
 
-EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData", "DisputeEventData"]
-"""An event's `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, DisputeEventData for payment.dispute*, SessionEventData for the others."""
 class PaymentLink(TillObject):
     """A payment link: a page (`url`) that makes a fresh session for each buyer."""
 
@@ -1068,8 +1066,8 @@ class PaymentLinkList(TillObject):
         return cast("bool", self._data["hasMore"])
 
 
-EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData"]
-"""An event's `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, SessionEventData for the others."""
+EventData = Union["SessionEventData", "RefundEventData", "ReconciliationEventData", "DisputeEventData"]
+"""An event's `data`: RefundEventData for refund.* events, ReconciliationEventData for reconciliation.*, DisputeEventData for payment.dispute*, SessionEventData for the others."""
 
 
 def event_data(event_type: str, data: Dict[str, Any]) -> EventData:
