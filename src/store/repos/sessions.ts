@@ -16,7 +16,7 @@ export type AttemptRow = typeof attempts.$inferSelect
 const COLUMNS = 'id, merchant_id, mode, status, amount, currency, description, metadata, success_url, cancel_url, locale, chosen_provider, provider_config_id, expires_at, created_at, updated_at, customer_email, payment_link_id'
 const rowValues = (row: SessionRow) => [row.id, row.merchantId, row.mode, row.status, row.amount, row.currency, row.description, JSON.stringify(row.metadata),
   row.successUrl, row.cancelUrl, row.locale, row.chosenProvider, row.providerConfigId, row.expiresAt, row.createdAt, row.updatedAt, row.customerEmail, row.paymentLinkId]
-const params = (from: number) => ['text', 'text', 'text', 'text', 'int', 'text', 'text', 'jsonb', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'timestamptz', 'text']
+const params = (from: number) => ['text', 'text', 'text', 'text', 'int', 'text', 'text', 'jsonb', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'timestamptz', 'text', 'text']
   .map((type, i) => `$${from + i}::${type}`).join(', ')
 
 const insertRowStmt = rawStatement('session_insert_row', `insert into sessions (${COLUMNS}) values (${params(1)})`)
