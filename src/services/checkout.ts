@@ -4,7 +4,7 @@ import { BadRequest, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Locale } from '../domain/locales.js'
 import type { Currency } from '../domain/money.js'
-import { isLiveProvider, moduleOf } from '../providers/index.js'
+import { isLiveProvider, moduleOf, TEST_PROVIDER } from '../providers/index.js'
 import { fitsSession, supportsAmount, supportsCurrency } from '../providers/registry.js'
 import type { Executor } from '../store/db.js'
 import { findByLabel } from '../store/repos/provider-configs.js'
@@ -74,7 +74,7 @@ async function newSession(deps: Deps, ctx: RequestContext, input: CheckoutInput,
   const ttl = expirySeconds(input.expiresInSeconds)
   const now = deps.clock()
   // No transaction: the binding only reads (nothing it reads is locked either way), and the INSERT is one statement.
-  const binding = ctx.mode === 'test' ? { chosenProvider: 'mock', providerConfigId: null } : await bindProvider(deps.db, ctx.merchantId, input.currency, input.amount, input.providerHints)
+  const binding = ctx.mode === TEST_PROVIDER.mode ? { chosenProvider: TEST_PROVIDER.id, providerConfigId: null } : await bindProvider(deps.db, ctx.merchantId, input.currency, input.amount, input.providerHints)
   const values = {
     id: newId('sess'),
     merchantId: ctx.merchantId,

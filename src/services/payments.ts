@@ -7,6 +7,7 @@ import { SessionTerminal } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Currency } from '../domain/money.js'
 import { effectiveStatus, isTerminal, nextStatus, type SessionStatus, type SessionTrigger } from '../domain/session-machine.js'
+import { isTestProvider } from '../providers/index.js'
 import type { AttemptInput, Fact, PaymentFact, ProviderConfig } from '../providers/types.js'
 import type { Executor, Tx } from '../store/db.js'
 import { appendEvent } from '../store/repos/events.js'
@@ -23,7 +24,7 @@ export const notifyPath = (provider: string, configId: string | null) => (config
 
 /** The configuration an attempt or record was made with, decrypted for this call only. */
 export async function configFor(deps: Deps, tx: Executor, provider: string, configId: string | null): Promise<ProviderConfig> {
-  if (provider === 'mock') return deps.mockConfig
+  if (isTestProvider(provider)) return deps.mockConfig
   const row = configId ? await getProviderConfigUnscoped(tx, configId) : null
   if (!row) throw new Error(`provider configuration ${configId} not found`)
   return openConfig(deps, row)

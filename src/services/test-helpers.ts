@@ -1,6 +1,7 @@
 /** Test-mode helpers (docs/integrate.md#test-mode): the mock provider's side, driven over the API. */
 import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
+import { isTestProvider, TEST_PROVIDER } from '../providers/index.js'
 import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'
 import type { Fact } from '../providers/types.js'
 import { getRecordBySession, getRecordUnscoped } from '../store/repos/records.js'
@@ -36,14 +37,14 @@ export async function sendMockNotification(deps: Deps, facts: Fact[]) {
 async function paidAtMock(deps: Deps, sessionId: string, refundBehavior: RefundBehavior): Promise<AttemptRow | null> {
   const id = await latestAttemptId(deps.db, sessionId)
   const a = id ? await getAttemptUnscoped(deps.db, id) : null
-  const paid = a?.provider === 'mock' && a.status === 'processing' && a.providerData.outcome === 'succeeded' && a.providerData.refundBehavior === refundBehavior
+  const paid = a !== null && isTestProvider(a.provider) && a.status === 'processing' && a.providerData.outcome === 'succeeded' && a.providerData.refundBehavior === refundBehavior
   return paid ? a : null
 }
 
 /** Customer pays (or the payment fails) through a mock attempt and its notification; returns the attempt. */
 export async function mockPayment(deps: Deps, sessionId: string, outcome: 'succeeded' | 'failed', refundBehavior: RefundBehavior = 'succeed', requestKey: string | null = null) {
   const attempt = (outcome === 'succeeded' ? await paidAtMock(deps, sessionId, refundBehavior) : null) ??
-    (await startAttempt(deps, sessionId, { provider: 'mock', providerConfigId: null, channel: 'mock', options: { refundBehavior, outcome, requestKey } })).attempt
+    (await startAttempt(deps, sessionId, { provider: TEST_PROVIDER.id, providerConfigId: null, channel: TEST_PROVIDER.channel, options: { refundBehavior, outcome, requestKey } })).attempt
   const { amount, currency } = attempt.providerData as { amount: number; currency: string }
   const fact: Fact = outcome === 'succeeded'
     ? { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: attempt.providerRef ?? undefined, amount, currency, paidAt: deps.clock() }
@@ -86,7 +87,7 @@ export const paySession = (deps: Deps, ctx: RequestContext, id: string, refundBe
   if (key) {
     const s = await getSession(deps.db, ctx, id)
     const record = s && (await getRecordBySession(deps.db, s.id))
-    if (record?.provider === 'mock' && record.providerData.requestKey === key) return readSession(deps, ctx, id)
+    if (record && isTestProvider(record.provider) && record.providerData.requestKey === key) return readSession(deps, ctx, id)
   }
   await openSession(deps, ctx, id)
   const attempt = await mockPayment(deps, id, 'succeeded', refundBehavior, key)

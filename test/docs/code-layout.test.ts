@@ -130,3 +130,9 @@ test('the console reads and writes through src/services, never src/store directl
   const direct = sourceFiles('console').flatMap((f) => importsInto(f, 'store').map((s) => `${f} imports ${s}`))
   assert.deepEqual(direct, [])
 })
+
+test('providers: the test mode\'s provider is a module too: no file outside src/providers names it by a literal', () => {
+  const named = sourceFiles('.').filter((f) => !f.startsWith('providers' + path.sep))
+    .filter((f) => /(["'`])mock\1/.test(readFileSync(path.join(SRC, f), 'utf8')))
+  assert.deepEqual(named, [], 'what the literal decides is the module\'s (src/providers/mock/module.ts, TEST_PROVIDER in index.ts)')
+})
