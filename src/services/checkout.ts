@@ -101,6 +101,6 @@ async function newSession(deps: Deps, ctx: RequestContext, input: CheckoutInput,
 export async function readSession(deps: Deps, scope: Scope, id: string) {
   const session = await getSession(deps.db, scope, id)
   if (!session) throw new NotFound()
-  const record = session.status === 'paid' || session.status === 'refunded' ? await getRecordBySession(deps.db, session.id, scope) : null
+  const record = session.status === 'paid' || session.status === 'refunded' ? await getRecordBySession(deps.db, scope, session.id) : null
   return sessionView(session, record, deps.config.baseUrl, deps.clock())
 }

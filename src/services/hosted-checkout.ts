@@ -51,7 +51,7 @@ export async function loadSession(deps: Deps, sessionId: string): Promise<Custom
   if (!session) throw new NotFound()
   const merchant = await getMerchant(deps.db, session.merchantId)
   const status = effectiveStatus(session.status as SessionStatus, session.expiresAt, deps.clock())
-  const record = status === 'paid' || status === 'refunded' ? await getRecordBySession(deps.db, session.id, session) : null
+  const record = status === 'paid' || status === 'refunded' ? await getRecordBySession(deps.db, session, session.id) : null
   const branding = merchant ? brandingOf(merchant) : null
   return { session, status, merchantName: branding?.name ?? '', branding, record }
 }

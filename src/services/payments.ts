@@ -39,7 +39,7 @@ async function transition(tx: Tx, deps: Deps, s: SessionRow, trigger: SessionTri
   // Relay pages waiting on this session, on any instance, wake when this transaction commits.
   if (isTerminal(to)) await deps.signals.announce(tx, s.id)
   if (event) {
-    const record = to === 'paid' ? await getRecordBySession(tx, s.id) : null
+    const record = to === 'paid' ? await getRecordBySession(tx, s, s.id) : null
     await appendEvent(tx, s, event, sessionEventData(updated, record), now)
   }
   return updated
@@ -132,7 +132,7 @@ async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: 
     // What the provider told us with the payment (Creem's transaction id) rides along to the record, for refunds.
     const providerData = fact.data ? { ...attempt.providerData, ...fact.data } : attempt.providerData
     await sessions.updateAttempt(tx, attempt.id, { status: 'succeeded', providerRef: fact.providerRef ?? attempt.providerRef, providerData, nextCheckAt: null }, now)
-    const paid = await getRecordBySession(tx, session.id)
+    const paid = await getRecordBySession(tx, session, session.id)
     if (paid) {
       // Paid twice through two channels: keep the money visible to the operator.
       await recordDiscrepancy(tx, deps, {

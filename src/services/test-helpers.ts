@@ -5,7 +5,7 @@ import { isTestProvider, TEST_PROVIDER } from '../providers/index.js'
 import { buildMockNotification, type RefundBehavior } from '../providers/mock/index.js'
 import type { Fact } from '../providers/types.js'
 import { getRecordBySession, getRecordUnscoped } from '../store/repos/records.js'
-import { getRefundScoped } from '../store/repos/refunds.js'
+import { getRefund } from '../store/repos/refunds.js'
 import { getAttemptUnscoped, getSession, latestAttemptId, type AttemptRow, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
 import { readSession } from './checkout.js'
@@ -86,12 +86,12 @@ export const paySession = (deps: Deps, ctx: RequestContext, id: string, refundBe
   const key = ctx.idempotencyKey
   if (key) {
     const s = await getSession(deps.db, ctx, id)
-    const record = s && (await getRecordBySession(deps.db, s.id))
+    const record = s && (await getRecordBySession(deps.db, s, s.id))
     if (record && isTestProvider(record.provider) && record.providerData.requestKey === key) return readSession(deps, ctx, id)
   }
   await openSession(deps, ctx, id)
   const attempt = await mockPayment(deps, id, 'succeeded', refundBehavior, key)
-  return outcome(deps, ctx, id, async (s) => (await getRecordBySession(deps.db, s.id))?.attemptId === attempt.id)
+  return outcome(deps, ctx, id, async (s) => (await getRecordBySession(deps.db, s, s.id))?.attemptId === attempt.id)
 })
 
 export const failSession = (deps: Deps, scope: Scope, id: string) => oneAtATime(id, async () => {
@@ -114,10 +114,10 @@ export const expireSessionHelper = (deps: Deps, scope: Scope, id: string) => one
 
 /** Settles a pending mock refund through a mock refund notification. */
 export async function settleRefundHelper(deps: Deps, scope: Scope, id: string, status: 'succeeded' | 'failed') {
-  const refund = await getRefundScoped(deps.db, scope, id)
+  const refund = await getRefund(deps.db, scope, id)
   if (!refund) throw new NotFound()
   if (refund.status !== 'pending') throw new BadRequest(`refund is ${refund.status}`, 'refund_not_pending')
   await sendMockNotification(deps, [{ kind: 'refund', refundId: refund.id, status, providerRefundRef: refund.providerRef ?? undefined }])
-  const settled = (await getRefundScoped(deps.db, scope, id))!
+  const settled = (await getRefund(deps.db, scope, id))!
   return recordWithRefund((await getRecordUnscoped(deps.db, settled.recordId))!, settled)
 }
