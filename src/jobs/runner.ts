@@ -6,7 +6,7 @@
 import pg from 'pg'
 import { outageLog, type OutageLog } from '../outage-log.js'
 import { endedOnStop } from '../providers/exchange.js'
-import { expireDue } from '../services/payments.js'
+import { expireDue } from '../services/sessions.js'
 import type { Deps } from '../services/deps.js'
 import { purgeExpiredKeys } from '../services/idempotency.js'
 import { clientConfig, DbClient } from '../store/db.js'

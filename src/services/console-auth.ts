@@ -99,7 +99,7 @@ export interface ConsoleSession {
 }
 
 /** The signed-in merchant of a cookie token, or null (unknown, revoked, idle too long, too old). */
-export async function loadSession(deps: Deps, token: string): Promise<ConsoleSession | null> {
+export async function loadConsoleSession(deps: Deps, token: string): Promise<ConsoleSession | null> {
   const tokenHash = sha256(token)
   const found = await repo.findSession(deps.db, tokenHash)
   if (!found) return null

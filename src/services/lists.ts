@@ -12,7 +12,7 @@ import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { recordWithRefunds, refundObject, sessionView } from './present.js'
 
-export { readSession } from './checkout.js'
+export { readSession } from './sessions.js'
 
 export interface PageParams {
   /** 1–100; default 10. */

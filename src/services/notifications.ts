@@ -9,7 +9,7 @@ import { TEST_PROVIDER } from '../providers/index.js'
 import type { NotificationResult, ProviderConfig } from '../providers/types.js'
 import { getProviderConfigUnscoped } from '../store/repos/provider-configs.js'
 import type { Deps } from './deps.js'
-import { applyFacts } from './payments.js'
+import { applyFacts } from './payment-facts.js'
 import { openConfig } from './provider-configs.js'
 
 /** A notification as it arrived: the exact bytes its signature covers, and its headers. */

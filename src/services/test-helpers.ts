@@ -8,9 +8,10 @@ import { getRecordBySession, getRecordUnscoped } from '../store/repos/records.js
 import { getRefund } from '../store/repos/refunds.js'
 import { getAttemptUnscoped, getSession, latestAttemptId, type AttemptRow, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
-import { readSession } from './checkout.js'
+import { readSession } from './sessions.js'
 import type { Deps, RequestContext } from './deps.js'
-import { cancelSession, expireSession, startAttempt } from './payments.js'
+import { startAttempt } from './attempts.js'
+import { cancelSession, expireSession } from './sessions.js'
 import { recordWithRefund } from './present.js'
 
 async function openSession(deps: Deps, scope: Scope, id: string) {

@@ -164,3 +164,13 @@ test('repositories: a read of a merchant\'s row takes its scope, required; a rea
   const byCaller = repos.filter((f) => ['console', 'pages', 'api', 'admin', 'jobs', 'services'].includes(path.basename(f, '.ts')))
   assert.deepEqual(byCaller, [])
 })
+
+test('src/services: no two files declare the same name (one loadSession: a name says which resource it is about)', () => {
+  const declared = new Map<string, string[]>()
+  for (const f of sourceFiles('services')) {
+    for (const m of readFileSync(path.join(SRC, f), 'utf8').matchAll(/^export\s+(?:async\s+)?(?:function\*?|const|let|class|interface|type)\s+(\w+)/gm)) {
+      declared.set(m[1], [...(declared.get(m[1]) ?? []), f])
+    }
+  }
+  assert.deepEqual([...declared].filter(([, files]) => files.length > 1).map(([name, files]) => `${name}: ${files.join(', ')}`), [])
+})
