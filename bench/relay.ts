@@ -11,7 +11,7 @@
 import { loadConfig } from '../src/config.js'
 import { createDeps } from '../src/deps.js'
 import { parseSecretsKey } from '../src/security/secret-box.js'
-import { startAttempt } from '../src/services/payments.js'
+import { startAttempt } from '../src/services/attempts.js'
 import { openBenchDb } from './db.js'
 import { context, ms, table } from './report.js'
 import { benchMerchant, SECRETS_KEY, startInstances, stopAll } from './till.js'

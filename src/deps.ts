@@ -2,8 +2,7 @@
 import type pg from 'pg'
 import type { Config } from './config.js'
 import { createMetrics } from './metrics/registry.js'
-import { createMockProvider } from './providers/mock/index.js'
-import { PROVIDERS } from './providers/index.js'
+import { PROVIDERS, TEST_PROVIDER } from './providers/index.js'
 import { observed } from './providers/observed.js'
 import { traceProviderCall } from './tracing/provider-calls.js'
 import { createRegistry } from './providers/registry.js'
@@ -31,10 +30,10 @@ export function createDeps(config: Config, db: Db, secretsKey: Buffer, log: Logg
     clock,
     box,
     providers: createRegistry([
-      createMockProvider(() => clock()),
+      TEST_PROVIDER.createAdapter({ now: () => clock() }),
       ...PROVIDERS.map((p) => p.createAdapter({ now: () => clock(), dispatcher: providerAgent(config, log), products: productStore(db, clock), statementLimits: config.statementLimits })),
     ].map((adapter) => observed(adapter, metrics.observeProviderCall, traceProviderCall))),
-    mockConfig: { id: 'mock', label: 'mock', credentials: { signingKey: box.derive('mock-provider-signing') }, settings: {} },
+    mockConfig: TEST_PROVIDER.config(box.derive('mock-provider-signing')),
     log,
     signals,
     deliverNotification: (raw) => receiveMockNotification(deps, raw),

@@ -8,7 +8,7 @@ import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { toTillError } from '../api/plugins/errors.js'
 import { TillError } from '../domain/errors.js'
-import { loadSession } from '../services/console-auth.js'
+import { loadConsoleSession } from '../services/console-auth.js'
 import type { Deps } from '../services/deps.js'
 import { servedAssets } from '../web/assets.js'
 import { errorMessage, sendErrorPage } from '../web/errors.js'
@@ -107,7 +107,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     requirePermissions(authed)
     authed.addHook('preHandler', async (req, reply) => {
       const token = cookie(req, SESSION_COOKIE)
-      const session = token ? await loadSession(deps, token) : null
+      const session = token ? await loadConsoleSession(deps, token) : null
       if (!session) {
         // Back to the page asked for after signing in; a post is not replayed.
         const q = new URLSearchParams()

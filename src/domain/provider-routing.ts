@@ -1,7 +1,7 @@
 /**
  * Which configuration of each provider an unhinted live session may be paid with
  * (docs/providers.md#which-configuration-a-session-uses). Pure: the caller says which configurations
- * fit the session (its currency and amount); hints are not routed here (services/checkout.ts).
+ * fit the session (its currency and amount); hints are not routed here (services/sessions.ts).
  */
 
 export interface RouteCandidate {

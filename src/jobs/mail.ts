@@ -33,7 +33,7 @@ const DEFAULTS = { batch: 8, timeoutMs: 30_000, leaseMs: 120_000, retryDelaysMs:
 /** The message for a row, from the session, record, refund and merchant as they are now. */
 async function compose(deps: Deps, e: EmailRow): Promise<MailContent & { replyTo: string | null; merchantName: string }> {
   const [session, merchant, record] = await Promise.all([
-    getSessionUnscoped(deps.db, e.sessionId), getMerchant(deps.db, e.merchantId), getRecordBySession(deps.db, e.sessionId),
+    getSessionUnscoped(deps.db, e.sessionId), getMerchant(deps.db, e.merchantId), getRecordBySession(deps.db, e, e.sessionId),
   ])
   if (!session || !merchant || !record) throw new Error(`email ${e.id}: its session, merchant or record is missing`)
   const refund = e.refundId ? await getRefundUnscoped(deps.db, e.refundId) : null

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { DISCREPANCY_KINDS } from '../domain/discrepancies.js'
-import { PROVIDERS } from '../providers/index.js'
+import { ALL_PROVIDER_IDS } from '../providers/index.js'
 import type { CallObserver } from '../providers/observed.js'
 import { registerGauges, type MetricsSources } from './gauges.js'
 
@@ -67,7 +67,7 @@ export function createMetrics(deps: MetricsSources): Metrics {
     registers,
   })
   // Every series from zero, so an alert on its increase sees the first one.
-  for (const provider of ['mock', ...PROVIDERS.map((p) => p.id)]) {
+  for (const provider of ALL_PROVIDER_IDS) {
     for (const kind of DISCREPANCY_KINDS) discrepancies.inc({ provider, kind }, 0)
   }
   const providerCalls = new Histogram({

@@ -1,10 +1,10 @@
 /** The console's activity log: who did what and when, kept in the database. */
 import type { Mode } from '../domain/checkout-rules.js'
-import * as repo from '../store/repos/console.js'
+import * as repo from '../store/repos/console-activity.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { Deps } from './deps.js'
 
-export type { ActivityRow, DeliverySummary } from '../store/repos/console.js'
+export type { ActivityRow, DeliverySummary } from '../store/repos/console-activity.js'
 
 export type ActivityAction =
   | 'sign_in' | 'sign_in_failed' | 'sign_out' | 'password_changed' | 'password_change_failed' | 'password_set' | 'console_login_cleared'
@@ -46,7 +46,7 @@ export async function recordActivity(deps: Deps, e: ActivityEntry) {
 }
 
 export async function listActivity(deps: Deps, merchantId: string, mode: Mode, opts: { limit?: number; before?: number } = {}) {
-  return repo.listActivity(deps.db, merchantId, mode, { limit: opts.limit ?? 50, before: opts.before })
+  return repo.listActivity(deps.db, { merchantId, mode }, { limit: opts.limit ?? 50, before: opts.before })
 }
 
 /** A payment's timeline for the console: the events naming its session, oldest first, with their deliveries. */

@@ -7,7 +7,7 @@ import { moduleOf, type LiveProviderId } from '../providers/index.js'
 import { ProviderError, type Action } from '../providers/types.js'
 import { getAttemptUnscoped, latestAttemptId, type SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
-import { configFor, startAttempt } from './payments.js'
+import { configFor, startAttempt } from './attempts.js'
 
 /**
  * The action of the session's newest attempt, when it is this configuration's, still open, and

@@ -9,7 +9,7 @@ import { InvalidField, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import { hashPassword, verifyPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
-import * as repo from '../store/repos/console.js'
+import * as repo from '../store/repos/console-sign-in.js'
 import * as members from '../store/repos/members.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { merchants } from '../store/schema.js'
@@ -105,7 +105,7 @@ export interface ConsoleSession {
 }
 
 /** The signed-in merchant of a cookie token, or null (unknown, revoked, idle too long, too old). */
-export async function loadSession(deps: Deps, token: string): Promise<ConsoleSession | null> {
+export async function loadConsoleSession(deps: Deps, token: string): Promise<ConsoleSession | null> {
   const tokenHash = sha256(token)
   const found = await repo.findSession(deps.db, tokenHash)
   if (!found) return null

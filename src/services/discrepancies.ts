@@ -71,7 +71,7 @@ export async function secondPayments(deps: Deps, scope: { merchantId: string }, 
 }
 
 export async function listDiscrepancies(deps: Deps, o: { limit: number; startingAfter?: string; merchantId?: string }) {
-  const before = o.startingAfter ? await repo.getDiscrepancy(deps.db, o.startingAfter) : undefined
-  const rows = await repo.listDiscrepancies(deps.db, { limit: o.limit + 1, before: before ?? undefined, merchantId: o.merchantId })
+  const before = o.startingAfter ? await repo.getDiscrepancyUnscoped(deps.db, o.startingAfter) : undefined
+  const rows = await repo.listDiscrepanciesUnscoped(deps.db, { limit: o.limit + 1, before: before ?? undefined, merchantId: o.merchantId })
   return { data: rows.slice(0, o.limit).map(discrepancyView), hasMore: rows.length > o.limit }
 }

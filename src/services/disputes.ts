@@ -19,7 +19,7 @@ import type { Deps } from './deps.js'
 export async function applyDisputeFact(tx: Tx, deps: Deps, provider: string, configId: string | null, fact: DisputeFact) {
   const attempt = await sessions.getAttemptUnscoped(tx, fact.attemptId)
   // A notification can only touch payments made with the configuration its URL names.
-  const paid = attempt && attempt.provider === provider && (attempt.providerConfigId ?? null) === configId ? await getRecordBySession(tx, attempt.sessionId) : null
+  const paid = attempt && attempt.provider === provider && (attempt.providerConfigId ?? null) === configId ? await getRecordBySession(tx, attempt, attempt.sessionId) : null
   if (!paid || paid.attemptId !== attempt!.id) {
     deps.log.warn({ attemptId: fact.attemptId, provider, configId, dispute: fact.providerDisputeRef }, 'dispute on a payment Till has no record of: ignored')
     return

@@ -18,7 +18,8 @@ import { routeSession } from './provider-routing.js'
 import { getRecordUnscoped, getRecordBySession, type RecordRow } from '../store/repos/records.js'
 import { getSessionUnscoped, type SessionRow } from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
-import { cancelSession, startAttempt } from './payments.js'
+import { startAttempt } from './attempts.js'
+import { cancelSession } from './sessions.js'
 import { mockPayment } from './test-helpers.js'
 import { actionShownAgain } from './browser-step.js'
 
@@ -51,7 +52,7 @@ export async function loadSession(deps: Deps, sessionId: string): Promise<Custom
   if (!session) throw new NotFound()
   const merchant = await getMerchant(deps.db, session.merchantId)
   const status = effectiveStatus(session.status as SessionStatus, session.expiresAt, deps.clock())
-  const record = status === 'paid' || status === 'refunded' ? await getRecordBySession(deps.db, session.id, session) : null
+  const record = status === 'paid' || status === 'refunded' ? await getRecordBySession(deps.db, session, session.id) : null
   const branding = merchant ? brandingOf(merchant) : null
   return { session, status, merchantName: branding?.name ?? '', branding, record }
 }

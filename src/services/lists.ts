@@ -12,7 +12,7 @@ import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
 import { recordWithRefunds, refundObject, sessionView } from './present.js'
 
-export { readSession } from './checkout.js'
+export { readSession } from './sessions.js'
 
 export interface PageParams {
   /** 1–100; default 10. */
@@ -66,12 +66,12 @@ async function cursor<T extends Cursor>(id: string | undefined, find: (id: strin
 async function searchFilter(deps: Deps, scope: Scope, text: string): Promise<sessions.SessionFilters | null> {
   if (text.startsWith('sess_')) return { id: text }
   if (text.startsWith('rec_')) {
-    const r = await records.getRecordScoped(deps.db, scope, text)
+    const r = await records.getRecord(deps.db, scope, text)
     return r ? { id: r.sessionId } : null
   }
   if (text.startsWith('ref_')) {
-    const f = await refundRepo.getRefundScoped(deps.db, scope, text)
-    const r = f && (await records.getRecordScoped(deps.db, scope, f.recordId))
+    const f = await refundRepo.getRefund(deps.db, scope, text)
+    const r = f && (await records.getRecord(deps.db, scope, f.recordId))
     return r ? { id: r.sessionId } : null
   }
   return { metadataValue: text }
@@ -92,28 +92,28 @@ export async function listSessions(deps: Deps, scope: Scope, filters: SessionLis
 }
 
 export async function getRecord(deps: Deps, scope: Scope, id: string) {
-  const r = await records.getRecordScoped(deps.db, scope, id)
+  const r = await records.getRecord(deps.db, scope, id)
   if (!r) throw new NotFound()
   return recordWithRefunds(r, await refundRepo.refundsOfRecords(deps.db, [r.id]))
 }
 
 export async function listRecords(deps: Deps, scope: Scope, filters: RecordListFilters, page: PageParams): Promise<Page<ReturnType<typeof recordWithRefunds>>> {
   const limit = page.limit ?? DEFAULT_LIMIT
-  const after = await cursor(page.startingAfter, (id) => records.getRecordScoped(deps.db, scope, id), 'record')
+  const after = await cursor(page.startingAfter, (id) => records.getRecord(deps.db, scope, id), 'record')
   const { rows, hasMore } = await records.listRecords(deps.db, scope, filters, after, limit)
   const refunds = await refundRepo.refundsOfRecords(deps.db, rows.map((r) => r.id))
   return { data: rows.map((r) => recordWithRefunds(r, refunds.filter((f) => f.recordId === r.id))), hasMore }
 }
 
 export async function getRefund(deps: Deps, scope: Scope, id: string) {
-  const f = await refundRepo.getRefundScoped(deps.db, scope, id)
+  const f = await refundRepo.getRefund(deps.db, scope, id)
   if (!f) throw new NotFound()
   return refundObject(f)
 }
 
 export async function listRefunds(deps: Deps, scope: Scope, filters: RefundListFilters, page: PageParams): Promise<Page<ReturnType<typeof refundObject>>> {
   const limit = page.limit ?? DEFAULT_LIMIT
-  const after = await cursor(page.startingAfter, (id) => refundRepo.getRefundScoped(deps.db, scope, id), 'refund')
+  const after = await cursor(page.startingAfter, (id) => refundRepo.getRefund(deps.db, scope, id), 'refund')
   const { rows, hasMore } = await refundRepo.listRefunds(deps.db, scope, filters, after, limit)
   return { data: rows.map(refundObject), hasMore }
 }

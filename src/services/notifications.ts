@@ -5,10 +5,11 @@
  */
 import { BodyTooDeep, NotFound } from '../domain/errors.js'
 import { jsonTooDeep } from '../domain/json-depth.js'
+import { TEST_PROVIDER } from '../providers/index.js'
 import type { NotificationResult, ProviderConfig } from '../providers/types.js'
 import { getProviderConfigUnscoped } from '../store/repos/provider-configs.js'
 import type { Deps } from './deps.js'
-import { applyFacts } from './payments.js'
+import { applyFacts } from './payment-facts.js'
 import { openConfig } from './provider-configs.js'
 
 /** A notification as it arrived: the exact bytes its signature covers, and its headers. */
@@ -33,7 +34,7 @@ async function receive(deps: Deps, provider: string, configId: string | null, cf
 }
 
 /** A notification from the mock provider (test mode), signed with deps.mockConfig's key. */
-export const receiveMockNotification = (deps: Deps, raw: RawNotification) => receive(deps, 'mock', null, deps.mockConfig, raw)
+export const receiveMockNotification = (deps: Deps, raw: RawNotification) => receive(deps, TEST_PROVIDER.id, null, deps.mockConfig, raw)
 
 /** A notification for one provider configuration; NotFound when the configuration is not that provider's. */
 export async function receiveProviderNotification(deps: Deps, provider: string, configId: string, raw: RawNotification) {

@@ -11,7 +11,7 @@ import type { PaymentLinkRow } from '../store/repos/payment-links.js'
 import { countUse } from '../store/repos/rate-limits.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { insertSessionRow } from '../store/repos/sessions.js'
-import { sessionRow } from './checkout.js'
+import { sessionRow } from './sessions.js'
 import type { Deps } from './deps.js'
 import { brandingOf, type Branding } from './merchant-settings.js'
 

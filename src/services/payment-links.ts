@@ -8,7 +8,7 @@ import type { PaymentLinkBodyT, PaymentLinkPatchT, PaymentLinkT } from '../domai
 import * as links from '../store/repos/payment-links.js'
 import type { PaymentLinkRow } from '../store/repos/payment-links.js'
 import type { Scope } from '../store/repos/scope.js'
-import { sessionRow } from './checkout.js'
+import { sessionRow } from './sessions.js'
 import type { Deps } from './deps.js'
 import { DEFAULT_LIMIT, type Page, type PageParams } from './lists.js'
 

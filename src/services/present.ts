@@ -2,6 +2,7 @@
 import type { Static } from 'typebox'
 import type { PaymentRecord, RecordSummary, RecordWithRefund, RecordWithRefunds, Refund, RefundObject, Session, SessionCreated } from '../domain/resources.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
+import { TEST_PROVIDER } from '../providers/index.js'
 import type { RecordRow } from '../store/repos/records.js'
 import type { RefundRow } from '../store/repos/refunds.js'
 import type { SessionRow } from '../store/repos/sessions.js'
@@ -51,7 +52,7 @@ export function sessionView(s: SessionRow, record: RecordRow | null, baseUrl: st
   return {
     ...sessionCreated(s, baseUrl),
     status: effectiveStatus(s.status as SessionStatus, s.expiresAt, now),
-    chosenProvider: s.mode === 'test' ? 'mock' : s.chosenProvider,
+    chosenProvider: s.mode === TEST_PROVIDER.mode ? TEST_PROVIDER.id : s.chosenProvider,
     ...(record ? { record: recordSummary(record) } : {}),
     ...(s.paymentLinkId ? { paymentLinkId: s.paymentLinkId } : {}),
   }

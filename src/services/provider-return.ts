@@ -7,7 +7,8 @@
 import { ID_PATTERN } from '../domain/ids.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
-import { applyFacts, configFor } from './payments.js'
+import { configFor } from './attempts.js'
+import { applyFacts } from './payment-facts.js'
 
 const SESSION_ID = ID_PATTERN('sess')
 const ATTEMPT_ID = ID_PATTERN('att')

@@ -98,7 +98,9 @@ export interface ItemQuery {
 export async function listItems(deps: Deps, q: ItemQuery, o: { limit: number; startingAfter?: string }) {
   let after: repo.ItemWithDay | undefined
   if (o.startingAfter !== undefined) {
-    after = (await repo.getItem(deps.db, { merchantId: q.merchantId, mode: q.mode }, o.startingAfter)) ?? undefined
+    const item = await repo.getItemUnscoped(deps.db, o.startingAfter)
+    // The cursor is an item the same filter lists: the operator's may name no merchant or mode.
+    after = item && (!q.merchantId || item.merchantId === q.merchantId) && (!q.mode || item.mode === q.mode) ? item : undefined
     if (!after) throw new InvalidField('starting_after', 'no such item')
   }
   const { rows, hasMore } = await repo.listItems(deps.db, {

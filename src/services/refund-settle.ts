@@ -127,7 +127,7 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
   if (!attempt || attempt.provider !== provider || (attempt.providerConfigId ?? null) !== configId) {
     return discrepancy('unmatched_refund', { payment: 'an attempt of this configuration' })
   }
-  const record = await records.getRecordBySession(tx, attempt.sessionId)
+  const record = await records.getRecordBySession(tx, attempt, attempt.sessionId)
   if (!record) return discrepancy('unmatched_refund', { payment: 'a paid session' }, attempt.merchantId)
   const locked = (await records.getRecordUnscoped(tx, record.id, true))!
   if (!inRecordCurrency(fact, locked.currency)) return discrepancy('refund_currency', { recordId: locked.id, currency: locked.currency }, locked.merchantId)

@@ -14,7 +14,7 @@ import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
 import type { Deps, RequestContext } from './deps.js'
 import { keptOnRow, type KeptRows, type KeyInWork, type RequestKey } from './idempotency.js'
-import { configFor, notifyPath } from './payments.js'
+import { configFor, notifyPath } from './attempts.js'
 import { recordWithRefund } from './present.js'
 import { settleRefund } from './refund-settle.js'
 

@@ -6,7 +6,7 @@
 import { BadRequest, NotFound } from '../domain/errors.js'
 import { disputeEventData, reconciliationEventData, refundEventData, sessionEventData, type EventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
-import { PROVIDERS } from '../providers/index.js'
+import { PROVIDERS, TEST_PROVIDER } from '../providers/index.js'
 import { schedule } from '../store/repos/deliveries.js'
 import { appendEvent } from '../store/repos/events.js'
 import type { Scope } from '../store/repos/scope.js'
@@ -17,7 +17,7 @@ export const TEST_METADATA = { till_test_event: 'true' }
 
 function sampleData(type: EventType, now: Date): Record<string, unknown> {
   const session = { id: newId('sess'), status: 'paid', amount: 1000, currency: 'CNY', metadata: TEST_METADATA }
-  const record = { id: newId('rec'), provider: 'mock', providerRef: 'test_event', paidAt: now, amount: 1000, refundedAmount: 0, status: 'paid' }
+  const record = { id: newId('rec'), provider: TEST_PROVIDER.id, providerRef: 'test_event', paidAt: now, amount: 1000, refundedAmount: 0, status: 'paid' }
   switch (type) {
     case 'payment.succeeded': return sessionEventData(session, record)
     case 'payment.failed': return sessionEventData({ ...session, status: 'pending' })

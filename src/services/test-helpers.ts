@@ -1,15 +1,17 @@
 /** Test-mode helpers (docs/integrate.md#test-mode): the mock provider's side, driven over the API. */
 import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
 import { effectiveStatus, type SessionStatus } from '../domain/session-machine.js'
+import { isTestProvider, TEST_PROVIDER } from '../providers/index.js'
 import { buildMockNotification, type MockDispute, type RefundBehavior } from '../providers/mock/index.js'
 import type { Fact } from '../providers/types.js'
 import { getRecordBySession, getRecordUnscoped } from '../store/repos/records.js'
-import { getRefundScoped } from '../store/repos/refunds.js'
+import { getRefund } from '../store/repos/refunds.js'
 import { getAttemptUnscoped, getSession, latestAttemptId, type AttemptRow, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
-import { readSession } from './checkout.js'
+import { readSession } from './sessions.js'
 import type { Deps, RequestContext } from './deps.js'
-import { cancelSession, expireSession, startAttempt } from './payments.js'
+import { startAttempt } from './attempts.js'
+import { cancelSession, expireSession } from './sessions.js'
 import { recordWithRefund } from './present.js'
 
 async function openSession(deps: Deps, scope: Scope, id: string) {
@@ -36,14 +38,14 @@ export async function sendMockNotification(deps: Deps, facts: Fact[]) {
 async function paidAtMock(deps: Deps, sessionId: string, refundBehavior: RefundBehavior): Promise<AttemptRow | null> {
   const id = await latestAttemptId(deps.db, sessionId)
   const a = id ? await getAttemptUnscoped(deps.db, id) : null
-  const paid = a?.provider === 'mock' && a.status === 'processing' && a.providerData.outcome === 'succeeded' && a.providerData.refundBehavior === refundBehavior
+  const paid = a !== null && isTestProvider(a.provider) && a.status === 'processing' && a.providerData.outcome === 'succeeded' && a.providerData.refundBehavior === refundBehavior
   return paid ? a : null
 }
 
 /** Customer pays (or the payment fails) through a mock attempt and its notification; returns the attempt. */
 export async function mockPayment(deps: Deps, sessionId: string, outcome: 'succeeded' | 'failed', refundBehavior: RefundBehavior = 'succeed', requestKey: string | null = null) {
   const attempt = (outcome === 'succeeded' ? await paidAtMock(deps, sessionId, refundBehavior) : null) ??
-    (await startAttempt(deps, sessionId, { provider: 'mock', providerConfigId: null, channel: 'mock', options: { refundBehavior, outcome, requestKey } })).attempt
+    (await startAttempt(deps, sessionId, { provider: TEST_PROVIDER.id, providerConfigId: null, channel: TEST_PROVIDER.channel, options: { refundBehavior, outcome, requestKey } })).attempt
   const { amount, currency } = attempt.providerData as { amount: number; currency: string }
   const fact: Fact = outcome === 'succeeded'
     ? { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: attempt.providerRef ?? undefined, amount, currency, paidAt: deps.clock() }
@@ -96,13 +98,13 @@ export const paySession = (deps: Deps, ctx: RequestContext, id: string, refundBe
   const key = ctx.idempotencyKey
   if (key) {
     const s = await getSession(deps.db, ctx, id)
-    const record = s && (await getRecordBySession(deps.db, s.id))
-    if (record?.provider === 'mock' && record.providerData.requestKey === key) return readSession(deps, ctx, id)
+    const record = s && (await getRecordBySession(deps.db, s, s.id))
+    if (record && isTestProvider(record.provider) && record.providerData.requestKey === key) return readSession(deps, ctx, id)
   }
   await openSession(deps, ctx, id)
   const attempt = await mockPayment(deps, id, 'succeeded', refundBehavior, key)
   if (dispute) await mockDispute(deps, attempt, dispute)
-  return outcome(deps, ctx, id, async (s) => (await getRecordBySession(deps.db, s.id))?.attemptId === attempt.id)
+  return outcome(deps, ctx, id, async (s) => (await getRecordBySession(deps.db, s, s.id))?.attemptId === attempt.id)
 })
 
 export const failSession = (deps: Deps, scope: Scope, id: string) => oneAtATime(id, async () => {
@@ -125,10 +127,10 @@ export const expireSessionHelper = (deps: Deps, scope: Scope, id: string) => one
 
 /** Settles a pending mock refund through a mock refund notification. */
 export async function settleRefundHelper(deps: Deps, scope: Scope, id: string, status: 'succeeded' | 'failed') {
-  const refund = await getRefundScoped(deps.db, scope, id)
+  const refund = await getRefund(deps.db, scope, id)
   if (!refund) throw new NotFound()
   if (refund.status !== 'pending') throw new BadRequest(`refund is ${refund.status}`, 'refund_not_pending')
   await sendMockNotification(deps, [{ kind: 'refund', refundId: refund.id, status, providerRefundRef: refund.providerRef ?? undefined }])
-  const settled = (await getRefundScoped(deps.db, scope, id))!
+  const settled = (await getRefund(deps.db, scope, id))!
   return recordWithRefund((await getRecordUnscoped(deps.db, settled.recordId))!, settled)
 }

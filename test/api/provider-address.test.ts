@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startAttempt } from '../../src/services/payments.js'
+import { startAttempt } from '../../src/services/attempts.js'
 import { startTestApp } from '../helpers/app.js'
 import { creemCredentials, wechatCredentials } from '../helpers/credentials.js'
 import { liveWechat } from '../helpers/wechat.js'

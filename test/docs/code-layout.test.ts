@@ -130,3 +130,47 @@ test('the console reads and writes through src/services, never src/store directl
   const direct = sourceFiles('console').flatMap((f) => importsInto(f, 'store').map((s) => `${f} imports ${s}`))
   assert.deepEqual(direct, [])
 })
+
+test('providers: the test mode\'s provider is a module too: no file outside src/providers names it by a literal', () => {
+  const named = sourceFiles('.').filter((f) => !f.startsWith('providers' + path.sep))
+    .filter((f) => /(["'`])mock\1/.test(readFileSync(path.join(SRC, f), 'utf8')))
+  assert.deepEqual(named, [], 'what the literal decides is the module\'s (src/providers/mock/module.ts, TEST_PROVIDER in index.ts)')
+})
+
+/** Each exported function of a repository: its name and its parameters' text (balanced parentheses). */
+function repoFunctions(file: string): { name: string; params: string }[] {
+  const text = readFileSync(path.join(SRC, file), 'utf8')
+  return [...text.matchAll(/export\s+(?:async\s+)?(?:function\*?\s+(\w+)\s*(?:<[^>]*>)?\s*\(|const\s+(\w+)\s*=\s*(?:async\s*)?\()/g)].map((m) => {
+    let depth = 1
+    let i = m.index + m[0].length
+    for (; i < text.length && depth > 0; i++) depth += text[i] === '(' ? 1 : text[i] === ')' ? -1 : 0
+    return { name: m[1] ?? m[2], params: text.slice(m.index + m[0].length, i - 1) }
+  })
+}
+
+test('repositories: a read of a merchant\'s row takes its scope, required; a read across merchants says so in its name (…Unscoped)', () => {
+  const repos = sourceFiles(path.join('store', 'repos'))
+  const wrong = repos.flatMap((f) => repoFunctions(f).map((fn) => ({ f, ...fn }))).filter(({ name }) => !name.endsWith('Unscoped')).flatMap(({ f, name, params }) => {
+    // An optional scope, merchant or mode: a read that is sometimes unscoped, which its name does not say.
+    if (/\b(?:scope|merchantId|mode)\?\s*:/.test(params)) return [`${f}: ${name} takes its scope as optional`]
+    // One row by id: the merchant's (its Scope; a merchant's row of no mode, its merchantId), or …Unscoped.
+    // The merchants table's own row is the exception: its id is the merchant's.
+    const byId = /^(?:get|lock)[A-Z]/.test(name) && name !== 'getMerchant'
+    if (byId && !/\bscope: Scope\b|\bmerchantId: string\b/.test(params)) return [`${f}: ${name} reads a row without its scope`]
+    return []
+  })
+  assert.deepEqual(wrong, [])
+  // A repository is named for the rows it holds, not for the layer that calls it.
+  const byCaller = repos.filter((f) => ['console', 'pages', 'api', 'admin', 'jobs', 'services'].includes(path.basename(f, '.ts')))
+  assert.deepEqual(byCaller, [])
+})
+
+test('src/services: no two files declare the same name (one loadSession: a name says which resource it is about)', () => {
+  const declared = new Map<string, string[]>()
+  for (const f of sourceFiles('services')) {
+    for (const m of readFileSync(path.join(SRC, f), 'utf8').matchAll(/^export\s+(?:async\s+)?(?:function\*?|const|let|class|interface|type)\s+(\w+)/gm)) {
+      declared.set(m[1], [...(declared.get(m[1]) ?? []), f])
+    }
+  }
+  assert.deepEqual([...declared].filter(([, files]) => files.length > 1).map(([name, files]) => `${name}: ${files.join(', ')}`), [])
+})

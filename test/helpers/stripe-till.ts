@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
 import type { Config } from '../../src/config.js'
-import { startAttempt } from '../../src/services/payments.js'
+import { startAttempt } from '../../src/services/attempts.js'
 import { startTestApp } from './app.js'
 import { getSession, refundRecord } from './merchant-api.js'
 import { eventsWhere } from './store-queries.js'

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { updateSettings } from '../../src/services/merchant-settings.js'
-import { startAttempt } from '../../src/services/payments.js'
+import { startAttempt } from '../../src/services/attempts.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { formCount, getPage, postForm, pressButton, tokenOf } from '../helpers/pages.js'
 import { createSession, eventsWhere, recordRow, sessionRow } from '../helpers/store-queries.js'

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { test } from 'node:test'
-import { startAttempt } from '../../src/services/payments.js'
+import { startAttempt } from '../../src/services/attempts.js'
 import { mockPayment } from '../../src/services/test-helpers.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { getPage, relayWait } from '../helpers/pages.js'

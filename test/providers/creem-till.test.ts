@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import { reconcileAttempts } from '../../src/jobs/reconcile.js'
 import { webhookSignature } from '../../src/providers/creem/sign.js'
 import { fitsSession } from '../../src/providers/registry.js'
-import { cancelSession, expireDue } from '../../src/services/payments.js'
+import { cancelSession, expireDue } from '../../src/services/sessions.js'
 import { creemTill } from '../helpers/creem-till.js'
 
 test('a live EUR session paid on Creem: checkout.completed makes it paid, with the order id and the transaction kept', async (t) => {

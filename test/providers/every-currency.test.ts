@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
-import { startAttempt } from '../../src/services/payments.js'
+import { startAttempt } from '../../src/services/attempts.js'
 import { startTestApp } from '../helpers/app.js'
 import { startCreem } from '../helpers/creem.js'
 import { getSession, refundRecord } from '../helpers/merchant-api.js'

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { reconcileAttempts } from '../../src/jobs/reconcile.js'
-import { cancelSession, expireDue, startAttempt } from '../../src/services/payments.js'
+import { startAttempt } from '../../src/services/attempts.js'
+import { cancelSession, expireDue } from '../../src/services/sessions.js'
 import { stripeTill } from '../helpers/stripe-till.js'
 
 test('a JPY session paid by card: checkout.session.completed makes it paid, for ¥1,500 exactly, with the PaymentIntent kept', async (t) => {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import { hashPassword } from '../../src/security/api-keys.js'
-import { loadSession, signIn } from '../../src/services/console-auth.js'
+import { loadConsoleSession, signIn } from '../../src/services/console-auth.js'
 import type { Deps } from '../../src/services/deps.js'
 import { runMigrations } from '../../src/store/db.js'
 import { claimDue } from '../../src/store/repos/deliveries.js'
@@ -155,7 +155,7 @@ test('0016: each merchant\'s login becomes its first owner with the same passwor
   const members = (await pool.query('select merchant_id, email, role, password_hash = $1 as same_password from console_members order by merchant_id', [hash])).rows
   assert.deepEqual(members, [{ merchant_id: 'mer_a', email: 'shop@example.com', role: 'owner', same_password: true }])
   const deps = { db: database.db, clock: () => new Date() } as unknown as Deps
-  const session = await loadSession(deps, token)
+  const session = await loadConsoleSession(deps, token)
   assert.equal(session?.member.email, 'shop@example.com', 'the session opened before the upgrade is the owner\'s')
   const signed = await signIn(deps, { email: 'Shop@Example.com', password: 'the old password', ip: '127.0.0.1' })
   assert.equal(signed.ok, true)

@@ -17,9 +17,7 @@ test('the record of a session, looked up with its merchant and mode', async (t) 
   await pool.query(`insert into records (id, session_id, merchant_id, mode, provider, provider_ref, amount, currency, status, paid_at)
     values ('rec_1', 'sess_1', 'mer_a', 'test', 'mock', 'ref', 100, 'CNY', 'paid', now())`)
 
-  assert.equal((await getRecordBySession(database.db, 'sess_1', { merchantId: 'mer_a', mode: 'test' }))?.id, 'rec_1')
-  assert.equal(await getRecordBySession(database.db, 'sess_1', { merchantId: 'mer_b', mode: 'test' }), null)
-  assert.equal(await getRecordBySession(database.db, 'sess_1', { merchantId: 'mer_a', mode: 'live' }), null)
-  // Without a scope (a provider notification knows only the session): the row by its id alone.
-  assert.equal((await getRecordBySession(database.db, 'sess_1'))?.id, 'rec_1')
+  assert.equal((await getRecordBySession(database.db, { merchantId: 'mer_a', mode: 'test' }, 'sess_1'))?.id, 'rec_1')
+  assert.equal(await getRecordBySession(database.db, { merchantId: 'mer_b', mode: 'test' }, 'sess_1'), null)
+  assert.equal(await getRecordBySession(database.db, { merchantId: 'mer_a', mode: 'live' }, 'sess_1'), null)
 })

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { createSession } from '../../services/checkout.js'
+import { createSession } from '../../services/sessions.js'
 import { answerOnce } from '../plugins/idempotency.js'
 import type { Deps } from '../../services/deps.js'
 import { CreateCheckout, type CheckoutBodyT } from './schema.js'

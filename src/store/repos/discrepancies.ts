@@ -9,8 +9,8 @@ export async function insertDiscrepancy(tx: Executor, row: typeof discrepancies.
   return r
 }
 
-/** Newest first; `before` is the last row of the previous page. */
-export async function listDiscrepancies(ex: Executor, o: { limit: number; before?: DiscrepancyRow; merchantId?: string }): Promise<DiscrepancyRow[]> {
+/** The operator's list (admin API), across merchants unless one is named; newest first; `before` is the last row of the previous page. */
+export async function listDiscrepanciesUnscoped(ex: Executor, o: { limit: number; before?: DiscrepancyRow; merchantId?: string }): Promise<DiscrepancyRow[]> {
   const page = o.before ? or(lt(discrepancies.createdAt, o.before.createdAt), and(eq(discrepancies.createdAt, o.before.createdAt), lt(discrepancies.id, o.before.id))) : undefined
   const merchant = o.merchantId ? eq(discrepancies.merchantId, o.merchantId) : undefined
   return ex.select().from(discrepancies).where(and(page, merchant)).orderBy(desc(discrepancies.createdAt), desc(discrepancies.id)).limit(o.limit)
@@ -23,7 +23,8 @@ export async function listPaidTwice(ex: Executor, merchantId: string, sessionId:
     .orderBy(discrepancies.createdAt, discrepancies.id)
 }
 
-export async function getDiscrepancy(ex: Executor, id: string): Promise<DiscrepancyRow | null> {
+/** The operator's read by id (a page's cursor): discrepancies belong to no mode, and some to no merchant. */
+export async function getDiscrepancyUnscoped(ex: Executor, id: string): Promise<DiscrepancyRow | null> {
   const [r] = await ex.select().from(discrepancies).where(eq(discrepancies.id, id))
   return r ?? null
 }

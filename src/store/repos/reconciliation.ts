@@ -445,12 +445,17 @@ export async function listItems(ex: Executor, f: ItemFilter, o: { limit: number;
   return { rows: all.slice(0, o.limit), hasMore: all.length > o.limit }
 }
 
-export async function getItem(ex: Executor, f: { merchantId?: string; mode?: 'test' | 'live' }, id: string): Promise<ItemWithDay | null> {
+const itemWhere = async (ex: Executor, where: SQL | undefined): Promise<ItemWithDay | null> => {
   const [r] = await ex.select({ item: items, day: statements.day, provider: statements.provider, providerConfigId: statements.providerConfigId })
-    .from(items).innerJoin(statements, eq(statements.id, items.statementId))
-    .where(and(eq(items.id, id), f.merchantId ? eq(items.merchantId, f.merchantId) : undefined, f.mode ? eq(items.mode, f.mode) : undefined))
+    .from(items).innerJoin(statements, eq(statements.id, items.statementId)).where(where)
   return r ? { ...r.item, day: r.day, provider: r.provider, providerConfigId: r.providerConfigId } : null
 }
+
+/** The merchant's item. */
+export const getItem = (ex: Executor, scope: Scope, id: string) => itemWhere(ex, and(eq(items.id, id), eq(items.merchantId, scope.merchantId), eq(items.mode, scope.mode)))
+
+/** An item by id alone: the operator's list (admin API), which may name no merchant, checks it against its filter. */
+export const getItemUnscoped = (ex: Executor, id: string) => itemWhere(ex, eq(items.id, id))
 
 /** The provider's own fields of the lines these items name (file, line), for showing a mismatch's source. */
 export async function lineFields(ex: Executor, refs: { statementId: string; file: string; line: number }[]): Promise<Map<string, Record<string, string>>> {

@@ -10,8 +10,7 @@ export type RecordRow = typeof records.$inferSelect
 
 const p = sql.placeholder
 // The session reads' and payments' statements, built once: see store/prepared.ts.
-const recordBySessionStmt = statement('record_by_session', (ex) => ex.select().from(records).where(eq(records.sessionId, p('sessionId'))))
-// The same row found through the same unique index, the merchant named: on a database sharded by merchant it reaches one shard (docs/scaling.md).
+// The session's row through its unique index, the merchant named: on a database sharded by merchant it reaches one shard (docs/scaling.md).
 const recordBySessionScopedStmt = statement('record_by_session_scoped', (ex) => ex.select().from(records)
   .where(and(eq(records.sessionId, p('sessionId')), eq(records.merchantId, p('merchantId')), eq(records.mode, p('mode')))))
 // The refund path's reads and its one write, as plain SQL (store/prepared.ts tableRows).
@@ -26,11 +25,9 @@ export async function insertRecord(tx: Executor, row: typeof records.$inferInser
   return r
 }
 
-/** The session's record; with the session's (merchant, mode) when the caller knows it, so that the query carries the shard key. */
-export async function getRecordBySession(tx: Executor, sessionId: string, scope?: Scope): Promise<RecordRow | null> {
-  const [r] = scope
-    ? await recordBySessionScopedStmt(tx, { sessionId, merchantId: scope.merchantId, mode: scope.mode })
-    : await recordBySessionStmt(tx, { sessionId })
+/** The session's record, with the session's (merchant, mode), so that the query carries the shard key. */
+export async function getRecordBySession(tx: Executor, scope: Scope, sessionId: string): Promise<RecordRow | null> {
+  const [r] = await recordBySessionScopedStmt(tx, { sessionId, merchantId: scope.merchantId, mode: scope.mode })
   return r ?? null
 }
 
@@ -57,7 +54,7 @@ export async function setRecordRefunds(tx: Executor, record: RecordRow, refunded
   return Object.assign({}, record, { refundedAmount, status })
 }
 
-export async function getRecordScoped(tx: Executor, scope: Scope, id: string): Promise<RecordRow | null> {
+export async function getRecord(tx: Executor, scope: Scope, id: string): Promise<RecordRow | null> {
   const [r] = await tx.select().from(records).where(and(eq(records.id, id), eq(records.merchantId, scope.merchantId), eq(records.mode, scope.mode)))
   return r ?? null
 }

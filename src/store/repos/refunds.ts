@@ -59,7 +59,7 @@ export async function getRefundUnscoped(tx: Executor, id: string, forUpdate = fa
   return refundRows.first(await (forUpdate ? refundLockStmt : refundStmt)(tx, [id]))
 }
 
-export async function getRefundScoped(tx: Executor, scope: Scope, id: string): Promise<RefundRow | null> {
+export async function getRefund(tx: Executor, scope: Scope, id: string): Promise<RefundRow | null> {
   const [r] = await tx
     .select()
     .from(refunds)

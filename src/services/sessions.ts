@@ -1,15 +1,24 @@
-/** Creating and reading payment sessions (docs/integrate.md#create-a-session, docs/integrate.md#read-sessions-records-and-refunds). */
+/**
+ * Payment sessions: creating and reading them (docs/integrate.md#create-a-session,
+ * docs/integrate.md#read-sessions-records-and-refunds), moving them with their event, and closing
+ * them (canceled, expired, the expiry sweep).
+ */
 import { checkCancelUrl, checkMetadata, checkSuccessUrl, expirySeconds } from '../domain/checkout-rules.js'
 import { checkCustomerEmail } from '../domain/customer-email.js'
-import { BadRequest, NotFound } from '../domain/errors.js'
+import { BadRequest, NotFound, SessionTerminal } from '../domain/errors.js'
+import { sessionEventData, type EventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
 import type { Locale } from '../domain/locales.js'
 import type { Currency } from '../domain/money.js'
-import { isLiveProvider, moduleOf } from '../providers/index.js'
+import { effectiveStatus, isTerminal, nextStatus, type SessionStatus, type SessionTrigger } from '../domain/session-machine.js'
+import { isLiveProvider, moduleOf, TEST_PROVIDER } from '../providers/index.js'
 import { fitsSession, supportsAmount, supportsCurrency } from '../providers/registry.js'
-import type { Executor } from '../store/db.js'
+import type { Executor, Tx } from '../store/db.js'
+import { appendEvent } from '../store/repos/events.js'
 import { findByLabel } from '../store/repos/provider-configs.js'
+import { countLinkPayment } from '../store/repos/payment-links.js'
 import { getRecordBySession } from '../store/repos/records.js'
+import * as sessions from '../store/repos/sessions.js'
 import { getSession, insertSession, type SessionRow } from '../store/repos/sessions.js'
 import type { Scope } from '../store/repos/scope.js'
 import type { Deps, RequestContext } from './deps.js'
@@ -85,7 +94,7 @@ export async function sessionRow(deps: Deps, ctx: Scope, input: CheckoutInput, p
   const ttl = expirySeconds(input.expiresInSeconds)
   const now = deps.clock()
   // No transaction: the binding only reads (nothing it reads is locked either way), and the INSERT is one statement.
-  const binding = ctx.mode === 'test' ? { chosenProvider: 'mock', providerConfigId: null } : await bindProvider(deps.db, ctx.merchantId, input.currency, input.amount, input.providerHints)
+  const binding = ctx.mode === TEST_PROVIDER.mode ? { chosenProvider: TEST_PROVIDER.id, providerConfigId: null } : await bindProvider(deps.db, ctx.merchantId, input.currency, input.amount, input.providerHints)
   const values = {
     id: newId('sess'),
     merchantId: ctx.merchantId,
@@ -111,6 +120,59 @@ export async function sessionRow(deps: Deps, ctx: Scope, input: CheckoutInput, p
 export async function readSession(deps: Deps, scope: Scope, id: string) {
   const session = await getSession(deps.db, scope, id)
   if (!session) throw new NotFound()
-  const record = session.status === 'paid' || session.status === 'refunded' ? await getRecordBySession(deps.db, session.id, scope) : null
+  const record = session.status === 'paid' || session.status === 'refunded' ? await getRecordBySession(deps.db, scope, session.id) : null
   return sessionView(session, record, deps.config.baseUrl, deps.clock())
+}
+
+/** Moves a session and appends the matching event, or does nothing when the trigger does not apply. */
+export async function transition(tx: Tx, deps: Deps, s: SessionRow, trigger: SessionTrigger, event: EventType | null, patch: Partial<SessionRow> = {}) {
+  const to = nextStatus(s.status as SessionStatus, trigger)
+  if (!to) return null
+  const now = deps.clock()
+  const updated = await sessions.updateSession(tx, s.id, { ...patch, status: to }, now)
+  // Relay pages waiting on this session, on any instance, wake when this transaction commits.
+  if (isTerminal(to)) await deps.signals.announce(tx, s.id)
+  if (event) {
+    const record = to === 'paid' ? await getRecordBySession(tx, s, s.id) : null
+    // A payment link's "used up" counts its paid sessions: the count moves with the payment, in its transaction.
+    if (to === 'paid' && s.paymentLinkId) await countLinkPayment(tx, s.paymentLinkId)
+    await appendEvent(tx, s, event, sessionEventData(updated, record), now)
+  }
+  return updated
+}
+
+async function closeSession(deps: Deps, sessionId: string, trigger: 'cancel' | 'expire', event: EventType) {
+  const now = deps.clock()
+  return deps.signals.transaction(deps.db, async (tx) => {
+    const s = await sessions.getSessionUnscoped(tx, sessionId, true)
+    if (!s) throw new Error(`session ${sessionId} not found`)
+    const status = effectiveStatus(s.status as SessionStatus, s.expiresAt, now)
+    if (status !== 'pending' && status !== 'processing') {
+      // Read as expired but not yet swept: the sweep's work is done here.
+      if (status === 'expired' && trigger === 'expire' && s.status !== 'expired') return closeOpen(tx, deps, s, trigger, event, now)
+      throw new SessionTerminal(status)
+    }
+    return closeOpen(tx, deps, s, trigger, event, now)
+  })
+}
+
+async function closeOpen(tx: Tx, deps: Deps, s: SessionRow, trigger: 'cancel' | 'expire', event: EventType, now: Date) {
+  const patch = trigger === 'expire' && s.expiresAt > now ? { expiresAt: now } : {}
+  const updated = await transition(tx, deps, s, trigger, event, patch)
+  // Open provider orders are closed by reconciliation (a network call, outside this transaction).
+  for (const a of await sessions.openAttempts(tx, s.id)) await sessions.updateAttempt(tx, a.id, { nextCheckAt: now }, now)
+  return updated!
+}
+
+export const cancelSession = (deps: Deps, sessionId: string) => closeSession(deps, sessionId, 'cancel', 'session.canceled')
+export const expireSession = (deps: Deps, sessionId: string) => closeSession(deps, sessionId, 'expire', 'session.expired')
+
+/** The sweep: open sessions past expiry, claimed with SKIP LOCKED so instances never act twice. */
+export async function expireDue(deps: Deps, limit = 100): Promise<number> {
+  const now = deps.clock()
+  return deps.signals.transaction(deps.db, async (tx) => {
+    const due = await sessions.claimExpired(tx, now, limit)
+    for (const s of due) await closeOpen(tx, deps, s, 'expire', 'session.expired', now)
+    return due.length
+  })
 }
