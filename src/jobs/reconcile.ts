@@ -10,15 +10,10 @@ import type { Deps } from '../services/deps.js'
 import { applyFacts, configFor } from '../services/payments.js'
 import { settleRefund } from '../services/refund-settle.js'
 import { sendRefund } from '../services/refunds.js'
+import { paymentRef } from '../services/session-close.js'
 import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
-
-const paymentRef = (a: { id: string; providerRef: string | null; providerData: Record<string, unknown> }): PaymentRef => ({
-  attemptId: a.id,
-  providerRef: a.providerRef,
-  data: a.providerData,
-})
 
 export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number> {
   const now = deps.clock()
