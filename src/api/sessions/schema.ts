@@ -30,9 +30,6 @@ export const ListSessions = {
   response: { 200: answer('A page of sessions, newest first', ListOf(Session)) },
 }
 
-/** Nothing to send; a body, if any, is an empty object. */
-const NoBody = Type.Object({}, { additionalProperties: false })
-
 const close = (verb: string, outcome: string, description: string) => ({
   summary: `${verb} an open payment session`,
   description: `${description} Only a \`pending\` or \`processing\` session: any other answers \`session_terminal\` (400), `
@@ -42,7 +39,6 @@ const close = (verb: string, outcome: string, description: string) => ({
     + 'A payment that still lands afterwards is recorded as paid, with `payment.succeeded`: money received is never dropped.',
   tags,
   params: IdParam,
-  body: NoBody,
   response: { 200: answer(`The session, ${outcome}`, Session), ...errors('not_found', 'session_terminal') },
 })
 
