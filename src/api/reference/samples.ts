@@ -262,7 +262,10 @@ function curl(method: string, url: string, s: OpSample): string {
     if (method !== 'POST') first = `curl -s -X ${method} ${url}`
     if (s.idempotencyKey) lines.push(`-H ${shellQuote(`Idempotency-Key: ${s.idempotencyKey}`)}`)
     lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(s.data))}`)
-  } else if (method !== 'GET') first = `curl -s -X ${method} ${url}`
+  } else if (method !== 'GET') {
+    first = `curl -s -X ${method} ${url}`
+    if (s.idempotencyKey) lines.push(`-H ${shellQuote(`Idempotency-Key: ${s.idempotencyKey}`)}`)
+  }
   return [first, ...lines].join(' \\\n  ')
 }
 
