@@ -648,3 +648,34 @@ func TestIntegrationListsAndReads(t *testing.T) {
 		t.Fatalf("a live key lists test sessions: %v", got)
 	}
 }
+
+func TestIntegrationCancelAndExpire(t *testing.T) {
+	client, ctx := requireTill(t)
+	var e *till.Error
+	created, err := client.CreateCheckout(ctx, &till.CheckoutParams{Amount: 1000, Currency: till.CNY})
+	ok(t, err)
+	canceled, err := client.Sessions.Cancel(ctx, created.ID, nil)
+	ok(t, err)
+	if canceled.ID != created.ID || canceled.Status != till.SessionCanceled {
+		t.Fatalf("canceled: %+v", canceled)
+	}
+	_, err = client.Sessions.Expire(ctx, created.ID, nil)
+	if !errors.Is(err, till.ErrInvalidRequest) || !errors.As(err, &e) || e.Message != "session is canceled" || e.Code != till.CodeSessionTerminal {
+		t.Fatalf("a closed session: %v", err)
+	}
+
+	other, err := client.CreateCheckout(ctx, &till.CheckoutParams{Amount: 1000, Currency: till.CNY})
+	ok(t, err)
+	key := &till.Params{IdempotencyKey: "expire-" + other.ID}
+	expired, err := client.Sessions.Expire(ctx, other.ID, key)
+	ok(t, err)
+	// The same key answers the same again, though the session is no longer open.
+	again, err := client.Sessions.Expire(ctx, other.ID, key)
+	ok(t, err)
+	if expired.Status != till.SessionExpired || again.Status != till.SessionExpired || !again.ExpiresAt.Equal(expired.ExpiresAt) {
+		t.Fatalf("expired: %+v, again: %+v", expired, again)
+	}
+	if _, err := client.Sessions.Cancel(ctx, other.ID, nil); !errors.As(err, &e) || e.Code != till.CodeSessionTerminal {
+		t.Fatalf("a closed session: %v", err)
+	}
+}

@@ -134,6 +134,18 @@ func (s *SessionService) List(ctx context.Context, params *SessionListParams) *I
 	return list(ctx, s.c, "/api/v1/sessions", params.query(), func(x Session) string { return x.ID })
 }
 
+// Cancel makes an open session canceled, its provider order closed first (POST /api/v1/sessions/{id}/cancel);
+// a session that is not open is an *Error with Code CodeSessionTerminal. params may be nil.
+func (s *SessionService) Cancel(ctx context.Context, id string, params *Params) (*Session, error) {
+	return send[Session](ctx, s.c, http.MethodPost, "/api/v1/sessions/%s/cancel", []string{id}, nil, keyOf(params), nil)
+}
+
+// Expire makes an open session expired now, its provider order closed first (POST /api/v1/sessions/{id}/expire);
+// a session that is not open is an *Error with Code CodeSessionTerminal. params may be nil.
+func (s *SessionService) Expire(ctx context.Context, id string, params *Params) (*Session, error) {
+	return send[Session](ctx, s.c, http.MethodPost, "/api/v1/sessions/%s/expire", []string{id}, nil, keyOf(params), nil)
+}
+
 // RecordService reads payment records (/api/v1/records), each with all its refunds.
 type RecordService struct{ c *Client }
 

@@ -1,8 +1,9 @@
-/** `till sessions list|show`: the payment sessions of a key's merchant and mode, read back. */
+/** `till sessions list|show` (and cancel|expire, session-close.ts): the payment sessions of a key's merchant and mode, read back. */
 import { SESSION_STATUSES } from '../domain/session-machine.js'
 import { connectionHelp, API_OPTIONS, JSON_OPTION, id, integer, oneOf, optionalString, usageError, type Group, type Values } from './args.js'
 import { merchantApi } from './http.js'
 import { money, print, printJson, table, time } from './output.js'
+import { closeCommands } from './session-close.js'
 
 /** A time flag as the API takes it: ISO 8601 with a zone, or a date (midnight UTC). */
 function isoTime(values: Values, flag: string): string | undefined {
@@ -110,5 +111,6 @@ example:
         ])))
       },
     },
+    ...closeCommands,
   },
 }

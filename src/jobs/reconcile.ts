@@ -11,15 +11,10 @@ import { configFor } from '../services/attempts.js'
 import { applyFacts } from '../services/payment-facts.js'
 import { settleRefund } from '../services/refund-settle.js'
 import { sendRefund } from '../services/refunds.js'
+import { paymentRef } from '../services/session-close.js'
 import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
-
-const paymentRef = (a: { id: string; providerRef: string | null; providerData: Record<string, unknown> }): PaymentRef => ({
-  attemptId: a.id,
-  providerRef: a.providerRef,
-  data: a.providerData,
-})
 
 export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number> {
   const now = deps.clock()

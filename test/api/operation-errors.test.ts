@@ -65,6 +65,8 @@ function okRequests(ta: TestApp): Record<string, () => Promise<Req>> {
     'POST /api/v1/checkout': async () => ({ path: '/api/v1/checkout', key, body: { amount: 100, currency: 'CNY' } }),
     'GET /api/v1/sessions': async () => ({ path: '/api/v1/sessions?limit=1', key }),
     'GET /api/v1/sessions/{id}': async () => ({ path: `/api/v1/sessions/${(await createSession(ta)).id}`, key }),
+    'POST /api/v1/sessions/{id}/cancel': async () => ({ path: `/api/v1/sessions/${(await createSession(ta)).id}/cancel`, key, body: {} }),
+    'POST /api/v1/sessions/{id}/expire': async () => ({ path: `/api/v1/sessions/${(await createSession(ta)).id}/expire`, key, body: {} }),
     'POST /api/v1/refunds': async () => ({ path: '/api/v1/refunds', key, body: { recordId: (await paidSession(ta)).record.id, amount: 10 } }),
     'GET /api/v1/refunds': async () => ({ path: '/api/v1/refunds?limit=1', key }),
     'GET /api/v1/refunds/{id}': async () => ({ path: `/api/v1/refunds/${await pendingRefund()}`, key }),
@@ -137,6 +139,10 @@ function ownCodes(ta: TestApp, ok: Record<string, () => Promise<Req>>, send: Sen
     const op = `POST /api/v1/test_helpers/sessions/{id}/${action}`
     own[`${op} test_mode_only`] = helper(op)
     own[`${op} session_terminal`] = terminal(op)
+  }
+  for (const action of ['cancel', 'expire']) {
+    own[`POST /api/v1/sessions/{id}/${action} session_terminal`] = async () =>
+      send('POST', { path: `/api/v1/sessions/${(await paidSession(ta)).id}/${action}`, key, body: {} })
   }
   for (const action of ['succeed', 'fail']) {
     const op = `POST /api/v1/test_helpers/refunds/{id}/${action}`

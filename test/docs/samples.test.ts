@@ -176,6 +176,8 @@ test('every operation\'s curl, Node, Python and Go samples run against a real Ti
     const made = (name: string) => samples.find((s) => s.name === name)!.made
     const get = async (p: string) => ta.request('GET', p, { key })
     assert.equal((await get(`/api/v1/sessions/${made('POST /api/v1/test_helpers/sessions/{id}/pay').sess}`)).body.status, 'paid', lang)
+    assert.equal((await get(`/api/v1/sessions/${made('POST /api/v1/sessions/{id}/cancel').sess}`)).body.status, 'canceled', lang)
+    assert.equal((await get(`/api/v1/sessions/${made('POST /api/v1/sessions/{id}/expire').sess}`)).body.status, 'expired', lang)
     assert.equal((await get(`/api/v1/records/${made('POST /api/v1/refunds').rec}`)).body.refundedAmount, 100 + 2500, lang)
     assert.equal((await get(`/api/v1/webhook_endpoints/${made('DELETE /api/v1/webhook_endpoints/{id}').we}`)).status, 404, lang)
     assert.equal((await get(`/api/v1/refunds/${made('POST /api/v1/test_helpers/refunds/{id}/succeed').ref}`)).body.status, 'succeeded', lang)

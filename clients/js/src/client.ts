@@ -85,6 +85,10 @@ export class Till {
     /** One page when awaited; every session when iterated with `for await`. */
     list: ListMethod<SessionListParams, Session>
     retrieve: (id: string, options?: RequestOptions) => Promise<Session>
+    /** POST /api/v1/sessions/{id}/cancel: an open session becomes `canceled` (its provider order closed first); 400 `session_terminal` otherwise. */
+    cancel: (id: string, options?: RequestOptions) => Promise<Session>
+    /** POST /api/v1/sessions/{id}/expire: an open session becomes `expired` now; 400 `session_terminal` otherwise. */
+    expire: (id: string, options?: RequestOptions) => Promise<Session>
   }
   /** Payment records, each with its refunds, newest first. */
   readonly records: {
@@ -175,6 +179,8 @@ export class Till {
     this.sessions = {
       list: listMethod(op('get', '/api/v1/sessions', 'query') as (p?: SessionListParams, o?: RequestOptions) => Promise<{ data: Session[]; hasMore: boolean }>),
       retrieve: this.getSession,
+      cancel: op('post', '/api/v1/sessions/{id}/cancel', 'none') as (id: string, options?: RequestOptions) => Promise<Session>,
+      expire: op('post', '/api/v1/sessions/{id}/expire', 'none') as (id: string, options?: RequestOptions) => Promise<Session>,
     }
     this.records = {
       list: listMethod(op('get', '/api/v1/records', 'query')),

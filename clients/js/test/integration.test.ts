@@ -331,3 +331,21 @@ test('lists: a page when awaited, every item across pages with for await; record
   }, (e: unknown) => e instanceof TillError && e.code === 'invalid_field' && e.param === 'starting_after')
   void ta
 })
+
+test('sessions.cancel and sessions.expire close an open session; a closed one is session_terminal; a key answers the same again', async (t) => {
+  const { till } = await setup(t)
+  const created = await till.createCheckout({ amount: 1000, currency: 'CNY' })
+  const canceled = await till.sessions.cancel(created.id)
+  assert.equal(canceled.id, created.id)
+  assert.equal(canceled.status, 'canceled')
+  const closed = await till.sessions.expire(created.id).catch((e: unknown) => e)
+  assert.ok(closed instanceof InvalidRequestError)
+  assert.equal(closed.code, 'session_terminal')
+  assert.equal(closed.message, 'session is canceled')
+
+  const other = await till.createCheckout({ amount: 1000, currency: 'CNY' })
+  const expired = await till.sessions.expire(other.id, { idempotencyKey: `expire-${other.id}` })
+  assert.equal(expired.status, 'expired')
+  assert.deepEqual(await till.sessions.expire(other.id, { idempotencyKey: `expire-${other.id}` }), expired)
+  assert.ok((await till.sessions.expire(other.id).catch((e: unknown) => e)) instanceof InvalidRequestError)
+})

@@ -43,6 +43,8 @@ export interface TillPaymentData {
 }
 
 const PAID: SessionStatus[] = ['paid', 'refunded']
+/** A session the customer may still pay: canceling it at Till closes it. */
+const OPEN: SessionStatus[] = ['pending', 'processing']
 /** A session the customer may still pay, or is paying now: its amount cannot be replaced. */
 const IN_FLIGHT: SessionStatus[] = ['processing', ...PAID]
 
@@ -99,14 +101,15 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
 
   /**
    * Medusa cancels a payment when it cannot keep it: an order that failed after the payment was
-   * authorized, a payment it could not record. Till captured at once, so the void is a refund of
-   * what remains (once per session, whatever the retries). An unpaid session has nothing to cancel
-   * (Till has no call to close it: it stays payable until `sessionTtlSeconds` pass).
+   * authorized, a payment it could not record. An open session is canceled at Till (its order at
+   * the provider closed first), so nobody can pay it any more. Till captured a paid one at once, so
+   * the void is a refund of what remains (once per session, whatever the retries), also when the
+   * customer paid just before the cancel.
    */
   async cancelPayment({ data }: CancelPaymentInput): Promise<CancelPaymentOutput> {
     if (typeof data?.till_session_id !== 'string') return { data: data ?? {} } // nothing was opened at Till
     const known = readData(data)
-    const session = await this.#read(known)
+    const session = await this.#closeIfOpen(known)
     if (session.status !== 'paid') return { data: { ...withSession(known, session) } } // refunded already, or never paid
     const refunded = await this.#refund({ ...known, status: session.status }, session.record.id, undefined, `medusa-cancel:${known.till_session_id}`)
     return { data: { ...refunded } }
@@ -114,13 +117,14 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
 
   /**
    * Medusa deletes a payment session when the cart changes or another session replaces it. A
-   * session the customer has paid is refused: the payment must not be dropped, so the cart keeps it
+   * session the customer has paid (even just before the cancel) is refused: the payment must not be dropped, so the cart keeps it
    * and can be completed with it.
    */
   async deletePayment({ data }: DeletePaymentInput): Promise<DeletePaymentOutput> {
     if (typeof data?.till_session_id !== 'string') return { data: data ?? {} } // nothing was opened at Till
     const known = readData(data)
-    const session = await this.#read(known)
+    // An unpaid session is canceled at Till: an old tab can no longer pay a cart that changed.
+    const session = await this.#closeIfOpen(known)
     if (PAID.includes(session.status)) {
       throw new MedusaError(MedusaError.Types.NOT_ALLOWED,
         `Till session ${known.till_session_id} is ${session.status} (record ${session.record?.id}): the customer paid this cart, complete it instead of changing its payment`)
@@ -207,6 +211,22 @@ export class TillPaymentProvider extends AbstractPaymentProvider<TillOptions> {
       throw new MedusaError(MedusaError.Types.UNEXPECTED_STATE, `Till's payment provider refused refund ${result.refund.id} of record ${recordId}; nothing was refunded`)
     }
     return { ...known, record_id: recordId, refunded_amount: result.refundedAmount, status: result.status === 'refunded' ? 'refunded' : known.status }
+  }
+
+  /**
+   * The session, canceled at Till first when it is still open (POST /api/v1/sessions/{id}/cancel).
+   * Till refuses a session no longer open (paid meanwhile, or canceled by an earlier try): it is then
+   * read back as it is. No Idempotency-Key of its own: a replayed "canceled" could hide a payment.
+   */
+  async #closeIfOpen(known: TillPaymentData): Promise<Session> {
+    const session = await this.#read(known)
+    if (!OPEN.includes(session.status)) return session
+    try {
+      return await this.#till.sessions.cancel(session.id)
+    } catch (e) {
+      if (e instanceof TillError && e.code === 'session_terminal') return this.#read(known)
+      return this.#call('canceling a checkout session', () => Promise.reject(e))
+    }
   }
 
   /** The session from Till, refused when it is not the one this payment opened (amount, currency, Medusa session). */

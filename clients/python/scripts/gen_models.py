@@ -57,6 +57,12 @@ OPERATIONS: List[Op] = [
        "(`metadata={\"order\": \"A-1\"}`); `starting_after` a session id to go on."),
     Op("GET", "/api/v1/sessions/{id}", "sessions", "retrieve", "The session, with `record` once paid (as get_session).",
        ids=("session_id",)),
+    Op("POST", "/api/v1/sessions/{id}/cancel", "sessions", "cancel",
+       "An open session becomes `canceled`, its provider order closed first; a session not open raises "
+       "InvalidRequestError `session_terminal`.", ids=("session_id",)),
+    Op("POST", "/api/v1/sessions/{id}/expire", "sessions", "expire",
+       "An open session becomes `expired` now, its provider order closed first; a session not open raises "
+       "InvalidRequestError `session_terminal`.", ids=("session_id",)),
     Op("GET", "/api/v1/records", "records", "list",
        "One page of payment records, newest first, each with its refunds; `starting_after` a record id to go on."),
     Op("GET", "/api/v1/records/{id}", "records", "retrieve", "A payment record with its refunds.", ids=("record_id",)),

@@ -358,3 +358,22 @@ def test_sessions_records_and_refunds_read_back_and_list_with_filters(make_drive
     assert [r.amount for r in listed] == [50, 100], "newest first"
     with pytest.raises(NotFoundError):
         do(lambda t: t.records.retrieve("rec_doesnotexist0000000000000"))
+
+
+def test_the_merchant_cancels_or_expires_an_open_session_and_a_closed_one_is_session_terminal(make_driver: MakeDriver) -> None:
+    do = make_driver()
+    created = do(lambda t: t.create_checkout(amount=1000, currency="CNY"))
+    canceled = do(lambda t: t.sessions.cancel(created.id))
+    assert isinstance(canceled, Session)
+    assert (canceled.id, canceled.status) == (created.id, "canceled")
+    with pytest.raises(InvalidRequestError) as closed:
+        do(lambda t: t.sessions.expire(created.id))
+    assert (closed.value.status, closed.value.code, str(closed.value)) == (400, "session_terminal", "session is canceled")
+
+    other = do(lambda t: t.create_checkout(amount=1000, currency="CNY"))
+    expired = do(lambda t: t.sessions.expire(other.id, idempotency_key=f"expire-{other.id}"))
+    assert expired.status == "expired"
+    # The same key answers the same again, though the session is no longer open.
+    assert do(lambda t: t.sessions.expire(other.id, idempotency_key=f"expire-{other.id}")) == expired
+    with pytest.raises(InvalidRequestError):
+        do(lambda t: t.sessions.expire(other.id))

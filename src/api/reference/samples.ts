@@ -40,6 +40,16 @@ const helper = (what: 'sessions' | 'refunds', action: string, id: string, goType
 const sessionHelper = (action: string) => helper('sessions', action, SESS, 'Sessions', ['result.id, result.status', 'result.id, result.status', 'result.ID, result.Status'])
 const refundHelper = (action: string) => helper('refunds', action, REF, 'Refunds', ['result.refund.id, result.refund.status', 'result.refund.id, result.refund.status', 'result.Refund.ID, result.Refund.Status'])
 
+/** The merchant closes an open session; an Idempotency-Key of its own data makes a retry answer the same. */
+const closeSample = (how: 'cancel' | 'expire', key: string): OpSample => ({
+  idempotencyKey: key,
+  node: `const session = await till.sessions.${how}('${SESS}', { idempotencyKey: '${key}' })
+console.log(session.id, session.status)`,
+  python: `session = till.sessions.${how}("${SESS}", idempotency_key="${key}")
+print(session.id, session.status)`,
+  go: goGet(`session, err := client.Sessions.${how[0].toUpperCase()}${how.slice(1)}(ctx, "${SESS}", &till.Params{IdempotencyKey: "${key}"})`, 'fmt.Println(session.ID, session.Status)'),
+})
+
 const SAMPLES: Record<string, OpSample> = {
   'POST /api/v1/checkout': {
     data: { amount: 9900, currency: 'CNY', description: 'Order A-1042', metadata: { order_id: 'A-1042' }, successUrl: 'https://shop.example/orders/A-1042/done' },
@@ -90,6 +100,8 @@ console.log(session.status, session.record?.id)`,
 print(session.status, session.record.id if session.record else None)`,
     go: goGet(`session, err := client.GetSession(ctx, "${SESS}")`, 'fmt.Println(session.Status, session.Record)'),
   },
+  'POST /api/v1/sessions/{id}/cancel': closeSample('cancel', 'order-A-1042-canceled'),
+  'POST /api/v1/sessions/{id}/expire': closeSample('expire', 'order-A-1042-expired'),
   'POST /api/v1/refunds': {
     data: { recordId: REC, amount: 2500, reason: 'damaged in transit' },
     idempotencyKey: 'refund-A-1042-1',
@@ -291,7 +303,10 @@ function curl(method: string, url: string, s: OpSample): string {
     if (method !== 'POST') first = `curl -s -X ${method} ${url}`
     if (s.idempotencyKey) lines.push(`-H ${shellQuote(`Idempotency-Key: ${s.idempotencyKey}`)}`)
     lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(s.data))}`)
-  } else if (method !== 'GET') first = `curl -s -X ${method} ${url}`
+  } else if (method !== 'GET') {
+    first = `curl -s -X ${method} ${url}`
+    if (s.idempotencyKey) lines.push(`-H ${shellQuote(`Idempotency-Key: ${s.idempotencyKey}`)}`)
+  }
   return [first, ...lines].join(' \\\n  ')
 }
 

@@ -2,7 +2,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { Deps } from '../../services/deps.js'
 import { listSessions, readSession } from '../../services/lists.js'
 import { createdRange, page } from '../list-query.js'
-import { GetSession, ListSessions, type SessionListQueryT } from './schema.js'
+import { closeByMerchant } from '../../services/session-close.js'
+import { CancelSession, ExpireSession, GetSession, ListSessions, type SessionListQueryT } from './schema.js'
 
 const METADATA_PARAM = /^metadata\[([^[\]]+)\]$/
 
@@ -29,4 +30,7 @@ export const sessionRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
   app.get<{ Querystring: SessionListQueryT }>('/sessions', { schema: ListSessions, preValidation: foldMetadata }, (req) =>
     listSessions(deps, req.ctx, { status: req.query.status, ...createdRange(req.query), metadata: req.query.metadata }, page(req.query)))
   app.get<{ Params: { id: string } }>('/sessions/:id', { schema: GetSession }, (req) => readSession(deps, req.ctx, req.params.id))
+  // Keyed like every POST: the key is claimed before the work and answered with the session (api/plugins/idempotency.ts).
+  app.post<{ Params: { id: string } }>('/sessions/:id/cancel', { schema: CancelSession }, (req) => closeByMerchant(deps, req.ctx, req.params.id, 'cancel'))
+  app.post<{ Params: { id: string } }>('/sessions/:id/expire', { schema: ExpireSession }, (req) => closeByMerchant(deps, req.ctx, req.params.id, 'expire'))
 }

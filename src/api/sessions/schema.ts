@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { SESSION_STATUSES } from '../../domain/session-machine.js'
-import { CreatedRange, IdParam, ListOf, PageQuery, Session, answer } from '../../domain/resources.js'
+import { CreatedRange, IdParam, ListOf, PageQuery, Session, answer, errors } from '../../domain/resources.js'
 
 const tags = ['sessions']
 
@@ -29,3 +29,18 @@ export const ListSessions = {
   querystring: SessionListQuery,
   response: { 200: answer('A page of sessions, newest first', ListOf(Session)) },
 }
+
+const close = (verb: string, outcome: string, description: string) => ({
+  summary: `${verb} an open payment session`,
+  description: `${description} Only a \`pending\` or \`processing\` session: any other answers \`session_terminal\` (400), `
+    + 'the same answer a second call without an Idempotency-Key gets. The customer\'s open order is closed at the provider first '
+    + '(WeChat Pay and Alipay close it, Stripe expires its Checkout Session; Creem has no close, so a Creem checkout stays payable until Creem expires it). '
+    + 'A close that finds the order already paid records the payment: the session is then `paid` and the answer is `session_terminal`. '
+    + 'A payment that still lands afterwards is recorded as paid, with `payment.succeeded`: money received is never dropped.',
+  tags,
+  params: IdParam,
+  response: { 200: answer(`The session, ${outcome}`, Session), ...errors('not_found', 'session_terminal') },
+})
+
+export const CancelSession = close('Cancel', 'canceled', 'The session becomes `canceled` and `session.canceled` is sent, once.')
+export const ExpireSession = close('Expire', 'expired', 'The session becomes `expired` now (its `expiresAt` is now) and `session.expired` is sent, once.')

@@ -821,6 +821,690 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an open payment session
+         * @description The session becomes `canceled` and `session.canceled` is sent, once. Only a `pending` or `processing` session: any other answers `session_terminal` (400), the same answer a second call without an Idempotency-Key gets. The customer's open order is closed at the provider first (WeChat Pay and Alipay close it, Stripe expires its Checkout Session; Creem has no close, so a Creem checkout stays payable until Creem expires it). A close that finds the order already paid records the payment: the session is then `paid` and the answer is `session_terminal`. A payment that still lands afterwards is recorded as paid, with `payment.succeeded`: money received is never dropped.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description kept 24 h: a retry with the same key and request replays the first answer (Idempotent-Replayed: true) */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The session, canceled */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                            /** Format: uri */
+                            url: string;
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /** @enum {string} */
+                            mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            chosenProvider: string | null;
+                            record?: {
+                                id: string;
+                                provider: string;
+                                providerRef: string;
+                                amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
+                                status: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /**
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not found. Codes:
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "idempotency_in_flight";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Body too large. Codes:
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not JSON. Codes:
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{id}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire an open payment session
+         * @description The session becomes `expired` now (its `expiresAt` is now) and `session.expired` is sent, once. Only a `pending` or `processing` session: any other answers `session_terminal` (400), the same answer a second call without an Idempotency-Key gets. The customer's open order is closed at the provider first (WeChat Pay and Alipay close it, Stripe expires its Checkout Session; Creem has no close, so a Creem checkout stays payable until Creem expires it). A close that finds the order already paid records the payment: the session is then `paid` and the answer is `session_terminal`. A payment that still lands afterwards is recorded as paid, with `payment.succeeded`: money received is never dropped.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description kept 24 h: a retry with the same key and request replays the first answer (Idempotent-Replayed: true) */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The session, expired */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "processing" | "paid" | "refunded" | "failed" | "canceled" | "expired";
+                            /** Format: uri */
+                            url: string;
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "CNY" | "USD" | "EUR" | "HKD" | "JPY";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            createdAt: string;
+                            /** @enum {string} */
+                            mode: "test" | "live";
+                            description: string | null;
+                            /** @description as given at creation; {} when none was */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            chosenProvider: string | null;
+                            record?: {
+                                id: string;
+                                provider: string;
+                                providerRef: string;
+                                amount: number;
+                                /** @description cumulative succeeded refunds, minor units */
+                                refundedAmount: number;
+                                status: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                paidAt: string;
+                                /** @description what the customer was charged, beside the listed amount (which stays the amount of record) */
+                                charged?: {
+                                    /** @description minor units of `currency` the customer paid (WeChat Pay Global: CNY fen) */
+                                    amount: number;
+                                    /** @description the currency the customer paid in, e.g. CNY */
+                                    currency: string;
+                                    /** @description units of `currency` per major unit of the listed currency, as the provider reported it, e.g. "0.92" */
+                                    rate?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /**
+                 * @description Invalid request. Codes:
+                 *     - `invalid_field`: A field, query parameter or header is missing or invalid; `param` names it.
+                 *     - `invalid_json`: The body is not well-formed JSON.
+                 *     - `body_too_deep`: The JSON body is nested more than 32 levels deep.
+                 *     - `session_terminal`: The session is already paid, refunded, failed, canceled or expired: it cannot change this way.
+                 *     - `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "invalid_field" | "invalid_json" | "body_too_deep" | "session_terminal" | "idempotency_mismatch";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not authenticated. Codes:
+                 *     - `missing_api_key`: No `Authorization` header.
+                 *     - `invalid_api_key`: The key is malformed, unknown or revoked (or the admin or metrics token is wrong).
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not found. Codes:
+                 *     - `not_found`: No such object for this key (another merchant's, or the other mode's, is not found either), or no such path.
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "not_found";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Conflict. Codes:
+                 *     - `idempotency_in_flight`: A request with this Idempotency-Key is still being processed.
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "idempotency_in_flight";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Body too large. Codes:
+                 *     - `body_too_large`: The body is over 64 KiB.
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "body_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Not JSON. Codes:
+                 *     - `unsupported_media_type`: The body is not sent as application/json.
+                 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Rate limited: wait the seconds Retry-After gives. Codes:
+                 *     - `rate_limited`: Too many requests with this key.
+                 */
+                429: {
+                    headers: {
+                        /** @description seconds until the key may send again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Headers too large: the request line and headers are over 16 KiB (Node's limit), typically a very long query string. Codes:
+                 *     - `headers_too_large`: The request line and headers together are over 16 KiB (typically a very long query string of metadata filters).
+                 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "headers_too_large";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal error: `{"error":"internal error","requestId"}`, never a stack. Codes:
+                 *     - `internal_error`: Till failed; `requestId` identifies the request in its logs.
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Database unavailable: the database cannot be reached; retry later. Codes:
+                 *     - `service_unavailable`: Till cannot reach its database.
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what went wrong, in words (the spec's own messages, unchanged) */
+                            error: string;
+                            /**
+                             * @description stable: branch on this, not on `error`
+                             * @enum {string}
+                             */
+                            code: "service_unavailable";
+                            /** @description for invalid_field and unknown_field: the field, query parameter or header, as a path (`metadata.order`) */
+                            param?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/refunds": {
         parameters: {
             query?: never;

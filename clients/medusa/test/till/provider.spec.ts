@@ -187,19 +187,23 @@ describe('cancelPayment', () => {
     expect(record.refunds.map((r) => r.amount)).toEqual([1500, 499])
   })
 
-  it('has nothing to refund for an unpaid session', async () => {
+  it('cancels an unpaid session at Till, so it can no longer be paid; a retry finds it canceled', async () => {
     const p = provider()
     const { data } = await p.initiatePayment(initiateInput(2, 'usd'))
-    expect((await p.cancelPayment({ data })).data).toMatchObject({ status: 'pending' })
+    expect((await p.cancelPayment({ data })).data).toMatchObject({ status: 'canceled' })
+    expect(await till().getSession(data!.till_session_id as string)).toMatchObject({ status: 'canceled' })
+    expect((await p.cancelPayment({ data })).data).toMatchObject({ status: 'canceled' })
+    await expect(till().testHelpers.sessions.pay(data!.till_session_id as string, {})).rejects.toThrow('session is canceled')
     expect(await provider().cancelPayment({ data: { session_id: 'payses_1' } })).toEqual({ data: { session_id: 'payses_1' } })
   })
 })
 
 describe('deletePayment', () => {
-  it('lets an unpaid session go, and refuses to drop one the customer paid', async () => {
+  it('cancels an unpaid session at Till, and refuses to drop one the customer paid', async () => {
     const p = provider()
     const { data } = await p.initiatePayment(initiateInput(2, 'usd'))
-    expect((await p.deletePayment({ data })).data).toMatchObject({ status: 'pending' })
+    expect((await p.deletePayment({ data })).data).toMatchObject({ status: 'canceled' })
+    expect(await till().getSession(data!.till_session_id as string)).toMatchObject({ status: 'canceled' })
     const paid = await paidPayment(p)
     await expect(p.deletePayment({ data: paid })).rejects.toThrow('the customer paid this cart, complete it')
     expect(await till().records.retrieve(paid.record_id as string)).toMatchObject({ status: 'paid', refundedAmount: 0 })

@@ -1669,6 +1669,44 @@ class SessionsResource:
             )
         )
 
+    def cancel(
+        self,
+        session_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Session:
+        """POST /api/v1/sessions/{id}/cancel: An open session becomes `canceled`, its provider order closed first; a session not open raises InvalidRequestError `session_terminal`."""
+        return Session(
+            self._sender.request(
+                "POST",
+                path_with("/api/v1/sessions/{id}/cancel", session_id),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    def expire(
+        self,
+        session_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Session:
+        """POST /api/v1/sessions/{id}/expire: An open session becomes `expired` now, its provider order closed first; a session not open raises InvalidRequestError `session_terminal`."""
+        return Session(
+            self._sender.request(
+                "POST",
+                path_with("/api/v1/sessions/{id}/expire", session_id),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
 
 class TestHelpersResource:
     """Test mode only (a live key gets NotFoundError): drive sessions and refunds without a customer."""
@@ -2412,6 +2450,44 @@ class AsyncSessionsResource:
             await self._sender.request(
                 "GET",
                 path_with("/api/v1/sessions/{id}", session_id),
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    async def cancel(
+        self,
+        session_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Session:
+        """POST /api/v1/sessions/{id}/cancel: An open session becomes `canceled`, its provider order closed first; a session not open raises InvalidRequestError `session_terminal`."""
+        return Session(
+            await self._sender.request(
+                "POST",
+                path_with("/api/v1/sessions/{id}/cancel", session_id),
+                idempotency_key=idempotency_key,
+                timeout_ms=timeout_ms,
+                max_retries=max_retries,
+            )
+        )
+
+    async def expire(
+        self,
+        session_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+    ) -> Session:
+        """POST /api/v1/sessions/{id}/expire: An open session becomes `expired` now, its provider order closed first; a session not open raises InvalidRequestError `session_terminal`."""
+        return Session(
+            await self._sender.request(
+                "POST",
+                path_with("/api/v1/sessions/{id}/expire", session_id),
+                idempotency_key=idempotency_key,
                 timeout_ms=timeout_ms,
                 max_retries=max_retries,
             )
