@@ -9,9 +9,10 @@ import type { PaymentRef } from '../providers/types.js'
 import type { Scope } from '../store/repos/scope.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { AttemptRow } from '../store/repos/sessions.js'
-import { readSession } from './checkout.js'
+import { configFor } from './attempts.js'
 import type { Deps } from './deps.js'
-import { applyFacts, cancelSession, configFor, expireSession } from './payments.js'
+import { applyFacts } from './payment-facts.js'
+import { cancelSession, expireSession, readSession } from './sessions.js'
 
 export const paymentRef = (a: Pick<AttemptRow, 'id' | 'providerRef' | 'providerData'>): PaymentRef => ({
   attemptId: a.id,

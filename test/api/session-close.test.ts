@@ -1,7 +1,7 @@
 /** The merchant cancels or expires a session over the API (docs/integrate.md#cancel-or-expire-a-session). */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startAttempt } from '../../src/services/payments.js'
+import { startAttempt } from '../../src/services/attempts.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { getSession } from '../helpers/merchant-api.js'
 import { createSession, eventsWhere, sessionRow } from '../helpers/store-queries.js'

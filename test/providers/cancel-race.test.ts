@@ -14,7 +14,7 @@ import { stripeTill } from '../helpers/stripe-till.js'
 import { startFake } from '../helpers/wechat.js'
 import { startTestApp } from '../helpers/app.js'
 import { eventsWhere } from '../helpers/store-queries.js'
-import { startAttempt } from '../../src/services/payments.js'
+import { startAttempt } from '../../src/services/attempts.js'
 
 interface Racer {
   ta: TestApp

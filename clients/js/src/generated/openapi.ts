@@ -881,6 +881,7 @@ export interface paths {
                                 [key: string]: string;
                             };
                             locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            customerEmail: string | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -905,6 +906,8 @@ export interface paths {
                                     rate?: string;
                                 };
                             };
+                            /** @description present only for a session made by a payment link's page: that link */
+                            paymentLinkId?: string;
                         };
                     };
                 };
@@ -1223,6 +1226,7 @@ export interface paths {
                                 [key: string]: string;
                             };
                             locale: ("en" | "zh-CN" | "zh-HK" | "ja") | null;
+                            customerEmail: string | null;
                             chosenProvider: string | null;
                             record?: {
                                 id: string;
@@ -1247,6 +1251,8 @@ export interface paths {
                                     rate?: string;
                                 };
                             };
+                            /** @description present only for a session made by a payment link's page: that link */
+                            paymentLinkId?: string;
                         };
                     };
                 };
