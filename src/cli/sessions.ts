@@ -101,6 +101,7 @@ example:
         print(`created ${time(s.createdAt)}, expires ${time(s.expiresAt)}, provider ${s.chosenProvider ?? '-'}`)
         if (s.description) print(`description: ${s.description}`)
         if (Object.keys(s.metadata).length > 0) print(`metadata: ${JSON.stringify(s.metadata)}`)
+        if (s.customerEmail) print(`receipt email: ${s.customerEmail}`)
         print(`checkout: ${s.url}`)
         if (!record) return
         print(`\n${record.id}  ${record.status}  paid ${time(record.paidAt)} via ${record.provider} (${record.providerRef})`)

@@ -3,7 +3,9 @@
  * description and metadata, and its id, on a fresh session. Under the link's row lock the link is
  * checked against its paid sessions and its open ones, so two buyers never both get the last payment.
  */
+import { isEmailAddress } from '../domain/customer-email.js'
 import { ID_PATTERN } from '../domain/ids.js'
+import type { Locale } from '../domain/locales.js'
 import { buyerAmount, linkUnavailable, type LinkUnavailable } from '../domain/payment-links.js'
 import type { Currency } from '../domain/money.js'
 import * as links from '../store/repos/payment-links.js'
@@ -27,13 +29,24 @@ export type LinkOutcome =
   | { sessionId: string }
   | { unavailable: LinkUnavailable }
   | { badAmount: true }
+  | { badEmail: true }
   | { rateLimited: true }
+
+/** What the buyer gave on the link's page, and the language the page spoke (the receipt's too). */
+export interface LinkBuyer {
+  amount?: string
+  email?: string
+  locale: Locale
+  address: string
+}
 
 export interface LinkForPage {
   link: PaymentLinkRow
   unavailable: LinkUnavailable | null
   merchantName: string
   branding: Branding | null
+  /** Whether the page asks for the buyer's email: only when a receipt would be sent to it. */
+  asksEmail: boolean
 }
 
 /** The link as its page shows it; null when there is no such link. */
@@ -45,12 +58,17 @@ export async function linkForPage(deps: Deps, id: string): Promise<LinkForPage |
   const open = link.maxPayments === null ? 0 : await links.openLinkSessions(deps.db, link.id, now)
   const merchant = await getMerchant(deps.db, link.merchantId)
   const branding = merchant ? brandingOf(merchant) : null
-  return { link, unavailable: linkUnavailable(link, open, now), merchantName: branding?.name ?? '', branding }
+  const asksEmail = Boolean(deps.config.smtpUrl && merchant?.receiptEmails)
+  return { link, unavailable: linkUnavailable(link, open, now), merchantName: branding?.name ?? '', branding, asksEmail }
 }
 
-export async function sessionFromLink(deps: Deps, link: PaymentLinkRow, typedAmount: string | undefined, address: string): Promise<LinkOutcome> {
-  const amount = buyerAmount(link, link.currency as Currency, typedAmount)
+export async function sessionFromLink(deps: Deps, page: LinkForPage, buyer: LinkBuyer): Promise<LinkOutcome> {
+  const { link } = page
+  const amount = buyerAmount(link, link.currency as Currency, buyer.amount)
   if (amount === null) return { badAmount: true }
+  const email = page.asksEmail ? buyer.email?.trim() || undefined : undefined
+  if (email !== undefined && !isEmailAddress(email)) return { badEmail: true }
+  const address = buyer.address
   const now = deps.clock()
   const window = now.getTime() - (now.getTime() % WINDOW_MS)
   if (await countUse(deps.db, `plink:${link.merchantId}:${address}`, window) > LINK_SESSIONS_PER_MINUTE) return { rateLimited: true }
@@ -62,6 +80,8 @@ export async function sessionFromLink(deps: Deps, link: PaymentLinkRow, typedAmo
     metadata: link.metadata,
     providerHints: link.providerHints ?? undefined,
     expiresInSeconds: LINK_SESSION_SECONDS,
+    locale: buyer.locale,
+    customerEmail: email,
   }, link.id)
   return deps.db.transaction(async (tx): Promise<LinkOutcome> => {
     const locked = await links.getPaymentLinkUnscoped(tx, link.id, true)

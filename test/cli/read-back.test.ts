@@ -16,7 +16,7 @@ const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ'
 test('sessions list and show; refunds create', async (t) => {
   const ta = await startTestApp(t)
   const env = envFor(ta)
-  const paid = await paidSession(ta, { amount: 9900, currency: 'CNY', description: 'Order 7', metadata: { order: 'A-7' } })
+  const paid = await paidSession(ta, { amount: 9900, currency: 'CNY', description: 'Order 7', metadata: { order: 'A-7' }, customerEmail: 'buyer@example.com' })
   ta.clock.advance(1000)
   const open = await ta.request('POST', '/api/v1/checkout', { key: ta.merchant.testKey, body: { amount: 1500, currency: 'JPY' } })
 
@@ -49,7 +49,7 @@ test('sessions list and show; refunds create', async (t) => {
   const show = await till(['sessions', 'show', paid.id], { env })
   assert.equal(show.code, 0, show.stderr)
   assert.match(show.stdout, new RegExp(`^${paid.id}  paid  ¥99\\.00 CNY  test mode\\n`))
-  assert.match(show.stdout, /\ndescription: Order 7\nmetadata: \{"order":"A-7"\}\n/)
+  assert.match(show.stdout, /\ndescription: Order 7\nmetadata: \{"order":"A-7"\}\nreceipt email: buyer@example\.com\n/)
   assert.match(show.stdout, /\nrefunded ¥10\.00 CNY of ¥99\.00 CNY\n/)
   assert.match(show.stdout, new RegExp(`\\n  ${TIME}  ref_\\w{24}  succeeded  ¥10\\.00 CNY  damaged\\n$`))
   const shown = JSON.parse((await till(['sessions', 'show', paid.id, '--json'], { env })).stdout)

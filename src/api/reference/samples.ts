@@ -52,7 +52,7 @@ print(session.id, session.status)`,
 
 const SAMPLES: Record<string, OpSample> = {
   'POST /api/v1/checkout': {
-    data: { amount: 9900, currency: 'CNY', description: 'Order A-1042', metadata: { order_id: 'A-1042' }, successUrl: 'https://shop.example/orders/A-1042/done' },
+    data: { amount: 9900, currency: 'CNY', description: 'Order A-1042', metadata: { order_id: 'A-1042' }, successUrl: 'https://shop.example/orders/A-1042/done', customerEmail: 'buyer@example.com' },
     idempotencyKey: 'checkout-A-1042',
     node: `const session = await till.createCheckout({
   amount: 9900, // ¥99.00
@@ -60,6 +60,7 @@ const SAMPLES: Record<string, OpSample> = {
   description: 'Order A-1042',
   metadata: { order_id: 'A-1042' },
   successUrl: 'https://shop.example/orders/A-1042/done',
+  customerEmail: 'buyer@example.com', // the receipt goes there once paid
 })
 console.log(session.id, session.url) // send the customer to session.url`,
     python: `session = till.create_checkout(
@@ -68,14 +69,16 @@ console.log(session.id, session.url) // send the customer to session.url`,
     description="Order A-1042",
     metadata={"order_id": "A-1042"},
     success_url="https://shop.example/orders/A-1042/done",
+    customer_email="buyer@example.com",  # the receipt goes there once paid
 )
 print(session.id, session.url)  # send the customer to session.url`,
     go: goGet(`session, err := client.CreateCheckout(ctx, &till.CheckoutParams{
-	Amount:      9900, // ¥99.00
-	Currency:    till.CNY,
-	Description: "Order A-1042",
-	Metadata:    map[string]string{"order_id": "A-1042"},
-	SuccessURL:  "https://shop.example/orders/A-1042/done",
+	Amount:        9900, // ¥99.00
+	Currency:      till.CNY,
+	Description:   "Order A-1042",
+	Metadata:      map[string]string{"order_id": "A-1042"},
+	SuccessURL:    "https://shop.example/orders/A-1042/done",
+	CustomerEmail: "buyer@example.com", // the receipt goes there once paid
 })`, 'fmt.Println(session.ID, session.URL) // send the customer to session.URL'),
   },
   'GET /api/v1/sessions': {

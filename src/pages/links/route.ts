@@ -40,7 +40,8 @@ export const linkRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     return sendHtml(reply, UNAVAILABLE_STATUS[why], MessagePage({ ...ctx, v: { title: ctx.t(`link.${why}`), body, langSwitch } }))
   }
 
-  function linkPage(reply: FastifyReply, status: number, ctx: PageContext, { link, merchantName, branding }: LinkForPage, typed: string | null) {
+  function linkPage(reply: FastifyReply, status: number, ctx: PageContext, { link, merchantName, branding, asksEmail }: LinkForPage,
+    typed: { amount: string; email: string; bad: 'amount' | 'email' } | null) {
     const currency = link.currency as Currency
     const range = link.minAmount !== null && link.maxAmount !== null
       ? { min: displayAmount(link.minAmount, currency, ctx.locale), max: displayAmount(link.maxAmount, currency, ctx.locale) }
@@ -56,8 +57,9 @@ export const linkRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
         currency,
         amount: link.amount === null ? null : displayAmount(link.amount, currency, ctx.locale),
         range,
-        typed,
-        badAmount: typed !== null,
+        typed: typed?.amount ?? null,
+        badAmount: typed?.bad === 'amount',
+        email: asksEmail ? { typed: typed?.email ?? '', bad: typed?.bad === 'email' } : null,
         formToken: formToken(tokenKey, link.id),
       },
     }))
@@ -74,10 +76,13 @@ export const linkRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     const page = await found(req.params.id)
     if (!checkFormToken(tokenKey, page.link.id, field(req.body, 'token'))) throw new FormTokenInvalid()
     const ctx = pageContext(req, reply)
-    const typed = field(req.body, 'amount')
-    const outcome = await sessionFromLink(deps, page.link, typed, req.ip)
+    const amount = field(req.body, 'amount')
+    const email = field(req.body, 'email')
+    const outcome = await sessionFromLink(deps, page, { amount, email, locale: ctx.locale, address: req.ip })
     if ('sessionId' in outcome) return seeOther(reply, `/c/${outcome.sessionId}`)
-    if ('badAmount' in outcome) return linkPage(reply, 400, ctx, page, typed ?? '')
+    if ('badAmount' in outcome || 'badEmail' in outcome) {
+      return linkPage(reply, 400, ctx, page, { amount: amount ?? '', email: email ?? '', bad: 'badAmount' in outcome ? 'amount' : 'email' })
+    }
     if ('rateLimited' in outcome) {
       reply.header('Retry-After', '60')
       return sendHtml(reply, 429, MessagePage({ ...ctx, v: { title: ctx.t('link.rateLimited'), body: ctx.t('link.rateLimitedBody'), langSwitch: false } }))

@@ -17,6 +17,8 @@ export interface LinkView {
   /** What the buyer typed last, when it was refused. */
   typed: string | null
   badAmount: boolean
+  /** The optional email field (only when a receipt would be sent): what was typed, and whether it was refused. */
+  email: { typed: string; bad: boolean } | null
   formToken: string
 }
 
@@ -36,6 +38,16 @@ export function LinkPage(p: PageContext & { v: LinkView }) {
               aria-describedby="link-range" aria-invalid={v.badAmount ? 'true' : undefined} />
             <span id="link-range" class={v.badAmount ? 'hint error' : 'hint'} role={v.badAmount ? 'alert' : undefined}>
               {t(v.badAmount ? 'link.badAmount' : 'link.range', v.range)}
+            </span>
+          </p>
+        )}
+        {v.email && (
+          <p class="link-amount">
+            <label for="link-email">{t('link.email')}</label>
+            <input id="link-email" name="email" type="email" autocomplete="email" value={v.email.typed}
+              aria-describedby="link-email-hint" aria-invalid={v.email.bad ? 'true' : undefined} />
+            <span id="link-email-hint" class={v.email.bad ? 'hint error' : 'hint'} role={v.email.bad ? 'alert' : undefined}>
+              {t(v.email.bad ? 'link.badEmail' : 'link.emailHint')}
             </span>
           </p>
         )}
