@@ -70,7 +70,7 @@ KEY="$(npx tsx scripts/fuzz.ts seed "$BASE" "$ADMIN_TOKEN" "$WORK")"
 # schemathesis process generates on one core. One worker each: with several threads, Python 3.11's
 # ast module (Hypothesis describes its filters with it) fails at random with "AST constructor
 # recursion depth mismatch", which is an error of the run, not of Till.
-SHARDS=('^/api/v1/(checkout|sessions|refunds|test_helpers)' '^/api/v1/(webhook_endpoints|events|records)')
+SHARDS=('^/api/v1/(checkout|sessions|refunds|test_helpers)' '^/api/v1/(webhook_endpoints|events|records|payment_links)')
 echo "== schemathesis: $EXAMPLES examples per operation, seed $SEED, ${#SHARDS[@]} processes of $WORKERS workers"
 START=$SECONDS
 PIDS=()

@@ -50,6 +50,11 @@ async function seed(base: string, adminToken: string, dir: string) {
   const endpoints: string[] = []
   for (let i = 0; i < 3; i++) endpoints.push((await api('POST', '/webhook_endpoints', { url: `http://127.0.0.1:9/hooks/${i}` })).id)
   const events: string[] = (await api('GET', '/events?limit=100')).data.map((e: { id: string }) => e.id)
+  // Payment links: fixed, a buyer's range, and one deactivated.
+  const links: string[] = []
+  for (const body of [{ amount: 9900, currency: 'CNY' }, { minAmount: 100, maxAmount: 50_000, currency: 'JPY' }, { amount: 500, currency: 'USD', active: false }]) {
+    links.push((await api('POST', '/payment_links', body)).id)
+  }
 
   const dictionary = (name: string, values: string[]) => `[dictionaries.${name}]\nvalues = ${JSON.stringify(values)}\n`
   const bind = (pathRegex: string, params: Record<string, string>) =>
@@ -65,12 +70,15 @@ async function seed(base: string, adminToken: string, dir: string) {
     dictionary('refunds', refunds),
     dictionary('endpoints', endpoints),
     dictionary('events', events),
+    dictionary('links', links),
     bind('^/api/v1/(sessions|test_helpers/sessions)/', { 'path.id': 'sessions' }),
     bind('^/api/v1/test_helpers/refunds/', { 'path.id': 'refunds' }),
     bind('^/api/v1/refunds$', { 'body.recordId': 'records' }),
     bind('^/api/v1/webhook_endpoints/', { 'path.id': 'endpoints' }),
     bind('^/api/v1/events$', { 'query.starting_after': 'events' }),
     bind('^/api/v1/events/\\{id\\}$', { 'path.id': 'events' }),
+    bind('^/api/v1/payment_links/\\{id\\}$', { 'path.id': 'links' }),
+    bind('^/api/v1/payment_links$', { 'query.starting_after': 'links' }),
     bind('^/api/v1/events/\\{id\\}/redeliver$', { 'path.id': 'events', 'body.endpointId': 'endpoints' }),
   ].join('\n'))
   process.stdout.write(key)
