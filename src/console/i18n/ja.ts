@@ -442,7 +442,7 @@ export const ja: ConsoleCatalogue = {
   'links.qrPng': 'QRコード（PNG）',
   'links.qrSvg': 'QRコード（SVG）',
   'links.none': 'このモードの支払いリンクはまだありません。',
-  'links.range': '{min}〜{max}（お客様が入力）',
+  'links.range': '{min}から{max}まで（お客様が入力）',
   'links.created': 'リンクを作成しました。リンクまたはQRコードを共有してください。',
   'links.invalid': 'リンクを作成できませんでした：{reason}',
 }

@@ -85,9 +85,9 @@ export const ja: Catalogue = {
   'error.backToCheckout': 'お支払いページに戻る',
 
   'link.enterAmount': 'お支払い金額（{currency}）',
-  'link.range': '{min}〜{max}の範囲でご入力ください。',
+  'link.range': '{min}から{max}までの金額をご入力ください。',
   'link.continue': 'お支払いへ進む',
-  'link.badAmount': '{min}〜{max}の範囲で金額を入力してください。',
+  'link.badAmount': '{min}から{max}までの金額を入力してください。',
   'link.email': '領収書の送信先メールアドレス（任意）',
   'link.emailHint': 'お支払い完了後、このアドレスに領収書をお送りします。',
   'link.badEmail': 'メールアドレスを1件（例: name@example.com）入力するか、空欄のままにしてください。',
