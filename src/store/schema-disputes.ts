@@ -3,10 +3,9 @@
  * file beside schema.ts; drizzle-kit reads both (drizzle.config.ts). No foreign keys and amounts as
  * bigint: migration 0013 only creates the table, taking no lock on the tables it names.
  */
-import { bigint, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core'
+import { bigint, pgTable, text, unique } from 'drizzle-orm/pg-core'
 import type { Currency } from '../domain/money.js'
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' })
+import { ts } from './schema.js'
 
 export const disputes = pgTable('disputes', {
   id: text('id').primaryKey(),

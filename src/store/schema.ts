@@ -9,8 +9,8 @@ import type { CurrencyTotals, Difference, ItemCategory, StatementState } from '.
 import type { RecordStatus } from '../domain/refund-math.js'
 import type { SessionStatus } from '../domain/session-machine.js'
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' })
-const createdAt = () => ts('created_at').notNull().defaultNow()
+export const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' })
+export const createdAt = () => ts('created_at').notNull().defaultNow()
 
 export const merchants = pgTable('merchants', {
   id: text('id').primaryKey(),
@@ -515,56 +515,3 @@ export const reconciliationItems = pgTable('reconciliation_items', {
   index('reconciliation_items_open_idx').on(t.merchantId, t.mode).where(sql`${t.acknowledgedAt} is null and ${t.category} not in ('matched', 'expected')`),
   index('reconciliation_items_expected_idx').on(t.expectedUntil).where(sql`${t.category} = 'expected'`),
 ])
-
-/**
- * The email outbox: a receipt or refund notice, written in the transaction that paid or refunded,
- * sent by jobs/mail.ts under a lease (SKIP LOCKED) and retried with backoff.
- */
-export const emails = pgTable('emails', {
-  id: text('id').primaryKey(),
-  merchantId: text('merchant_id').notNull().references(() => merchants.id),
-  mode: text('mode').$type<'test' | 'live'>().notNull(),
-  sessionId: text('session_id').notNull().references(() => sessions.id),
-  kind: text('kind').$type<'receipt' | 'refund'>().notNull(),
-  /** The refund a notice is about; null for a receipt. One email per (session, kind, refund). */
-  refundId: text('refund_id'),
-  recipient: text('recipient').notNull(),
-  status: text('status').$type<'pending' | 'sent' | 'failed'>().notNull().default('pending'),
-  attempts: bigint('attempts', { mode: 'number' }).notNull().default(0),
-  nextAttemptAt: ts('next_attempt_at'),
-  leaseUntil: ts('lease_until'),
-  leaseToken: text('lease_token'),
-  lastError: text('last_error'),
-  messageId: text('message_id'),
-  sentAt: ts('sent_at'),
-  createdAt: createdAt(),
-}, (t) => [
-  uniqueIndex('emails_once_uq').on(t.sessionId, t.kind, sql`coalesce(${t.refundId}, '')`),
-  index('emails_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
-])
-
-/**
- * A payment link: a page (/l/{id}) that makes a fresh session for each buyer (services/payment-links.ts).
- * `paidCount` grows in the transaction that marks one of its sessions paid (services/payments.ts), so
- * "used up" is read under the link's row lock.
- */
-export const paymentLinks = pgTable('payment_links', {
-  id: text('id').primaryKey(),
-  merchantId: text('merchant_id').notNull().references(() => merchants.id),
-  mode: text('mode').$type<'test' | 'live'>().notNull(),
-  active: boolean('active').notNull(),
-  /** A fixed amount; null when the buyer enters one between minAmount and maxAmount. */
-  amount: bigint('amount', { mode: 'number' }),
-  minAmount: bigint('min_amount', { mode: 'number' }),
-  maxAmount: bigint('max_amount', { mode: 'number' }),
-  currency: text('currency').$type<Currency>().notNull(),
-  description: text('description'),
-  metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
-  /** provider id → configuration label, as a session's providerHints. */
-  providerHints: jsonb('provider_hints').$type<Record<string, string>>(),
-  expiresAt: ts('expires_at'),
-  maxPayments: bigint('max_payments', { mode: 'number' }),
-  paidCount: bigint('paid_count', { mode: 'number' }).notNull().default(0),
-  createdAt: createdAt(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [index('payment_links_scope_idx').on(t.merchantId, t.mode, t.createdAt, t.id)])

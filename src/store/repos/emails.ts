@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { emails } from '../schema.js'
+import { emails } from '../schema-emails.js'
 
 export type EmailRow = typeof emails.$inferSelect
 export const MAIL_CHANNEL = 'till_mail'

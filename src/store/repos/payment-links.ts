@@ -1,7 +1,8 @@
 /** Payment links (services/payment-links.ts), scoped by merchant and mode; the page's reads are `…Unscoped`. */
 import { and, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { paymentLinks, sessions } from '../schema.js'
+import { paymentLinks } from '../schema-payment-links.js'
+import { sessions } from '../schema.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
 import type { Scope } from './scope.js'
 
