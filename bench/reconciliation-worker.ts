@@ -54,7 +54,7 @@ attachStatements(deps, 'wechat', source)
 
 /** The ceiling: the lines written in the same batches and the pairs read through the same cursor, in a transaction rolled back. */
 async function sqlOnly(): Promise<Record<string, number>> {
-  const s = (await repo.listStatements(deps.db, { providerConfigId: configId, day }, { limit: 1 })).rows[0]
+  const s = (await repo.listStatementsUnscoped(deps.db, { providerConfigId: configId, day }, { limit: 1 })).rows[0]
   let pairs = 0
   await deps.db.transaction(async (tx) => {
     await repo.deleteLines(tx, s.id)

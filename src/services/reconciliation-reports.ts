@@ -61,13 +61,16 @@ async function withOpen(deps: Deps, rows: repo.StatementRow[]) {
   return rows.map((r) => reportView(r, open.get(r.id) ?? 0))
 }
 
-export async function listReports(deps: Deps, f: repo.StatementFilter, o: { limit: number; startingAfter?: string }) {
+/** A page of reports: the merchant's in one mode (the console), or the operator's across merchants (the admin API, `scope` null). */
+export async function listReports(deps: Deps, scope: Scope | null, f: repo.OperatorFilter<repo.StatementFilter>, o: { limit: number; startingAfter?: string }) {
   let after: repo.StatementRow | undefined
   if (o.startingAfter !== undefined) {
-    after = (await repo.getStatementUnscoped(deps.db, o.startingAfter)) ?? undefined
-    if (!after || (f.merchantId && after.merchantId !== f.merchantId) || (f.mode && after.mode !== f.mode)) throw new InvalidField('starting_after', 'no such report')
+    after = (scope ? await repo.getStatement(deps.db, scope, o.startingAfter) : await repo.getStatementUnscoped(deps.db, o.startingAfter)) ?? undefined
+    if (!after || (f.merchantId && after.merchantId !== f.merchantId)) throw new InvalidField('starting_after', 'no such report')
   }
-  const { rows, hasMore } = await repo.listStatements(deps.db, f, { limit: o.limit, after })
+  const { rows, hasMore } = scope
+    ? await repo.listStatements(deps.db, scope, f, { limit: o.limit, after })
+    : await repo.listStatementsUnscoped(deps.db, f, { limit: o.limit, after })
   return { data: await withOpen(deps, rows), hasMore }
 }
 
@@ -86,27 +89,29 @@ export const reportFileBody = (deps: Deps, reportId: string, name: string) => re
 
 export interface ItemQuery {
   reportId?: string
+  /** The operator's filter only (the console's scope names the merchant). */
   merchantId?: string
-  mode?: 'test' | 'live'
   providerConfigId?: string
   /** One category; without it, every mismatch category. */
   category?: ItemCategory
   open?: boolean
 }
 
-/** Items, each with its line's own fields as the statement had them: mismatches unless a category is asked for. */
-export async function listItems(deps: Deps, q: ItemQuery, o: { limit: number; startingAfter?: string }) {
+/**
+ * Items, each with its line's own fields as the statement had them: mismatches unless a category is
+ * asked for. The merchant's in one mode (the console), or the operator's across merchants (`scope` null).
+ */
+export async function listItems(deps: Deps, scope: Scope | null, q: ItemQuery, o: { limit: number; startingAfter?: string }) {
   let after: repo.ItemWithDay | undefined
   if (o.startingAfter !== undefined) {
-    const item = await repo.getItemUnscoped(deps.db, o.startingAfter)
-    // The cursor is an item the same filter lists: the operator's may name no merchant or mode.
-    after = item && (!q.merchantId || item.merchantId === q.merchantId) && (!q.mode || item.mode === q.mode) ? item : undefined
+    const item = scope ? await repo.getItem(deps.db, scope, o.startingAfter) : await repo.getItemUnscoped(deps.db, o.startingAfter)
+    after = item && (!q.merchantId || item.merchantId === q.merchantId) ? item : undefined
     if (!after) throw new InvalidField('starting_after', 'no such item')
   }
-  const { rows, hasMore } = await repo.listItems(deps.db, {
-    statementId: q.reportId, merchantId: q.merchantId, mode: q.mode, providerConfigId: q.providerConfigId,
-    categories: q.category ? [q.category] : MISMATCH_CATEGORIES, open: q.open,
-  }, { limit: o.limit, after })
+  const f = { statementId: q.reportId, providerConfigId: q.providerConfigId, categories: q.category ? [q.category] : MISMATCH_CATEGORIES, open: q.open }
+  const { rows, hasMore } = scope
+    ? await repo.listItems(deps.db, scope, f, { limit: o.limit, after })
+    : await repo.listItemsUnscoped(deps.db, { ...f, merchantId: q.merchantId }, { limit: o.limit, after })
   const refs = rows.flatMap((r) => (r.line ? [r.line as Record<string, unknown>] : []))
   const fields = await repo.lineFields(deps.db, refs.map((l) => ({ statementId: String(l.statementId), file: String(l.file), line: Number(l.line) })))
   return { data: rows.map((r) => itemView(r, r.line ? fields.get(lineKey(r.line as Record<string, unknown>)) : undefined)), hasMore }

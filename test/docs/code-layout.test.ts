@@ -160,6 +160,14 @@ test('repositories: a read of a merchant\'s row takes its scope, required; a rea
     return []
   })
   assert.deepEqual(wrong, [])
+  // The same, one step removed: a filter type with an optional merchant or mode is taken by …Unscoped reads only.
+  const optionalScope = repos.flatMap((f) => [...readFileSync(path.join(SRC, f), 'utf8')
+    .matchAll(/export\s+(?:interface\s+(\w+)(?:<[^>]*>)?\s*\{([^}]*)\}|type\s+(\w+)(?:<[^>]*>)?\s*=([^\n]*))/g)]
+    .filter((m) => /\b(?:merchantId|mode)\?\s*:/.test(m[2] ?? m[4])).map((m) => m[1] ?? m[3]))
+  assert.ok(optionalScope.includes('OperatorFilter'), 'the check finds the operator\'s filter type')
+  const takers = repos.flatMap((f) => repoFunctions(f).filter(({ name, params }) => !name.endsWith('Unscoped')
+    && optionalScope.some((t) => new RegExp(`\\b${t}\\b`).test(params))).map(({ name }) => `${f}: ${name} takes a filter whose scope is optional`))
+  assert.deepEqual(takers, [])
   // A repository is named for the rows it holds, not for the layer that calls it.
   const byCaller = repos.filter((f) => ['console', 'pages', 'api', 'admin', 'jobs', 'services'].includes(path.basename(f, '.ts')))
   assert.deepEqual(byCaller, [])

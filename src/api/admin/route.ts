@@ -68,11 +68,11 @@ export const adminRoutes = (deps: Deps, token: string, notFound: NotFoundHandler
   })
 
   app.get<{ Querystring: ReportQueryT }>('/reconciliation/reports', { schema: S.reports }, (req) =>
-    listReports(deps, { merchantId: req.query.merchant_id, providerConfigId: req.query.provider_config_id, day: req.query.date }, { limit: req.query.limit ?? 20, startingAfter: req.query.starting_after }))
+    listReports(deps, null, { merchantId: req.query.merchant_id, providerConfigId: req.query.provider_config_id, day: req.query.date }, { limit: req.query.limit ?? 20, startingAfter: req.query.starting_after }))
 
   app.get<M>('/reconciliation/reports/:id', { schema: S.report }, (req) => getReport(deps, null, req.params.id))
 
   app.get<{ Querystring: MismatchQueryT }>('/reconciliation/mismatches', { schema: S.mismatches }, (req) =>
-    listItems(deps, { reportId: req.query.report_id, merchantId: req.query.merchant_id, providerConfigId: req.query.provider_config_id, category: req.query.category, open: req.query.open },
+    listItems(deps, null, { reportId: req.query.report_id, merchantId: req.query.merchant_id, providerConfigId: req.query.provider_config_id, category: req.query.category, open: req.query.open },
       { limit: req.query.limit ?? 20, startingAfter: req.query.starting_after }))
 }

@@ -37,7 +37,7 @@ export const reconciliationRoutes = (deps: Deps): FastifyPluginAsync => async (a
     const c = consoleContext(req, reply, '/reconciliation')
     const scope = scopeOf(c, req)
     const after = req.query.after
-    const page = await listReports(deps, scope, { limit: DAYS_PAGE, startingAfter: after }).catch((e) => {
+    const page = await listReports(deps, scope, {}, { limit: DAYS_PAGE, startingAfter: after }).catch((e) => {
       // A cursor from another mode or a stale link: start from the newest.
       if (e instanceof TillError && e.status === 400) return { data: [], hasMore: false }
       throw e
@@ -49,7 +49,7 @@ export const reconciliationRoutes = (deps: Deps): FastifyPluginAsync => async (a
     const scope = scopeOf(c, req)
     const report = await getReport(deps, scope, req.params.id)
     const category = isCategory(req.query.category) ? req.query.category : undefined
-    const items = await listItems(deps, { ...scope, reportId: report.id, category }, { limit: ITEMS_PAGE, startingAfter: req.query.after }).catch((e) => {
+    const items = await listItems(deps, scope, { reportId: report.id, category }, { limit: ITEMS_PAGE, startingAfter: req.query.after }).catch((e) => {
       if (e instanceof TillError && e.status === 400) return { data: [], hasMore: false }
       throw e
     })

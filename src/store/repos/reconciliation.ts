@@ -392,29 +392,33 @@ export async function openMismatchesOf(ex: Executor, statementIds: string[]): Pr
 }
 
 export interface StatementFilter {
-  merchantId?: string
-  mode?: 'test' | 'live'
   providerConfigId?: string
   day?: string
 }
 
-const statementWhere = (f: StatementFilter) => and(
-  f.merchantId ? eq(statements.merchantId, f.merchantId) : undefined,
-  f.mode ? eq(statements.mode, f.mode) : undefined,
-  f.providerConfigId ? eq(statements.providerConfigId, f.providerConfigId) : undefined,
-  f.day ? eq(statements.day, f.day) : undefined,
-)
+/** The operator's filter (admin API): any merchant's rows, or one merchant's in both modes. */
+export type OperatorFilter<F> = F & { merchantId?: string }
 
 /** Newest day first; `after` is the last statement of the previous page. One more than asked tells whether there is more. */
-export async function listStatements(ex: Executor, f: StatementFilter, o: { limit: number; after?: StatementRow }) {
+async function statementPage(ex: Executor, where: SQL | undefined, f: StatementFilter, o: { limit: number; after?: StatementRow }) {
   const page = o.after ? or(sql`${statements.day} < ${o.after.day}`, and(eq(statements.day, o.after.day), sql`${statements.id} < ${o.after.id}`)) : undefined
-  const rows = await ex.select().from(statements).where(and(statementWhere(f), page)).orderBy(desc(statements.day), desc(statements.id)).limit(o.limit + 1)
+  const rows = await ex.select().from(statements).where(and(
+    where,
+    f.providerConfigId ? eq(statements.providerConfigId, f.providerConfigId) : undefined,
+    f.day ? eq(statements.day, f.day) : undefined,
+    page,
+  )).orderBy(desc(statements.day), desc(statements.id)).limit(o.limit + 1)
   return { rows: rows.slice(0, o.limit), hasMore: rows.length > o.limit }
 }
 
+/** The merchant's statements in one mode. */
+export const listStatements = (ex: Executor, scope: Scope, f: StatementFilter, o: { limit: number; after?: StatementRow }) =>
+  statementPage(ex, and(eq(statements.merchantId, scope.merchantId), eq(statements.mode, scope.mode)), f, o)
+
+export const listStatementsUnscoped = (ex: Executor, f: OperatorFilter<StatementFilter>, o: { limit: number; after?: StatementRow }) =>
+  statementPage(ex, f.merchantId ? eq(statements.merchantId, f.merchantId) : undefined, f, o)
+
 export interface ItemFilter {
-  merchantId?: string
-  mode?: 'test' | 'live'
   statementId?: string
   providerConfigId?: string
   categories?: ItemCategory[]
@@ -425,15 +429,14 @@ export interface ItemFilter {
 export type ItemWithDay = ItemRow & { day: string; provider: string; providerConfigId: string }
 
 /** Items by day (newest first), then key; `after` is the last item of the previous page. */
-export async function listItems(ex: Executor, f: ItemFilter, o: { limit: number; after?: ItemWithDay }): Promise<{ rows: ItemWithDay[]; hasMore: boolean }> {
+async function itemPage(ex: Executor, where: SQL | undefined, f: ItemFilter, o: { limit: number; after?: ItemWithDay }): Promise<{ rows: ItemWithDay[]; hasMore: boolean }> {
   const page = o.after
     ? or(sql`${statements.day} < ${o.after.day}`, and(eq(statements.day, o.after.day), gt(items.key, o.after.key)))
     : undefined
   const rows = await ex.select({ item: items, day: statements.day, provider: statements.provider, providerConfigId: statements.providerConfigId })
     .from(items).innerJoin(statements, eq(statements.id, items.statementId))
     .where(and(
-      f.merchantId ? eq(items.merchantId, f.merchantId) : undefined,
-      f.mode ? eq(items.mode, f.mode) : undefined,
+      where,
       f.statementId ? eq(items.statementId, f.statementId) : undefined,
       f.providerConfigId ? eq(statements.providerConfigId, f.providerConfigId) : undefined,
       f.categories ? inArray(items.category, f.categories) : undefined,
@@ -444,6 +447,13 @@ export async function listItems(ex: Executor, f: ItemFilter, o: { limit: number;
   const all = rows.map((r) => ({ ...r.item, day: r.day, provider: r.provider, providerConfigId: r.providerConfigId }))
   return { rows: all.slice(0, o.limit), hasMore: all.length > o.limit }
 }
+
+/** The merchant's items in one mode. */
+export const listItems = (ex: Executor, scope: Scope, f: ItemFilter, o: { limit: number; after?: ItemWithDay }) =>
+  itemPage(ex, and(eq(items.merchantId, scope.merchantId), eq(items.mode, scope.mode)), f, o)
+
+export const listItemsUnscoped = (ex: Executor, f: OperatorFilter<ItemFilter>, o: { limit: number; after?: ItemWithDay }) =>
+  itemPage(ex, f.merchantId ? eq(items.merchantId, f.merchantId) : undefined, f, o)
 
 const itemWhere = async (ex: Executor, where: SQL | undefined): Promise<ItemWithDay | null> => {
   const [r] = await ex.select({ item: items, day: statements.day, provider: statements.provider, providerConfigId: statements.providerConfigId })
