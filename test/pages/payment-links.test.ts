@@ -100,6 +100,8 @@ test('an inactive, expired or used-up link says so in the buyer\'s language and 
     const page = await getPage(ta, `/l/${id}`, headers)
     assert.equal(page.status, 410)
     assert.match(page.html, new RegExp(title))
+    // A test link's buyer is told, here too, that nothing is charged.
+    assert.match(page.html, /<body class="test-mode"/)
   }
   // A page opened before the link expired cannot make a session after.
   const late = await postForm(ta, `/l/${expiring.id}`, { token })

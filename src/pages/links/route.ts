@@ -37,7 +37,7 @@ export const linkRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
 
   function unavailablePage(reply: FastifyReply, ctx: PageContext, page: LinkForPage, why: LinkUnavailable, langSwitch: boolean) {
     const body = why === 'busy' ? ctx.t('link.busyBody') : ctx.t('link.askMerchant', { merchant: page.merchantName })
-    return sendHtml(reply, UNAVAILABLE_STATUS[why], MessagePage({ ...ctx, v: { title: ctx.t(`link.${why}`), body, langSwitch } }))
+    return sendHtml(reply, UNAVAILABLE_STATUS[why], MessagePage({ ...ctx, v: { title: ctx.t(`link.${why}`), body, langSwitch, testMode: page.link.mode === 'test' } }))
   }
 
   function linkPage(reply: FastifyReply, status: number, ctx: PageContext, { link, merchantName, branding, asksEmail }: LinkForPage,
