@@ -4,6 +4,11 @@
  * test mode. The storefront and the admin are Medusa's HTTP APIs; the customer is a browser on
  * Till's hosted page; Till's webhooks reach Medusa's /hooks/payment/till_till.
  *
+ * The Hong Kong region pays through the package's second registration, `till_live`, with Till's live
+ * key: the merchant's live Stripe configuration points at the Stripe fake (test/support/stripe.ts),
+ * the customer pays by card on its hosted page, and Till's live webhooks reach Medusa's
+ * /hooks/payment/till_till_live through an https front (live endpoints are https only).
+ *
  * The runner restores Medusa's database before each test, so a webhook of one test that Medusa
  * processes (5 s after receiving it) during the next finds no payment session and is logged as an
  * error ("PaymentSession … was not found"): expected, and without effect.
@@ -12,12 +17,16 @@ import { createServer } from 'node:net'
 import path from 'node:path'
 import { medusaIntegrationTestRunner } from '@medusajs/test-utils'
 import { Till } from '../../../js/src/index'
-import { onTillPage } from '../../test/support/customer'
+import { onTillPage, payByCard } from '../../test/support/customer'
+import { startHttpsFront } from '../../test/support/https-front'
 import {
-  adminOrder, checkout, completeCart, nextWebhookProcessed, orderOfCart, payWithTill, RETURN_URL, setUpStore, type Store,
+  adminOrder, checkout, completeCart, LIVE_RETURN_URL, nextWebhookProcessed, orderOfCart, payWithTill, RETURN_URL, setUpStore, type Store,
 } from '../../test/support/medusa-store'
+import { stripeAccount } from '../../test/support/stripe'
 
 const till = () => new Till({ apiKey: process.env.TILL_TEST_KEY!, baseUrl: process.env.TILL_BASE_URL! })
+const tillLive = () => new Till({ apiKey: process.env.TILL_LIVE_KEY!, baseUrl: process.env.TILL_BASE_URL! })
+const stripe = () => stripeAccount(process.env.STRIPE_FAKE_URL!, process.env.STRIPE_SECRET_KEY!)
 
 async function freePort(): Promise<number> {
   const server = createServer()
@@ -48,17 +57,23 @@ async function eventually<T>(what: string, read: () => Promise<T | undefined>, t
   }
 }
 
-// Till's webhook endpoint for this Medusa, registered as README.md says, before Medusa loads its
-// config (the secret is one of the provider's options): the runner listens on PORT.
-let endpointId: string
+// Till's webhook endpoints for this Medusa, one per mode, registered as README.md says, before Medusa
+// loads its config (the secrets are options of the providers): the runner listens on PORT.
+let endpointIds: { test: string; live: string }
+let front: Awaited<ReturnType<typeof startHttpsFront>>
 beforeAll(async () => {
   process.env.PORT = String(await freePort())
+  front = await startHttpsFront(() => Number(process.env.PORT))
   const endpoint = await till().webhookEndpoints.create({ url: `http://127.0.0.1:${process.env.PORT}/hooks/payment/till_till` })
-  endpointId = endpoint.id
+  const live = await tillLive().webhookEndpoints.create({ url: `${front.origin}/hooks/payment/till_till_live` })
+  endpointIds = { test: endpoint.id, live: live.id }
   process.env.TILL_WEBHOOK_SECRET = endpoint.secret
+  process.env.TILL_LIVE_WEBHOOK_SECRET = live.secret
 })
 afterAll(async () => {
-  await till().webhookEndpoints.delete(endpointId)
+  await till().webhookEndpoints.delete(endpointIds.test)
+  await tillLive().webhookEndpoints.delete(endpointIds.live)
+  await front.close()
 })
 
 medusaIntegrationTestRunner({
@@ -169,6 +184,39 @@ medusaIntegrationTestRunner({
       const [payment] = order.payment_collections[0].payments
       await api.post(`/admin/payments/${payment.id}/refund`, { amount: 500 }, store.admin)
       expect(await till().records.retrieve(payment.data.record_id)).toMatchObject({ amount: 1500, refundedAmount: 500, currency: 'JPY' })
+    })
+
+    it('takes HK$158 by card through Till\'s live Stripe: Stripe\'s webhook to Till, Till\'s to Medusa, places the order; a refund reaches Stripe', async () => {
+      const { cart, session } = await checkout(api, store, 'hkd')
+      expect(session.data).toMatchObject({ amount: 15800, currency: 'HKD', status: 'pending' })
+
+      // The customer pays by card on Stripe's page and closes the tab on the way back to the store.
+      const visit = await payByCard(session.data.url, '4242 4242 4242 4242', process.env.STRIPE_FAKE_URL!)
+      expect(visit.location).toMatch(new RegExp(`^${LIVE_RETURN_URL}\\?session_id=${session.data.till_session_id}&record_id=rec_\\w+&paid_confirmed=1$`))
+      const paid = await tillLive().getSession(session.data.till_session_id)
+      expect(paid).toMatchObject({ mode: 'live', status: 'paid', amount: 15800, currency: 'HKD', record: { provider: 'stripe' } })
+      const paymentIntent = paid.record!.providerRef
+      // Stripe signed checkout.session.completed to Till, which took it.
+      expect((await stripe().deliveries()).filter((d) => d.type === 'checkout.session.completed').map((d) => d.status)).toEqual([200])
+
+      // Till's payment.succeeded (live) makes Medusa place the order, its payment captured.
+      const orderId = await eventually('an order made from Till\'s live payment.succeeded webhook', () => orderOfCart(getContainer(), cart.id))
+      const order = await adminOrder(api, store, orderId)
+      expect(order).toMatchObject({ total: 158, currency_code: 'hkd', payment_status: 'captured' })
+      const [payment] = order.payment_collections[0].payments
+      expect(payment).toMatchObject({ provider_id: 'pp_till_till_live', data: { record_id: paid.record!.id } })
+      expect(payment.captures.map((c: { amount: number }) => c.amount)).toEqual([158])
+
+      // A partial refund from Medusa's admin: Till refunds it at Stripe, keyed by Till's refund id.
+      await api.post(`/admin/payments/${payment.id}/refund`, { amount: 58 }, store.admin)
+      expect((await adminOrder(api, store, orderId)).payment_status).toBe('partially_refunded')
+      const record = await tillLive().records.retrieve(paid.record!.id)
+      expect(record).toMatchObject({ refundedAmount: 5800, status: 'partially_refunded' })
+      const [refund] = record.refunds
+      const atStripe = await stripe().refunds(paymentIntent)
+      expect(atStripe).toMatchObject([{ amount: 5800, currency: 'hkd', status: 'succeeded', metadata: { till_refund_id: refund.id } }])
+      const posts = (await stripe().requests()).filter((r) => r.method === 'POST' && r.path === '/v1/refunds')
+      expect(posts.map((r) => [r.idempotencyKey, r.status])).toEqual([[`till-refund-${refund.id}`, 200]])
     })
   },
 })

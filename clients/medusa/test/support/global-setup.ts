@@ -1,8 +1,10 @@
 /**
  * Once per test run: the loopback port to the test PostgreSQL for Medusa (DB_* variables, read by
- * @medusajs/test-utils when it is loaded) and one real Till in test mode (TILL_* variables).
+ * @medusajs/test-utils when it is loaded), one real Till (TILL_* variables), and its merchant's live
+ * Stripe configuration on the Stripe fake (STRIPE_* variables).
  */
 import { forwardPostgres } from './postgres-tcp'
+import { configureStripe } from './stripe'
 import { startTill } from './till'
 
 export default async function globalSetup() {
@@ -20,5 +22,6 @@ export default async function globalSetup() {
   })
   const till = await startTill()
   Object.assign(process.env, { TILL_BASE_URL: till.baseUrl, TILL_TEST_KEY: till.testKey, TILL_LIVE_KEY: till.liveKey })
+  Object.assign(process.env, { STRIPE_FAKE_URL: till.stripeFakeUrl, STRIPE_SECRET_KEY: await configureStripe(till) })
   ;(globalThis as { __tillTestServers?: unknown }).__tillTestServers = { forward, till }
 }

@@ -7,6 +7,9 @@ import { Modules } from '@medusajs/framework/utils'
 
 export const PROVIDER_ID = 'pp_till_till'
 export const RETURN_URL = 'http://localhost:8000/checkout/return'
+/** The provider registered with Till's live key; live mode sends customers back to https pages only. */
+export const LIVE_PROVIDER_ID = 'pp_till_till_live'
+export const LIVE_RETURN_URL = 'https://shop.example.com/checkout/return'
 
 // The runner's `api` is an axios instance bound to the Medusa it started.
 type Api = {
@@ -32,19 +35,22 @@ export interface Store {
   admin: { headers: Record<string, string> }
   storefront: { headers: Record<string, string> }
   salesChannelId: string
-  regions: { usd: string; jpy: string }
+  regions: { usd: string; jpy: string; hkd: string }
   variantId: string
 }
 
-/** A sales channel, its publishable key, a USD and a JPY region paying through Till, and one published product. */
+/**
+ * A sales channel, its publishable key, a USD and a JPY region paying through Till in test mode, a
+ * HKD region paying through Till in live mode, and one published product.
+ */
 export async function setUpStore(api: Api, container: MedusaContainer): Promise<Store> {
   const admin = await adminHeaders(api, container)
   const { data: { sales_channel } } = await api.post('/admin/sales-channels', { name: 'Web' }, admin)
   const { data: { api_key } } = await api.post('/admin/api-keys', { title: 'Storefront', type: 'publishable' }, admin)
   await api.post(`/admin/api-keys/${api_key.id}/sales-channels`, { add: [sales_channel.id] }, admin)
-  const region = async (name: string, currency_code: string, country: string) =>
-    (await api.post('/admin/regions', { name, currency_code, countries: [country], payment_providers: [PROVIDER_ID] }, admin)).data.region.id as string
-  const regions = { usd: await region('United States', 'usd', 'us'), jpy: await region('Japan', 'jpy', 'jp') }
+  const region = async (name: string, currency_code: string, country: string, provider = PROVIDER_ID) =>
+    (await api.post('/admin/regions', { name, currency_code, countries: [country], payment_providers: [provider] }, admin)).data.region.id as string
+  const regions = { usd: await region('United States', 'usd', 'us'), jpy: await region('Japan', 'jpy', 'jp'), hkd: await region('Hong Kong', 'hkd', 'hk', LIVE_PROVIDER_ID) }
   const { data: { product } } = await api.post('/admin/products', {
     title: 'Blue mug',
     status: 'published',
@@ -52,7 +58,7 @@ export async function setUpStore(api: Api, container: MedusaContainer): Promise<
     // A download: no inventory and no shipping profile, so the cart needs no shipping method.
     variants: [{
       title: 'One size', options: { Size: 'One size' }, manage_inventory: false,
-      prices: [{ currency_code: 'usd', amount: 19.99 }, { currency_code: 'jpy', amount: 1500 }],
+      prices: [{ currency_code: 'usd', amount: 19.99 }, { currency_code: 'jpy', amount: 1500 }, { currency_code: 'hkd', amount: 158 }],
     }],
     sales_channels: [{ id: sales_channel.id }],
   }, admin)
@@ -71,15 +77,16 @@ export async function checkout(api: Api, store: Store, region: keyof Store['regi
     region_id: store.regions[region], sales_channel_id: store.salesChannelId, email: 'customer@till.test',
     items: [{ variant_id: store.variantId, quantity }],
   }, store.storefront)
-  const session = await payWithTill(api, store, cart.id)
+  const session = await payWithTill(api, store, cart.id, region === 'hkd' ? 'live' : 'test')
   return { cart, session }
 }
 
 /** "Pay with Till" on the storefront: a new Till payment session for the cart (it replaces any earlier one). */
-export async function payWithTill(api: Api, store: Store, cartId: string) {
+export async function payWithTill(api: Api, store: Store, cartId: string, mode: 'test' | 'live' = 'test') {
   const { data: { payment_collection } } = await api.post('/store/payment-collections', { cart_id: cartId }, store.storefront)
+  const [provider_id, return_url] = mode === 'live' ? [LIVE_PROVIDER_ID, LIVE_RETURN_URL] : [PROVIDER_ID, RETURN_URL]
   const { data } = await api.post(`/store/payment-collections/${payment_collection.id}/payment-sessions`,
-    { provider_id: PROVIDER_ID, data: { return_url: RETURN_URL } }, store.storefront)
+    { provider_id, data: { return_url } }, store.storefront)
   const sessions = data.payment_collection.payment_sessions as Array<{ id: string; status: string; data: Record<string, any> }>
   if (sessions.length !== 1) throw new Error(`expected one payment session, got ${sessions.length}`)
   return sessions[0]
