@@ -38,8 +38,8 @@ export const memberRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.post<ModeParams>('/:mode/members/invite', async (req, reply) => {
     const c = consoleContext(req, reply, '/members')
     try {
-      const r = await members.invite(deps, who(req), { email: field(req.body, 'email'), role: field(req.body, 'role') })
-      return page(req, reply, c, 200, r.sent ? { notice: c.t('members.inviteSent', { email: r.email }) } : { link: { email: r.email, url: r.link } })
+      const r = await members.invite(deps, who(req), { email: field(req.body, 'email'), role: field(req.body, 'role'), locale: c.locale })
+      return page(req, reply, c, 200, r.mailed ? { notice: c.t('members.inviteSent', { email: r.email }) } : { link: { email: r.email, url: r.link } })
     } catch (e) {
       if (!(e instanceof TillError) || e.status !== 400) throw e
       return page(req, reply, c, 400, { error: e.message })
