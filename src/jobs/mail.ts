@@ -1,6 +1,6 @@
 /**
- * Sends the email outbox (services/emails.ts), and the members' (jobs/member-mail.ts), through the instance's SMTP server (SMTP_URL) with
- * nodemailer. Due emails are leased (SKIP LOCKED, so instances never take the same row), sent
+ * Sends the email outbox (services/emails.ts), and the members' (jobs/member-mail.ts), through the
+ * instance's SMTP server (SMTP_URL) with nodemailer. Due emails are leased (SKIP LOCKED, so instances never take the same row), sent
  * outside any transaction, and each outcome is recorded fenced by the lease token. A refusing or
  * silent server costs only this worker's time: payments never wait on it.
  */
