@@ -71,3 +71,20 @@ test('a refused invitation is tried again and arrives once, in English for an En
   assert.equal(await mailer.pump(), 0)
   assert.equal(sink.messages.length, 1)
 })
+
+test('a reset mail is not tried after its link expires: then it has failed for good and its sealed link is gone', async (t) => {
+  const { sink, ta, mailer, m, rows } = await setup(t)
+  await sink.answer('refuse')
+  const { requestReset } = await import('../../src/services/password-reset.js')
+  assert.equal(await requestReset(ta.deps, { email: m.email, ip: '127.0.0.1', locale: 'en' }), 'ok')
+  // Refused at 0, then tried 1, 5 and 15 minutes after each failure (21 min in all); the next wait (1 h) is past the 30 minutes.
+  for (const wait of [0, 60_000, 300_000, 900_000]) {
+    ta.clock.advance(wait)
+    assert.equal(await mailer.pump(), 1)
+  }
+  const [failed] = await rows()
+  assert.deepEqual([failed.kind, failed.status, failed.attempts, failed.link_box], ['password_reset', 'failed', 4, null])
+  ta.clock.advance(3_600_000)
+  assert.equal(await mailer.pump(), 0)
+  assert.equal(sink.messages.length, 0)
+})
