@@ -38,21 +38,24 @@ async function issue(deps: Deps, tx: Executor, m: members.MemberRow, madeBy: str
 }
 
 /**
- * "Forgot password?": the same answer whether or not a member has the address, and about the same
- * time (the mail is only queued). Requests are claimed per address and per client network with the
- * sign-in's atomic counters (under keys of their own, so they never lock anyone's sign-in), and
- * never given back: a burst gets no more links than the limit.
+ * "Forgot password?": the same answer whether or not a member has the address, in the same time.
+ * Requests are claimed per address and per client network with the sign-in's atomic counters (under
+ * keys of their own, so they never lock anyone's sign-in), and never given back: a burst gets no more
+ * links than the limit. The answer does not wait for the member to be looked up and the link made
+ * (`issued`, which the console does not await): writing them would take a known address longer.
  */
-export async function requestReset(deps: Deps, input: { email: string; ip: string; userAgent?: string; locale: Locale }): Promise<'ok' | 'throttled'> {
+export async function requestReset(deps: Deps, input: { email: string; ip: string; userAgent?: string; locale: Locale }): Promise<{ result: 'ok' | 'throttled'; issued: Promise<void> }> {
   const email = input.email.trim().toLowerCase()
   const [account, address] = await claimAttempt(deps.db, [`reset:account:${email}`, `reset:address:${clientNetwork(input.ip)}`], windowOf(deps.clock()))
-  if (account > MAX_RESETS_PER_ACCOUNT || address > MAX_RESETS_PER_ADDRESS) return 'throttled'
-  if (!deps.config.smtpUrl || !email) return 'ok'
-  const m = await members.memberByEmail(deps.db, email)
-  if (!m) return 'ok'
-  await deps.db.transaction((tx) => issue(deps, tx, m, null, input.locale))
-  await recordActivity(deps, { merchantId: m.merchantId, memberId: m.id, actor: m.email, action: 'password_reset_requested', subject: m.email, ip: input.ip, userAgent: input.userAgent })
-  return 'ok'
+  if (account > MAX_RESETS_PER_ACCOUNT || address > MAX_RESETS_PER_ADDRESS) return { result: 'throttled', issued: Promise.resolve() }
+  if (!deps.config.smtpUrl || !email) return { result: 'ok', issued: Promise.resolve() }
+  const issued = (async () => {
+    const m = await members.memberByEmail(deps.db, email)
+    if (!m) return
+    await deps.db.transaction((tx) => issue(deps, tx, m, null, input.locale))
+    await recordActivity(deps, { merchantId: m.merchantId, memberId: m.id, actor: m.email, action: 'password_reset_requested', subject: m.email, ip: input.ip, userAgent: input.userAgent })
+  })().catch((err: unknown) => deps.log.error({ err }, 'a password reset asked for could not be made'))
+  return { result: 'ok', issued }
 }
 
 /** From an owner's Team page: a reset link for a member, mailed to them, or (no SMTP) to hand over. */

@@ -6,12 +6,11 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { createMailer } from '../../src/jobs/mail.js'
+import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { DESKTOP, launchBrowser, openPage, PHONE, screenshot } from '../helpers/browser.js'
-import { merchantWithLogin } from '../helpers/console.js'
+import { ConsoleBrowser, merchantWithLogin } from '../helpers/console.js'
 import { memberWithRole } from '../helpers/members.js'
-import { ConsoleBrowser } from '../helpers/console.js'
 import { startSmtpSink } from '../helpers/smtp-sink.js'
 
 let browser: Browser
@@ -38,8 +37,8 @@ async function setPassword(page: Page, link: string, password: string, submit: s
 test('password reset by mail (en, desktop): Forgot password?, the mailed link, a new password, signed in', async (t) => {
   const sink = await startSmtpSink(t)
   const ta = await startTestApp(t, { smtpUrl: sink.url, mailFrom: 'console@till.test' })
-  const mailer = createMailer(ta.deps)
-  t.after(() => mailer.stop())
+  const jobs = startJobs(ta.deps, JOBS.filter((j) => j.name === 'mail'))
+  t.after(() => jobs.stop())
   const m = await merchantWithLogin(ta, 'Blue Mugs')
   const member = await openPage(t, browser, { ...DESKTOP, locale: 'en' })
   await member.page.goto(`${ta.baseUrl}/console/login`)
@@ -49,7 +48,6 @@ test('password reset by mail (en, desktop): Forgot password?, the mailed link, a
   assert.ok(await member.page.getByText('a link to set a new password is on its way').isVisible())
   await screenshot(member.page, 'console-reset-asked-en')
 
-  await mailer.pump()
   const [mail] = await sink.received(1)
   assert.equal(mail.headers.Subject, 'Reset your password for Blue Mugs on Till')
   const link = /(http:\/\/\S+\/console\/reset\/[\w-]+)/.exec(mail.parts[0].content)![1]
