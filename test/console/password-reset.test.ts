@@ -58,6 +58,26 @@ test('a known and an unknown address get the same page and status; only the memb
   assert.match((await new ConsoleBrowser(ta).get('/console/test/activity')).location ?? '', /login/)
 })
 
+test('the answer does not wait for the link to be written: a known address answers while its tables are locked', async (t) => {
+  const { sink, ta, m } = await withMail(t)
+  const b = new ConsoleBrowser(ta)
+  const token = loginTokenOf((await b.get('/console/forgot')).html)
+  // Another connection holds the resets table: writing a link would wait for it.
+  const holder = await ta.database.pool.connect()
+  await holder.query('begin')
+  await holder.query('lock table console_password_resets in access exclusive mode')
+  try {
+    const res = await b.post('/console/forgot', { token, email: m.email })
+    assert.equal(res.status, 200)
+    assert.match(res.html, /on its way/)
+  } finally {
+    await holder.query('rollback')
+    holder.release()
+  }
+  const [mail] = await sink.received(1)
+  assert.deepEqual(mail.rcptTos, [m.email], 'the link is made once the lock goes')
+})
+
 test('a burst of requests for one address makes no more links than the limit', async (t) => {
   const { sink, ta, m } = await withMail(t)
   const forms = await Promise.all(Array.from({ length: 12 }, async () => {
