@@ -54,7 +54,8 @@ Sets the password the merchant signs in to the console with (/console/login), or
 forgotten one. Every console session of the merchant is signed out.
 
   --password-file FILE  the new password (at least 8 characters), read from FILE, or - for stdin
-  --email EMAIL         the console login, when the merchant has none yet (or to change it)
+  --email EMAIL         the console login, when the merchant has none yet (or to change it); a
+                        member's email resets that member's password and makes them an owner
   --json                print Till's answer as JSON: {"id","email","passwordSet"}
 ${connectionHelp('admin', 24)}
 

@@ -28,6 +28,8 @@ import { memberRoutes } from './members/route.js'
 import { passwordRoutes } from './password/route.js'
 import { Forbidden, permits, requirePermissions } from './permissions.js'
 import { refundRoutes } from './payments/refund.js'
+import { forgotRoutes } from './reset/forgot.js'
+import { resetRoutes } from './reset/route.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
 import { reconciliationRoutes } from './reconciliation/route.js'
@@ -102,6 +104,8 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
   await app.register(servedAssets(Object.values(CONSOLE_ASSETS), '/console/assets'), { prefix: '/assets' })
   await app.register(loginRoutes(deps))
   await app.register(invitationRoutes(deps))
+  await app.register(forgotRoutes(deps))
+  await app.register(resetRoutes(deps))
 
   await app.register(async (authed) => {
     requirePermissions(authed)

@@ -1,6 +1,6 @@
 /**
- * Sends the email outbox (services/emails.ts) through the instance's SMTP server (SMTP_URL) with
- * nodemailer. Due emails are leased (SKIP LOCKED, so instances never take the same row), sent
+ * Sends the email outbox (services/emails.ts), and the members' (jobs/member-mail.ts), through the
+ * instance's SMTP server (SMTP_URL) with nodemailer. Due emails are leased (SKIP LOCKED, so instances never take the same row), sent
  * outside any transaction, and each outcome is recorded fenced by the lease token. A refusing or
  * silent server costs only this worker's time: payments never wait on it.
  */
@@ -17,6 +17,7 @@ import { getRecordBySession } from '../store/repos/records.js'
 import { getRefundUnscoped } from '../store/repos/refunds.js'
 import { getSessionUnscoped } from '../store/repos/sessions.js'
 import { formatTime } from '../web/i18n.js'
+import { pumpMemberMail } from './member-mail.js'
 
 export interface MailerOptions {
   /** Emails sent at once by this process. */
@@ -89,14 +90,17 @@ export function createMailer(deps: Deps, options: MailerOptions = {}) {
   }
 
   return {
-    /** One pass: claims what is due and sends it; resolves with how many were claimed. */
+    /** One pass: claims what is due in both outboxes and sends it; resolves with how many were claimed. */
     async pump(): Promise<number> {
       if (stopped) return 0
       const now = deps.clock()
       const token = randomBytes(12).toString('hex')
       const due = await claimDueEmails(deps.db, now, new Date(now.getTime() + o.leaseMs), token, o.batch)
-      await Promise.all(due.map((e) => send(e, token)))
-      return due.length
+      const [, members] = await Promise.all([
+        Promise.all(due.map((e) => send(e, token))),
+        pumpMemberMail(deps, { transport, mailFrom: mailFrom!, batch: o.batch, leaseMs: o.leaseMs, retryDelaysMs: o.retryDelaysMs }, token),
+      ])
+      return due.length + members
     },
     async stop() {
       stopped = true

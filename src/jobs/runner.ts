@@ -55,7 +55,7 @@ export const JOBS: Job[] = [
     },
   },
   {
-    // Buyers' receipts and refund notices (jobs/mail.ts), on an instance with SMTP_URL; a pass sends until none is due.
+    // Buyers' receipts and refund notices, members' invitations and resets (jobs/mail.ts), on an instance with SMTP_URL; a pass sends until none is due.
     name: 'mail',
     everyMs: 1000,
     wakeOn: MAIL_CHANNEL,

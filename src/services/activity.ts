@@ -16,6 +16,7 @@ export type ActivityAction =
   | 'refund_created' | 'settings_updated'
   | 'reconciliation_rechecked' | 'mismatch_acknowledged'
   | 'member_invited' | 'invitation_withdrawn' | 'member_joined' | 'member_role_changed' | 'member_removed' | 'ownership_transferred' | 'session_ended'
+  | 'password_reset_requested' | 'password_reset_link_made' | 'password_reset'
 
 export interface ActivityEntry {
   merchantId: string

@@ -28,7 +28,7 @@ export const MAX_FAILURES_PER_ADDRESS = 30
 const TOUCH_MS = 60_000
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
-const windowOf = (now: Date) => now.getTime() - (now.getTime() % THROTTLE_WINDOW_MS)
+export const windowOf = (now: Date) => now.getTime() - (now.getTime() % THROTTLE_WINDOW_MS)
 const normalEmail = (email: string) => email.trim().toLowerCase()
 const accountKey = (email: string) => `account:${normalEmail(email)}`
 const addressKey = (ip: string) => `address:${clientNetwork(ip)}`
@@ -155,8 +155,8 @@ export async function changePassword(deps: Deps, s: ConsoleSession, current: str
 
 /**
  * From the operator (admin API, `till merchants set-password`): sets or resets the merchant's login,
- * the owner member with the merchant's email (made an owner if it was not one, or made when there is
- * none), and signs every session of the merchant out.
+ * the owner member with the merchant's email, or the member with the email given (made an owner if it
+ * was not one, or made when there is none), and signs every session of the merchant out.
  */
 export async function setPassword(deps: Deps, merchantId: string, input: { password: string; email?: string }) {
   checkNewPassword(input.password)
@@ -170,7 +170,8 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
   await settingEmail(() => deps.db.transaction(async (tx) => {
     await tx.update(merchants).set({ passwordHash: hash, email }).where(eq(merchants.id, merchantId))
     const team = await members.lockMembers(tx, merchantId)
-    const login = team.find((x) => x.email === (m.email ?? email)) ?? team.find((x) => x.email === email)
+    // A member already holding the email given is the one reset (the last owner's way back when Till sends no mail).
+    const login = team.find((x) => x.email === given) ?? team.find((x) => x.email === (m.email ?? email)) ?? team.find((x) => x.email === email)
     if (login) {
       await members.setMemberLogin(tx, login.id, email, hash)
       if (login.role !== 'owner') await members.setMemberRole(tx, login.id, 'owner')

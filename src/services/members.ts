@@ -7,14 +7,14 @@ import { createHash, randomBytes } from 'node:crypto'
 import { isRole, type Role } from '../domain/console-roles.js'
 import { InvalidField, NotFound, TillError } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
+import type { Locale } from '../domain/locales.js'
 import { hashPassword } from '../security/api-keys.js'
 import type { Executor } from '../store/db.js'
 import * as repo from '../store/repos/members.js'
 import { recordActivity } from './activity.js'
 import { ABSOLUTE_MS, actorOfSession, checkNewPassword, IDLE_MS, type ConsoleSession } from './console-auth.js'
-import { brandingOf } from './merchant-settings.js'
 import { loginEmail, settingEmail } from './merchants.js'
-import { sendMemberMail } from './member-mail.js'
+import { queueMemberMail } from './member-mail.js'
 import type { Deps } from './deps.js'
 
 /** An invitation's link works this long. */
@@ -37,19 +37,25 @@ export async function team(deps: Deps, merchantId: string) {
   return { members, invitations }
 }
 
-/** An invitation's link, and whether it was mailed (when not, the console shows it to copy). */
-export async function invite(deps: Deps, w: Who, input: { email: string; role: string }) {
+/**
+ * An invitation's link, and whether it was queued to be mailed (when not, the console shows it to
+ * copy). The mail is in `locale`, the inviting member's console language.
+ */
+export async function invite(deps: Deps, w: Who, input: { email: string; role: string; locale: Locale }) {
   const email = loginEmail(input.email.trim())
   if (!isRole(input.role) || input.role === 'owner') throw new InvalidField('role', 'must be admin, developer, support or viewer')
   if (await repo.memberByEmail(deps.db, email)) throw new InvalidField('email', 'already belongs to a console member')
   const token = randomBytes(32).toString('base64url')
   const now = deps.clock()
   const expiresAt = new Date(now.getTime() + INVITATION_MS)
-  await repo.insertInvitation(deps.db, { tokenHash: sha256(token), merchantId: w.s.merchant.id, email, role: input.role, invitedBy: w.s.member.id, createdAt: now, expiresAt })
-  await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'member_invited', subject: email, detail: { role: input.role } })
   const link = `${deps.config.baseUrl}/console/invitations/${token}`
-  const { sent } = await sendMemberMail(deps, { kind: 'invitation', to: email, link, merchantName: brandingOf(w.s.merchant).name, expiresAt })
-  return { link, sent, email }
+  const merchantId = w.s.merchant.id
+  const mailed = await deps.db.transaction(async (tx) => {
+    await repo.insertInvitation(tx, { tokenHash: sha256(token), merchantId, email, role: input.role, invitedBy: w.s.member.id, createdAt: now, expiresAt })
+    return queueMemberMail(tx, deps, { kind: 'invitation', merchantId, to: email, link, locale: input.locale, expiresAt })
+  })
+  await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'member_invited', subject: email, detail: { role: input.role, mailed } })
+  return { link, mailed, email }
 }
 
 export async function withdrawInvitation(deps: Deps, w: Who, tokenHash: string) {

@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import { startTestApp } from '../helpers/app.js'
 import { envFor, till } from '../helpers/cli.js'
 import { ConsoleBrowser, merchantWithLogin } from '../helpers/console.js'
+import { memberWithRole, signedInOwner } from '../helpers/members.js'
 
 test('set-password gives a merchant without a login one, and resets a password signing every session out', async (t) => {
   const ta = await startTestApp(t)
@@ -40,4 +41,21 @@ test('set-password refuses a login another merchant has, whatever its case, and 
   assert.equal((await ta.admin('GET', `/merchants/${other.id}`)).body.email, other.email)
   assert.equal((await new ConsoleBrowser(ta).signIn(other.email, other.password)).status, 303)
   assert.equal((await new ConsoleBrowser(ta).signIn(owner.email, owner.password)).status, 303)
+})
+
+test('set-password with a member\'s email resets that member and makes them owner: the last owner\'s way back without mail', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner, m } = await signedInOwner(ta)
+  const next = await memberWithRole(ta, owner, 'developer', 'next@example.com')
+  const team = (await owner.get('/console/test/members')).html
+  const nextId = new RegExp('data-member="next@example\\.com"[\\s\\S]*?/members/(mem_\\w+)/').exec(team)![1]
+  assert.equal((await owner.submit('/console/test/members', `/console/test/members/${nextId}/transfer`)).status, 303)
+
+  const set = await ta.admin('POST', `/merchants/${m.id}/password`, { password: 'the owner is back', email: 'Next@Example.com' })
+  assert.equal(set.status, 200, JSON.stringify(set.body))
+  assert.equal((await next.browser.get('/console/test/payments')).status, 303, 'signed out')
+  const back = new ConsoleBrowser(ta)
+  assert.equal((await back.signIn('next@example.com', 'the owner is back')).status, 303)
+  assert.match((await back.get('/console/test/members')).html, /members\/invite/, 'still the owner')
+  assert.equal((await new ConsoleBrowser(ta).signIn(m.email, m.password)).status, 303, 'the old login keeps its email and password')
 })

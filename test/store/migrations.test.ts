@@ -186,3 +186,24 @@ test('0013: disputes start empty beside the paid records an upgrade meets; one r
     { id: 'dsp_c', provider_ref: 'dp_2', amount: '3000000000' },
   ])
 })
+
+test('0020: a team an upgrade meets (members, an open session) signs in as before; resets take its members, and only existing ones', async (t) => {
+  const database = await migratedUpTo(t, '0017_event_traceparent')
+  const { pool } = database
+  const hash = await hashPassword('the team password')
+  await pool.query(`insert into merchants (id, name, email, password_hash, created_at) values ('mer_a', 'Shop', 'shop@example.com', $1, '2024-01-01T00:00:00Z')`, [hash])
+  await pool.query(`insert into console_members (id, merchant_id, email, password_hash, role) values
+    ('mem_owner', 'mer_a', 'shop@example.com', $1, 'owner'), ('mem_dev', 'mer_a', 'dev@example.com', $1, 'developer')`, [hash])
+  const token = 'an-open-session-token'
+  await pool.query(`insert into console_sessions (token_hash, merchant_id, member_id, csrf_token, last_seen_at) values ($1, 'mer_a', 'mem_dev', 'x', now())`,
+    [createHash('sha256').update(token).digest('hex')])
+
+  await runMigrations(pool)
+
+  const deps = { db: database.db, clock: () => new Date() } as unknown as Deps
+  assert.equal((await loadConsoleSession(deps, token))?.member.email, 'dev@example.com')
+  assert.equal((await signIn(deps, { email: 'shop@example.com', password: 'the team password', ip: '127.0.0.1' })).ok, true)
+  assert.deepEqual((await pool.query('select count(*)::int as n from member_emails')).rows, [{ n: 0 }])
+  await pool.query(`insert into console_password_resets (token_hash, merchant_id, member_id, made_by, expires_at) values ('h1', 'mer_a', 'mem_dev', 'mem_owner', now() + interval '30 minutes')`)
+  await assert.rejects(pool.query(`insert into console_password_resets (token_hash, merchant_id, member_id, expires_at) values ('h2', 'mer_a', 'mem_gone', now())`), /foreign key/)
+})

@@ -443,6 +443,27 @@ export const en = {
   'links.range': '{min} to {max}, entered by the buyer',
   'links.created': 'The link is ready: share it, or its QR code.',
   'links.invalid': 'The link was not created: {reason}',
+
+  'login.forgot': 'Forgot password?',
+  'login.passwordReset': 'Your password was reset. Sign in with the new one.',
+  'forgot.pageTitle': 'Reset your password',
+  'forgot.intro': 'Enter the email you sign in with. If it belongs to a member, we email a link to set a new password; it works once, within 30 minutes.',
+  'forgot.submit': 'Email me a link',
+  'forgot.sent': 'If a member signs in with this email, a link to set a new password is on its way. It works once, within 30 minutes.',
+  'forgot.throttled': 'Too many requests. Wait 15 minutes and try again.',
+  'forgot.noMail': 'This Till sends no email. Ask an owner of your team for a reset link: they make one on the Team page.',
+  'forgot.back': 'Back to sign in',
+  'reset.pageTitle': 'Set a new password',
+  'reset.intro': 'Set a new password for {email}. Every console session of this account is signed out.',
+  'reset.submit': 'Set password',
+  'reset.gone': 'This link was used or has expired. Ask for a new one.',
+  'members.reset': 'Reset password',
+  'members.resetLinkTitle': 'Password reset link for {email}',
+  'members.resetLinkNote': 'No mail was sent: give this link to {email} only. It works once, within 30 minutes.',
+  'members.resetSent': 'A password reset link was mailed to {email}.',
+  'activity.password_reset_requested': 'Asked for a password reset',
+  'activity.password_reset_link_made': 'Made a password reset link',
+  'activity.password_reset': 'Reset their password',
 }
 
 export type ConsoleKey = keyof typeof en

@@ -33,6 +33,7 @@ export function LoginPage(v: LoginView) {
         </div>
         <button type="submit" class="button">{t('login.submit')}</button>
       </form>
+      <p><a href="/console/forgot">{t('login.forgot')}</a></p>
     </BareLayout>
   )
 }

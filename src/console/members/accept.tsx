@@ -11,6 +11,7 @@ import { pageLocale } from '../../web/locale.js'
 import { field } from '../context.js'
 import { consoleTranslator, type ConsoleKey } from '../i18n/index.js'
 import { BareLayout, Notice } from '../views/layout.js'
+import { NewPasswordForm } from '../views/new-password.js'
 
 type TokenParams = { Params: { token: string } }
 
@@ -28,15 +29,7 @@ export const invitationRoutes = (deps: Deps): FastifyPluginAsync => async (app) 
           <>
             {error && <Notice kind="error">{error}</Notice>}
             <p>{t('invite.intro', { role: t(`role.${inv.role}` as ConsoleKey), email: inv.email })}</p>
-            <form method="post" action={path}>
-              <input type="text" name="username" autocomplete="username" value={inv.email} hidden />
-              <div class="field">
-                <label for="password">{t('password.new')}</label>
-                <input id="password" name="password" type="password" autocomplete="new-password" minlength={8} required />
-                <p class="help">{t('password.help')}</p>
-              </div>
-              <button type="submit" class="button">{t('invite.submit')}</button>
-            </form>
+            <NewPasswordForm t={t} action={path} email={inv.email} submit={t('invite.submit')} />
           </>
         )}
       </BareLayout>

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { TillError } from '../../domain/errors.js'
 import type { Deps } from '../../services/deps.js'
 import * as members from '../../services/members.js'
+import { makeReset } from '../../services/password-reset.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { consoleContext, field, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
@@ -38,12 +39,19 @@ export const memberRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.post<ModeParams>('/:mode/members/invite', async (req, reply) => {
     const c = consoleContext(req, reply, '/members')
     try {
-      const r = await members.invite(deps, who(req), { email: field(req.body, 'email'), role: field(req.body, 'role') })
-      return page(req, reply, c, 200, r.sent ? { notice: c.t('members.inviteSent', { email: r.email }) } : { link: { email: r.email, url: r.link } })
+      const r = await members.invite(deps, who(req), { email: field(req.body, 'email'), role: field(req.body, 'role'), locale: c.locale })
+      return page(req, reply, c, 200, r.mailed ? { notice: c.t('members.inviteSent', { email: r.email }) } : { link: { email: r.email, url: r.link } })
     } catch (e) {
       if (!(e instanceof TillError) || e.status !== 400) throw e
       return page(req, reply, c, 400, { error: e.message })
     }
+  })
+
+  // A reset link for a member: mailed to them, or (no SMTP) shown once for the owner to hand over.
+  app.post<IdParams>('/:mode/members/:id/reset', async (req, reply) => {
+    const c = consoleContext(req, reply, '/members')
+    const r = await makeReset(deps, who(req), req.params.id, c.locale)
+    return page(req, reply, c, 200, r.mailed ? { notice: c.t('members.resetSent', { email: r.email }) } : { link: { email: r.email, url: r.link, kind: 'reset' } })
   })
 
   app.post<ModeParams>('/:mode/members/invitations/withdraw', async (req, reply) =>

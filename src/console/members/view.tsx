@@ -12,8 +12,8 @@ export interface MembersView {
   invitations: InvitationRow[]
   error?: string | null
   notice?: string | null
-  /** An invitation's link when it was not mailed: shown once, to copy. */
-  link?: { email: string; url: string } | null
+  /** An invitation's (or a password reset's) link when it was not mailed: shown once, to copy. */
+  link?: { email: string; url: string; kind?: 'invitation' | 'reset' } | null
 }
 
 const roleName = (c: ConsoleContext, role: string) => c.t(`role.${role}` as ConsoleKey)
@@ -28,7 +28,9 @@ export function MembersPage(v: MembersView) {
       <h1>{t('members.pageTitle')}</h1>
       {v.error && <Notice kind="error">{v.error}</Notice>}
       {v.notice && <Notice kind="ok">{v.notice}</Notice>}
-      {v.link && <ShownOnce c={c} title={t('members.inviteLinkTitle', { email: v.link.email })} note={t('members.inviteLinkNote')} value={v.link.url} />}
+      {v.link && (v.link.kind === 'reset'
+        ? <ShownOnce c={c} title={t('members.resetLinkTitle', { email: v.link.email })} note={t('members.resetLinkNote', { email: v.link.email })} value={v.link.url} />
+        : <ShownOnce c={c} title={t('members.inviteLinkTitle', { email: v.link.email })} note={t('members.inviteLinkNote')} value={v.link.url} />)}
       <table class="table">
         <thead><tr><th>{t('members.email')}</th><th>{t('members.role')}</th><th>{t('members.joined')}</th>{manage && <th></th>}</tr></thead>
         <tbody>
@@ -51,6 +53,9 @@ export function MembersPage(v: MembersView) {
                         <button type="submit" class="button button-small">{t('members.transfer')}</button>
                       </PostForm>
                     )}
+                    <PostForm c={c} action={`${at}/${m.id}/reset`} class="inline">
+                      <button type="submit" class="button button-small">{t('members.reset')}</button>
+                    </PostForm>
                     <PostForm c={c} action={`${at}/${m.id}/remove`} class="inline" confirm={t('members.removeConfirm')}>
                       <button type="submit" class="button button-small button-danger">{t('members.remove')}</button>
                     </PostForm>

@@ -11,7 +11,11 @@ export async function insertSession(tx: Executor, row: typeof consoleSessions.$i
   await tx.insert(consoleSessions).values(row)
 }
 
-/** A session that is not revoked, of a member still in place, with its merchant and member. */
+/**
+ * A session that is not revoked, of a member still in place, with its merchant and member. A session
+ * without member_id (opened by a release before 0016 during a rolling upgrade) matches no member,
+ * so it reads as signed out (test/console/old-sessions.test.ts).
+ */
 export async function findSession(tx: Executor, tokenHash: string): Promise<{ session: ConsoleSessionRow; merchant: MerchantRow; member: MemberRow } | null> {
   const [r] = await tx.select({ session: consoleSessions, merchant: merchants, member: consoleMembers }).from(consoleSessions)
     .innerJoin(merchants, eq(merchants.id, consoleSessions.merchantId))
