@@ -64,6 +64,14 @@ export const ROUTE_PERMISSIONS: Record<string, Permission> = {
   'POST /console/:mode/members/:id/transfer': 'members',
   'GET /console/:mode/sessions': 'self',
   'POST /console/:mode/sessions/end': 'self',
+  'GET /console/second-factor': 'self',
+  'POST /console/second-factor': 'self',
+  'GET /console/:mode/security': 'self',
+  'POST /console/:mode/security/enrol': 'self',
+  'POST /console/:mode/security/confirm': 'self',
+  'POST /console/:mode/security/disable': 'self',
+  'POST /console/:mode/security/require': 'members',
+  'POST /console/:mode/members/:id/second-factor/reset': 'members',
 }
 
 export class Forbidden extends TillError {
@@ -83,8 +91,11 @@ export function requirePermissions(app: FastifyInstance) {
   })
 }
 
+/** The request's route as ROUTE_PERMISSIONS names it. */
+export const routeOf = (req: FastifyRequest) => routeKey(req.method, req.routeOptions.url ?? '')
+
 /** Whether the signed-in member's role allows this request; a role Till does not know allows nothing. */
-export function permits(req: FastifyRequest, permission: Permission = ROUTE_PERMISSIONS[routeKey(req.method, req.routeOptions.url ?? '')]) {
+export function permits(req: FastifyRequest, permission: Permission = ROUTE_PERMISSIONS[routeOf(req)]) {
   const { role } = req.consoleSession!.member
   const mode = (req.params as { mode?: string }).mode
   return permission !== undefined && isRole(role) && allowed(role, permission, isMode(mode) ? mode : null)

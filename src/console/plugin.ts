@@ -31,6 +31,9 @@ import { refundRoutes } from './payments/refund.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
 import { reconciliationRoutes } from './reconciliation/route.js'
+import { challengeRoutes } from './second-factor/challenge.js'
+import { admitSession, stepUpRoute } from './second-factor/gate.js'
+import { securityRoutes } from './second-factor/security.js'
 import { sessionRoutes } from './sessions/route.js'
 import { buyerSettingsRoutes } from './settings/buyer.js'
 import { settingsRoutes } from './settings/route.js'
@@ -90,6 +93,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       .then((v) => done(null, v), (e: Error) => done(e, undefined))
   })
   app.decorateRequest('consoleSession', null)
+  app.decorateRequest('secondFactor', null)
 
   app.addHook('onRequest', async (_req, reply) => setDefaultPageHeaders(reply))
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -118,10 +122,12 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       req.consoleSession = session
       const mode = (req.params as { mode?: string }).mode
       if (mode !== undefined && !isMode(mode)) return messagePage(req, reply, 404)
+      if (!(await admitSession(deps, req, reply))) return reply
       if (req.method === 'POST' && !sameToken((req.body as Record<string, unknown> | undefined)?.csrf, session.csrfToken)) {
         throw new CsrfInvalid()
       }
       if (!permits(req)) throw new Forbidden()
+      if (!(await stepUpRoute(deps, req, reply))) return reply
     })
     authed.get('/', async (_req, reply) => seeOther(reply, '/console/test/payments'))
     authed.get<{ Params: { mode: string } }>('/:mode', async (req, reply) => seeOther(reply, `/console/${req.params.mode}/payments`))
@@ -139,5 +145,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(memberRoutes(deps))
     await authed.register(sessionRoutes(deps))
     await authed.register(linkRoutes(deps))
+    await authed.register(challengeRoutes(deps))
+    await authed.register(securityRoutes(deps))
   })
 }

@@ -14,6 +14,7 @@ import * as members from '../store/repos/members.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { merchants } from '../store/schema.js'
 import { recordActivity } from './activity.js'
+import { limitedGuess, THROTTLE_WINDOW_MS, type Guess } from './attempt-limit.js'
 import { loginEmail, settingEmail } from './merchants.js'
 import type { Deps } from './deps.js'
 
@@ -21,14 +22,13 @@ import type { Deps } from './deps.js'
 export const IDLE_MS = 2 * 3600_000
 /** And after this long in any case. */
 export const ABSOLUTE_MS = 24 * 3600_000
-export const THROTTLE_WINDOW_MS = 15 * 60_000
+export { THROTTLE_WINDOW_MS }
 export const MAX_FAILURES_PER_ACCOUNT = 5
 export const MAX_FAILURES_PER_ADDRESS = 30
 /** last_seen_at is written at most this often. */
 const TOUCH_MS = 60_000
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
-const windowOf = (now: Date) => now.getTime() - (now.getTime() % THROTTLE_WINDOW_MS)
 const normalEmail = (email: string) => email.trim().toLowerCase()
 const accountKey = (email: string) => `account:${normalEmail(email)}`
 const addressKey = (ip: string) => `address:${clientNetwork(ip)}`
@@ -36,27 +36,9 @@ const addressKey = (ip: string) => `address:${clientNetwork(ip)}`
 // Spent on an unknown email, so it takes as long as a wrong password.
 let dummyHash: Promise<string> | null = null
 
-type Guess = 'ok' | 'invalid' | 'throttled'
-
-/**
- * One guess at an account's password, wherever it is asked (sign-in, change password). The check is
- * claimed on the account's and the address's counters in one statement before the password is
- * hashed, so a burst of parallel requests cannot all read a count under the limit: the claims past
- * the limit are refused unchecked. A wrong password keeps its claim (that is the failure count); a
- * refused or a right one gives it back, so the limits count failed checks and checks in progress.
- */
-async function guess(deps: Deps, email: string, ip: string, check: () => Promise<boolean>): Promise<Guess> {
-  const window = windowOf(deps.clock())
-  const keys = [accountKey(email), addressKey(ip)]
-  const [account, address] = await repo.claimAttempt(deps.db, keys, window)
-  if (account > MAX_FAILURES_PER_ACCOUNT || address > MAX_FAILURES_PER_ADDRESS) {
-    await repo.releaseAttempt(deps.db, keys, window)
-    return 'throttled'
-  }
-  if (!(await check())) return 'invalid'
-  await repo.releaseAttempt(deps.db, keys, window)
-  return 'ok'
-}
+/** One guess at an account's password, wherever it is asked (sign-in, change password). */
+const guess = (deps: Deps, email: string, ip: string, check: () => Promise<boolean>) =>
+  limitedGuess(deps, [{ key: accountKey(email), max: MAX_FAILURES_PER_ACCOUNT }, { key: addressKey(ip), max: MAX_FAILURES_PER_ADDRESS }], check)
 
 export type SignInResult =
   | { ok: true; token: string; merchantId: string; memberId: string }

@@ -17,7 +17,7 @@ const LOGIN_COOKIE = 'till_console_login'
 const NOTICES = { 'signed-out': 'login.signedOut', expired: 'login.expired', 'password-set': 'login.passwordSet', joined: 'login.joined' } as const
 
 /** Only a console page of this site: nothing that could send the browser elsewhere. */
-const safeNext = (v: unknown) => (typeof v === 'string' && /^\/console\/(test|live)(\/[\w\-./?=&%]*)?$/.test(v) && !v.includes('//') && !v.includes('..') ? v : null)
+export const safeNext = (v: unknown) => (typeof v === 'string' && /^\/console\/(test|live)(\/[\w\-./?=&%]*)?$/.test(v) && !v.includes('//') && !v.includes('..') ? v : null)
 
 export function cookieFlags(deps: Deps) {
   return `Path=/console; HttpOnly; SameSite=Lax${deps.config.baseUrl.startsWith('https:') ? '; Secure' : ''}`

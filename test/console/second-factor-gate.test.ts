@@ -1,0 +1,68 @@
+/** A half-signed-in session on every console route, and step-up before sensitive actions (docs/console.md#step-up). */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { ROUTE_PERMISSIONS } from '../../src/console/permissions.js'
+import { STEP_UP_MS } from '../../src/services/second-factor.js'
+import { startTestApp } from '../helpers/app.js'
+import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
+import { totpAt } from '../helpers/totp.js'
+import { enrol } from '../helpers/second-factor.js'
+
+const pathOf = (url: string, mode: string) => url.replace(':mode', mode).replace(/:\w+/g, 'x_unknown')
+
+test('a session past the password but not the second factor is sent to the code page from every route but that page and sign-out', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser, m } = await signedIn(ta)
+  await enrol(ta, browser)
+  const half = new ConsoleBrowser(ta)
+  assert.equal((await half.signIn(m.email, m.password)).status, 303)
+  const csrf = csrfOf((await half.get('/console/second-factor')).html)
+  const keys = async () => (await browser.get('/console/test/keys')).html.match(/data-key=/g)?.length
+  const open = new Set(['GET /console/second-factor', 'POST /console/second-factor', 'POST /console/logout'])
+  const before = await keys()
+  const wrong: string[] = []
+  let walked = 0
+  for (const [route] of Object.entries(ROUTE_PERMISSIONS).filter(([r]) => !open.has(r))) {
+    const [method, url] = route.split(' ')
+    for (const mode of ['test', 'live']) {
+      const path = pathOf(url, mode)
+      const res = method === 'GET' ? await half.get(path) : await half.post(path, { csrf, name: 'x', url: 'https://example.com/h', email: 'x@example.com', role: 'viewer' })
+      if (res.status !== 303 || !res.location?.startsWith('/console/second-factor')) wrong.push(`${route} (${mode}): ${res.status} ${res.location}`)
+      walked++
+    }
+  }
+  assert.deepEqual(wrong, [])
+  assert.ok(walked > 100)
+  assert.equal(await keys(), before, 'no key was made on the way')
+  assert.doesNotMatch((await browser.get('/console/test/activity')).html, /data-action="key_created"/)
+})
+
+test('a live key after five minutes asks for the code again, and the same form goes through with it; a test key does not ask', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser } = await signedIn(ta)
+  const { secret } = await enrol(ta, browser)
+  assert.equal((await browser.submit('/console/live/keys', '/console/live/keys', {})).status, 201, 'checked just now')
+
+  ta.clock.advance(STEP_UP_MS + 1000)
+  assert.equal((await browser.submit('/console/test/keys', '/console/test/keys', {})).status, 201)
+  const asked = await browser.submit('/console/live/keys', '/console/live/keys', { note: 'carried' })
+  assert.equal(asked.status, 401)
+  assert.match(asked.html, /data-step-up/)
+  assert.match(asked.html, /name="note" value="carried"/, 'the form\'s fields are carried')
+  const liveKeys = async () => (await browser.get('/console/live/keys')).html.match(/data-key=/g)?.length
+  const before = await liveKeys()
+  const wrongCode = await browser.post('/console/live/keys', { csrf: csrfOf(asked.html), second_factor_code: totpAt(secret, ta.clock(), 5) })
+  assert.equal(wrongCode.status, 401)
+  assert.equal(await liveKeys(), before, 'a wrong code makes no key')
+  const done = await browser.post('/console/live/keys', { csrf: csrfOf(asked.html), second_factor_code: totpAt(secret, ta.clock()) })
+  assert.equal(done.status, 201)
+  assert.match(done.html, /id="shown-once-value">sk_live_/)
+  assert.equal((await browser.submit('/console/live/keys', '/console/live/keys', {})).status, 201, 'checked again just now')
+})
+
+test('a member without a second factor is not held by step-up', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser } = await signedIn(ta)
+  ta.clock.advance(STEP_UP_MS * 3)
+  assert.equal((await browser.submit('/console/live/keys', '/console/live/keys', {})).status, 201)
+})
