@@ -72,6 +72,7 @@ export const ROUTE_PERMISSIONS: Record<string, Permission> = {
   'POST /console/:mode/security/disable': 'self',
   'POST /console/:mode/security/require': 'members',
   'POST /console/:mode/members/:id/second-factor/reset': 'members',
+  'POST /console/:mode/settings/refund-limits': 'settings',
 }
 
 export class Forbidden extends TillError {

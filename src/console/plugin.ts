@@ -36,6 +36,7 @@ import { admitSession, stepUpRoute } from './second-factor/gate.js'
 import { securityRoutes } from './second-factor/security.js'
 import { sessionRoutes } from './sessions/route.js'
 import { buyerSettingsRoutes } from './settings/buyer.js'
+import { refundLimitRoutes } from './settings/refund-limits.js'
 import { settingsRoutes } from './settings/route.js'
 import { MessagePage } from './views/message.js'
 import { webhookRoutes } from './webhooks/route.js'
@@ -147,5 +148,6 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(linkRoutes(deps))
     await authed.register(challengeRoutes(deps))
     await authed.register(securityRoutes(deps))
+    await authed.register(refundLimitRoutes(deps))
   })
 }

@@ -48,6 +48,7 @@ export const STEP_UP_ROUTES: Record<string, (req: FastifyRequest) => boolean> = 
   'POST /console/:mode/members/:id/transfer': always,
   'POST /console/:mode/members/:id/second-factor/reset': always,
   'POST /console/:mode/security/require': always,
+  'POST /console/:mode/settings/refund-limits': always,
 }
 
 /** Holds a session that is not fully signed in; false when it answered the request. */

@@ -43,4 +43,9 @@ export const secondFactorEn = {
   'activity.second_factor_reset': 'Reset a member\'s two-factor sign-in',
   'activity.second_factor_policy_changed': 'Changed the two-factor requirement',
   'activity.refund_limits_changed': 'Changed the refund limits',
+  'refundLimits.title': 'Refund limit',
+  'refundLimits.help': 'The most a support member may refund at once, per currency, in minor units (cents, fen; yen have none): for example {"JPY": 50000, "CNY": 100000}. Support cannot refund in a currency without a limit. Anyone refunding more confirms with their second factor first.',
+  'refundLimits.field': 'Limits (JSON)',
+  'refundLimits.over': 'This refund is above your refund limit ({limit}): ask an owner or an admin.',
+  'refundLimits.none': 'There is no refund limit in {currency}, so your role cannot refund in it: ask an owner or an admin.',
 }

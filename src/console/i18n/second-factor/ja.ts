@@ -45,4 +45,9 @@ export const secondFactorJa: Record<keyof typeof secondFactorEn, string> = {
   'activity.second_factor_reset': 'メンバーの 2 段階認証をリセット',
   'activity.second_factor_policy_changed': '2 段階認証の必須設定を変更',
   'activity.refund_limits_changed': '返金上限を変更',
+  'refundLimits.title': '返金上限',
+  'refundLimits.help': 'サポートのメンバーが 1 回に返金できる上限を、通貨ごとに最小単位（セント、分。円はそのまま）で指定します。例：{"JPY": 50000, "CNY": 100000}。上限のない通貨では、サポートは返金できません。上限を超える返金は、誰が行う場合も先に 2 段階認証が必要です。',
+  'refundLimits.field': '上限（JSON）',
+  'refundLimits.over': 'この返金は返金上限（{limit}）を超えています。オーナーか管理者に依頼してください。',
+  'refundLimits.none': '{currency} には返金上限がないため、このロールでは返金できません。オーナーか管理者に依頼してください。',
 }

@@ -45,4 +45,9 @@ export const secondFactorZhCN: Record<keyof typeof secondFactorEn, string> = {
   'activity.second_factor_reset': '重置了成员的两步验证',
   'activity.second_factor_policy_changed': '更改了两步验证要求',
   'activity.refund_limits_changed': '更改了退款限额',
+  'refundLimits.title': '退款限额',
+  'refundLimits.help': '客服成员单笔可退款的最高金额，按币种设置，以最小货币单位计（分；日元没有更小单位），例如 {"JPY": 50000, "CNY": 100000}。未设置限额的币种，客服不能退款。任何人退款超过限额时，需先通过两步验证。',
+  'refundLimits.field': '限额（JSON）',
+  'refundLimits.over': '此笔退款超过你的退款限额（{limit}）：请联系所有者或管理员。',
+  'refundLimits.none': '{currency} 未设置退款限额，你的角色不能用该币种退款：请联系所有者或管理员。',
 }

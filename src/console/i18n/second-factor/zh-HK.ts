@@ -45,4 +45,9 @@ export const secondFactorZhHK: Record<keyof typeof secondFactorEn, string> = {
   'activity.second_factor_reset': '重設了成員的雙重驗證',
   'activity.second_factor_policy_changed': '更改了雙重驗證要求',
   'activity.refund_limits_changed': '更改了退款上限',
+  'refundLimits.title': '退款上限',
+  'refundLimits.help': '客服成員每筆可退款的最高金額，按貨幣設定，以最小貨幣單位計（仙；日圓沒有更小單位），例如 {"JPY": 50000, "CNY": 100000}。未設上限的貨幣，客服不能退款。任何人退款超過上限時，須先通過雙重驗證。',
+  'refundLimits.field': '上限（JSON）',
+  'refundLimits.over': '此筆退款超過你的退款上限（{limit}）：請聯絡擁有人或管理員。',
+  'refundLimits.none': '{currency} 未設退款上限，你的角色不能以此貨幣退款：請聯絡擁有人或管理員。',
 }
