@@ -11,6 +11,7 @@ import { hashPassword, verifyPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
 import * as repo from '../store/repos/console-sign-in.js'
 import * as members from '../store/repos/members.js'
+import { removeFactor } from '../store/repos/second-factor.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { merchants } from '../store/schema.js'
 import { recordActivity } from './activity.js'
@@ -138,7 +139,7 @@ export async function changePassword(deps: Deps, s: ConsoleSession, current: str
 /**
  * From the operator (admin API, `till merchants set-password`): sets or resets the merchant's login,
  * the owner member with the merchant's email (made an owner if it was not one, or made when there is
- * none), and signs every session of the merchant out.
+ * none), removes that owner's second factor, and signs every session of the merchant out.
  */
 export async function setPassword(deps: Deps, merchantId: string, input: { password: string; email?: string }) {
   checkNewPassword(input.password)
@@ -149,6 +150,7 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
   const email = given ?? m.email
   if (!email) throw new InvalidField('email', 'is required: this merchant has no console login yet')
   const now = deps.clock()
+  let secondFactorReset = false
   await settingEmail(() => deps.db.transaction(async (tx) => {
     await tx.update(merchants).set({ passwordHash: hash, email }).where(eq(merchants.id, merchantId))
     const team = await members.lockMembers(tx, merchantId)
@@ -156,11 +158,14 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
     if (login) {
       await members.setMemberLogin(tx, login.id, email, hash)
       if (login.role !== 'owner') await members.setMemberRole(tx, login.id, 'owner')
+      // The way back for an owner who lost both phone and recovery codes: the reset sign-in has no second factor.
+      secondFactorReset = await removeFactor(tx, login.id)
     } else {
       await members.insertMember(tx, { id: newId('mem'), merchantId, email, passwordHash: hash, role: 'owner', createdAt: now })
     }
     await repo.revokeOtherSessions(tx, merchantId, null, now)
   }))
   await recordActivity(deps, { merchantId, actor: 'operator', action: 'password_set' })
+  if (secondFactorReset) await recordActivity(deps, { merchantId, actor: 'operator', action: 'second_factor_reset', subject: email })
   return { id: m.id, email, passwordSet: true as const }
 }

@@ -146,12 +146,14 @@ export async function disableSecondFactor(deps: Deps, w: Who, code: string): Pro
   return result
 }
 
+export const membersWithSecondFactor = (deps: Deps, merchantId: string) => repo.enrolledMembers(deps.db, merchantId)
+
 export const recoveryCodesLeft = (deps: Deps, s: ConsoleSession) => repo.unusedRecoveryCodes(deps.db, s.member.id)
 
 /**
  * For a member who lost both their phone and their codes: removes their second factor, so they sign
- * in with their password and (if the merchant requires it) enrol again. By an owner from the members
- * page, or by the operator (`till merchants reset-second-factor`) when the last owner is locked out.
+ * in with their password and (if the merchant requires it) enrol again, by an owner from the members
+ * page. The operator's `till merchants set-password` does the same for the owner it resets (console-auth.ts).
  */
 export async function resetSecondFactor(deps: Deps, merchantId: string, memberId: string, by: { actor: string; memberId?: string; ip?: string; userAgent?: string }) {
   const member = (await members.membersOf(deps.db, merchantId)).find((m) => m.id === memberId)

@@ -142,9 +142,21 @@ test('an owner requires a second factor: a member without one can only enrol, th
   assert.doesNotMatch((await v.get('/console/test/security')).html, /security\/disable/, 'required: not turned off')
 
   const team = (await owner.get('/console/test/members')).html
-  const id = new RegExp('data-member="v@example\\.com"[\\s\\S]*?/members/(mem_\\w+)/').exec(team)![1]
+  const id = new RegExp('data-member="v@example\\.com"[\\s\\S]*?/members/(mem_\\w+)/second-factor/reset').exec(team)![1]
   nextStep(ta)
   assert.equal((await owner.submit('/console/test/members', `/console/test/members/${id}/second-factor/reset`)).status, 303)
   const again = await passwordOnly(ta, viewer.email, viewer.password)
   assert.equal((await again.get('/console/test/payments')).location, '/console/test/security', 'reset, and required: enrol again')
+})
+
+test('the operator\'s set-password is the way back for an owner who lost both phone and codes: the reset sign-in has no second factor', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser, m } = await signedIn(ta)
+  await enrol(ta, browser)
+  const res = await ta.admin('POST', `/merchants/${m.id}/password`, { password: 'a brand new password' })
+  assert.equal(res.status, 200)
+  const b = await passwordOnly(ta, m.email, 'a brand new password')
+  assert.equal((await b.get('/console/test/keys')).status, 200)
+  assert.match((await b.get('/console/test/security')).html, /data-second-factor="off"/)
+  assert.match((await b.get('/console/test/activity')).html, /data-action="second_factor_reset"/)
 })

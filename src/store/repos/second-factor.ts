@@ -11,6 +11,13 @@ export async function factorOf(tx: Executor, memberId: string): Promise<SecondFa
   return r ?? null
 }
 
+/** The ids of the merchant's members with a confirmed second factor. */
+export async function enrolledMembers(tx: Executor, merchantId: string) {
+  const rows = await tx.select({ id: consoleSecondFactors.memberId }).from(consoleSecondFactors)
+    .where(and(eq(consoleSecondFactors.merchantId, merchantId), isNotNull(consoleSecondFactors.confirmedAt)))
+  return rows.map((r) => r.id)
+}
+
 /** What a console request needs to know: the member's confirmed factor, the session's last check, the policy. */
 export async function gateOf(tx: Executor, merchantId: string, memberId: string, tokenHash: string) {
   const { rows: [r] } = await tx.execute<{ enrolled: boolean; checked_at: Date | string | null; required: boolean }>(sql`
