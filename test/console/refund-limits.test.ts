@@ -64,7 +64,7 @@ test('an owner\'s refund above the limit asks for the second factor when the las
   ta.clock.advance(STEP_UP_MS + 1000)
   assert.equal((await refund(owner, paid.id, '10.00')).status, 303, 'under the limit: no step-up')
   const asked = await refund(owner, paid.id, '60.00')
-  assert.equal(asked.status, 401)
+  assert.equal(asked.status, 200)
   assert.match(asked.html, /data-step-up/)
   assert.equal(await refunded(paid.id), 1000)
   const fields = Object.fromEntries([...asked.html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]))

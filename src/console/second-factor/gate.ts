@@ -92,7 +92,8 @@ export async function stepUpFirst(deps: Deps, req: FastifyRequest, reply: Fastif
   const body = req.body as Record<string, unknown> | undefined
   const code = body?.second_factor_code
   let error: string | null = null
-  let status = 401
+  // The question itself is no error (200); a wrong code is 401, too many 429.
+  let status = 200
   if (typeof code === 'string' && code.trim()) {
     const result = await checkSecondFactor(deps, { s: req.consoleSession!, ip: req.ip, userAgent: req.headers['user-agent'] }, code, 'step_up')
     if (result === 'ok') {
@@ -100,7 +101,7 @@ export async function stepUpFirst(deps: Deps, req: FastifyRequest, reply: Fastif
       return true
     }
     error = c.t(result === 'throttled' ? 'security.throttled' : 'security.wrongCode')
-    if (result === 'throttled') status = 429
+    status = result === 'throttled' ? 429 : 401
   }
   const { fields, droppedFiles } = carried(body)
   // A form with files cannot be carried: the code is checked on its own, then the form's page again.
