@@ -113,16 +113,22 @@ test('a burst of wrong codes gets no more checks than the member\'s limit; then 
   assert.equal((await sendCode(b, totpAt(secret, ta.clock()))).status, 303, 'the next window')
 })
 
-test('the second factor is turned off only with a fresh code', async (t) => {
+test('the second factor is turned off only with a fresh code; set up again, it holds every other session anew', async (t) => {
   const ta = await startTestApp(t)
   const { browser, m } = await signedIn(ta)
   const { secret } = await enrol(ta, browser)
-  const used = totpAt(secret, ta.clock())
-  assert.equal((await browser.submit('/console/test/security', '/console/test/security/disable', { code: used })).status, 400, 'the code enrolment used')
+  nextStep(ta)
+  const other = await passwordOnly(ta, m.email, m.password)
+  assert.equal((await sendCode(other, totpAt(secret, ta.clock()))).status, 303)
+  assert.equal((await browser.submit('/console/test/security', '/console/test/security/disable', { code: totpAt(secret, ta.clock()) })).status, 400, 'a code already used')
   nextStep(ta)
   assert.equal((await browser.submit('/console/test/security', '/console/test/security/disable', { code: totpAt(secret, ta.clock()) })).status, 303)
   assert.match((await browser.get('/console/test/security')).html, /data-second-factor="off"/)
   assert.equal((await (await passwordOnly(ta, m.email, m.password)).get('/console/test/keys')).status, 200, 'the password alone again')
+  nextStep(ta)
+  await enrol(ta, browser)
+  assert.equal((await browser.get('/console/test/keys')).status, 200, 'the session that confirmed it is checked')
+  assert.equal((await other.get('/console/test/keys')).status, 303, 'a session that passed the old one passes the new one too')
 })
 
 test('an owner requires a second factor: a member without one can only enrol, then goes on; an owner resets a member\'s', async (t) => {

@@ -104,8 +104,9 @@ export async function stepUpFirst(deps: Deps, req: FastifyRequest, reply: Fastif
     status = result === 'throttled' ? 429 : 401
   }
   const { fields, droppedFiles } = carried(body)
-  // A form with files cannot be carried: the code is checked on its own, then the form's page again.
-  const back = safeNext(typeof req.headers.referer === 'string' ? new URL(req.headers.referer, 'http://x').pathname : null) ?? `/console/${c.mode}/payments`
+  // A form with files (a provider's) cannot be carried: the code is checked on its own, then back to
+  // the form's page (pages send no Referer, so it is the action's address less its last step).
+  const back = safeNext(req.url.replace(/\/credentials$/, '')) ?? `/console/${c.mode}/payments`
   const action = droppedFiles ? '/console/second-factor' : req.url
   const sent = droppedFiles ? [...fields.filter(([n]) => n === 'csrf'), ['next', back] as [string, string]] : fields
   sendHtml(reply, status, StepUpPage({ c, action, fields: sent, droppedFiles, error, codeName: droppedFiles ? 'code' : 'second_factor_code' }))

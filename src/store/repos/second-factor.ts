@@ -1,6 +1,7 @@
 /** The second factor's rows (store/schema-second-factor.ts): secrets, recovery codes, session checks, policies. */
-import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
+import { consoleSessions } from '../schema.js'
 import { consoleRecoveryCodes, consoleSecondFactors, consoleSessionChecks, merchantConsolePolicies } from '../schema-second-factor.js'
 
 export type SecondFactorRow = typeof consoleSecondFactors.$inferSelect
@@ -72,9 +73,13 @@ export async function unusedRecoveryCodes(tx: Executor, memberId: string) {
   return r.n
 }
 
-/** Removes the member's factor and codes (disabled, or reset by an owner or the operator). */
+/**
+ * Removes the member's factor and codes (disabled, or reset by an owner or the operator), and their
+ * sessions' checks: a factor set up again later holds every session but the one that confirms it.
+ */
 export async function removeFactor(tx: Executor, memberId: string) {
   await tx.delete(consoleRecoveryCodes).where(eq(consoleRecoveryCodes.memberId, memberId))
+  await tx.delete(consoleSessionChecks).where(inArray(consoleSessionChecks.tokenHash, tx.select({ t: consoleSessions.tokenHash }).from(consoleSessions).where(eq(consoleSessions.memberId, memberId))))
   const rows = await tx.delete(consoleSecondFactors).where(eq(consoleSecondFactors.memberId, memberId)).returning({ memberId: consoleSecondFactors.memberId })
   return rows.length === 1
 }
