@@ -166,3 +166,21 @@ test('the operator\'s set-password is the way back for an owner who lost both ph
   assert.match((await b.get('/console/test/security')).html, /data-second-factor="off"/)
   assert.match((await b.get('/console/test/activity')).html, /data-action="second_factor_reset"/)
 })
+
+test('wrong codes from one address are limited across members: a burst past 30 gets no more checks', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner } = await signedIn(ta)
+  const team = []
+  for (let i = 0; i < 7; i++) {
+    const member = await memberWithRole(ta, owner, 'viewer')
+    const { secret } = await enrol(ta, member.browser)
+    team.push({ ...member, secret })
+  }
+  nextStep(ta)
+  const halves = await Promise.all(team.map((x) => passwordOnly(ta, x.email, x.password)))
+  const forms = await Promise.all(halves.map(async (b) => ({ b, csrf: csrfOf((await b.get('/console/second-factor')).html) })))
+  const statuses = await Promise.all(forms.flatMap(({ b, csrf }) => Array.from({ length: 5 }, () => b.post('/console/second-factor', { csrf, code: 'zzzzz-zzzzz' }).then((r) => r.status))))
+  assert.equal(statuses.length, 35)
+  assert.equal(statuses.filter((s) => s === 401).length, 30, statuses.join())
+  assert.equal(statuses.filter((s) => s === 429).length, 5)
+})
