@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ROUTE_PERMISSIONS } from '../../src/console/permissions.js'
+import { STEP_UP_ROUTES } from '../../src/console/second-factor/gate.js'
 import { STEP_UP_MS } from '../../src/services/second-factor.js'
 import { startTestApp } from '../helpers/app.js'
 import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
@@ -82,4 +83,21 @@ test('a form with files is not carried: the step-up asks for the code alone, the
   assert.equal(done.status, 303)
   assert.equal(done.location, '/console/live/providers/pc_unknown')
   assert.equal((await browser.post('/console/live/providers/pc_unknown/credentials', { csrf: csrfOf(page.html) }, { multipart: { certificate: new Blob(['x']) } })).status, 404, 'checked just now: the form goes through (to an unknown configuration)')
+})
+
+test('every step-up action asks for the code after five minutes, before anything is done', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser } = await signedIn(ta)
+  await enrol(ta, browser)
+  ta.clock.advance(STEP_UP_MS + 1000)
+  const csrf = csrfOf((await browser.get('/console/live/payments')).html)
+  const before = (await browser.get('/console/live/activity')).html.match(/data-action=/g)?.length
+  const wrong: string[] = []
+  for (const route of Object.keys(STEP_UP_ROUTES)) {
+    const path = pathOf(route.split(' ')[1], 'live')
+    const res = await browser.post(path, { csrf, role: 'viewer', email: 'x@example.com', url: 'https://example.com/h', required: '1', refundLimits: '{"CNY": 1}' })
+    if (res.status !== 200 || !res.html.includes('data-step-up')) wrong.push(`${route}: ${res.status}`)
+  }
+  assert.deepEqual(wrong, [])
+  assert.equal((await browser.get('/console/live/activity')).html.match(/data-action=/g)?.length, before, 'nothing was done')
 })

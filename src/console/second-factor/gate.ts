@@ -105,7 +105,7 @@ export async function stepUpFirst(deps: Deps, req: FastifyRequest, reply: Fastif
   }
   const { fields, droppedFiles } = carried(body)
   // A form with files (a provider's) cannot be carried: the code is checked on its own, then back to
-  // the form's page (pages send no Referer, so it is the action's address less its last step).
+  // the form's page (pages send no Referer): the configuration's page, or the provider list.
   const back = safeNext(req.url.replace(/\/credentials$/, '')) ?? `/console/${c.mode}/payments`
   const action = droppedFiles ? '/console/second-factor' : req.url
   const sent = droppedFiles ? [...fields.filter(([n]) => n === 'csrf'), ['next', back] as [string, string]] : fields

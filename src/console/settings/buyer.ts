@@ -5,10 +5,10 @@ import { recordActivity } from '../../services/activity.js'
 import { updateBuyerSettings } from '../../services/buyer-settings.js'
 import type { Deps } from '../../services/deps.js'
 import { brandingOf } from '../../services/merchant-settings.js'
+import { refundLimitsOf } from '../../services/refund-limits.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, type ModeParams } from '../context.js'
 import { SettingsPage } from './view.js'
-import { refundLimitsOf } from '../../services/refund-limits.js'
 
 export const buyerSettingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.post<ModeParams>('/:mode/settings/buyer', async (req, reply) => {
