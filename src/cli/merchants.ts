@@ -51,7 +51,8 @@ These keys are shown only now: store them somewhere safe.`)
       help: `usage: till merchants set-password MERCHANT_ID --password-file FILE [--email EMAIL] [--json]
 
 Sets the password the merchant signs in to the console with (/console/login), or resets a
-forgotten one. Every console session of the merchant is signed out.
+forgotten one. Every console session of the merchant is signed out, and that owner's second factor
+(two-factor sign-in) is removed: the way back for an owner who lost both phone and recovery codes.
 
   --password-file FILE  the new password (at least 8 characters), read from FILE, or - for stdin
   --email EMAIL         the console login, when the merchant has none yet (or to change it); a

@@ -65,6 +65,15 @@ export const ROUTE_PERMISSIONS: Record<string, Permission> = {
   'GET /console/:mode/sessions': 'self',
   'POST /console/:mode/sessions/end': 'self',
   'POST /console/:mode/members/:id/reset': 'members',
+  'GET /console/second-factor': 'self',
+  'POST /console/second-factor': 'self',
+  'GET /console/:mode/security': 'self',
+  'POST /console/:mode/security/enrol': 'self',
+  'POST /console/:mode/security/confirm': 'self',
+  'POST /console/:mode/security/disable': 'self',
+  'POST /console/:mode/security/require': 'members',
+  'POST /console/:mode/members/:id/second-factor/reset': 'members',
+  'POST /console/:mode/settings/refund-limits': 'settings',
 }
 
 export class Forbidden extends TillError {
@@ -84,8 +93,11 @@ export function requirePermissions(app: FastifyInstance) {
   })
 }
 
+/** The request's route as ROUTE_PERMISSIONS names it. */
+export const routeOf = (req: FastifyRequest) => routeKey(req.method, req.routeOptions.url ?? '')
+
 /** Whether the signed-in member's role allows this request; a role Till does not know allows nothing. */
-export function permits(req: FastifyRequest, permission: Permission = ROUTE_PERMISSIONS[routeKey(req.method, req.routeOptions.url ?? '')]) {
+export function permits(req: FastifyRequest, permission: Permission = ROUTE_PERMISSIONS[routeOf(req)]) {
   const { role } = req.consoleSession!.member
   const mode = (req.params as { mode?: string }).mode
   return permission !== undefined && isRole(role) && allowed(role, permission, isMode(mode) ? mode : null)

@@ -33,8 +33,12 @@ import { resetRoutes } from './reset/route.js'
 import { paymentRoutes } from './payments/route.js'
 import { providerRoutes } from './providers/route.js'
 import { reconciliationRoutes } from './reconciliation/route.js'
+import { challengeRoutes } from './second-factor/challenge.js'
+import { admitSession, stepUpRoute } from './second-factor/gate.js'
+import { securityRoutes } from './second-factor/security.js'
 import { sessionRoutes } from './sessions/route.js'
 import { buyerSettingsRoutes } from './settings/buyer.js'
+import { refundLimitRoutes } from './settings/refund-limits.js'
 import { settingsRoutes } from './settings/route.js'
 import { MessagePage } from './views/message.js'
 import { webhookRoutes } from './webhooks/route.js'
@@ -92,6 +96,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       .then((v) => done(null, v), (e: Error) => done(e, undefined))
   })
   app.decorateRequest('consoleSession', null)
+  app.decorateRequest('secondFactor', null)
 
   app.addHook('onRequest', async (_req, reply) => setDefaultPageHeaders(reply))
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -122,10 +127,12 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
       req.consoleSession = session
       const mode = (req.params as { mode?: string }).mode
       if (mode !== undefined && !isMode(mode)) return messagePage(req, reply, 404)
+      if (!(await admitSession(deps, req, reply))) return reply
       if (req.method === 'POST' && !sameToken((req.body as Record<string, unknown> | undefined)?.csrf, session.csrfToken)) {
         throw new CsrfInvalid()
       }
       if (!permits(req)) throw new Forbidden()
+      if (!(await stepUpRoute(deps, req, reply))) return reply
     })
     authed.get('/', async (_req, reply) => seeOther(reply, '/console/test/payments'))
     authed.get<{ Params: { mode: string } }>('/:mode', async (req, reply) => seeOther(reply, `/console/${req.params.mode}/payments`))
@@ -143,5 +150,8 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
     await authed.register(memberRoutes(deps))
     await authed.register(sessionRoutes(deps))
     await authed.register(linkRoutes(deps))
+    await authed.register(challengeRoutes(deps))
+    await authed.register(securityRoutes(deps))
+    await authed.register(refundLimitRoutes(deps))
   })
 }

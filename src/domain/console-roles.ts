@@ -17,8 +17,8 @@ export const PERMISSIONS = {
   read: { owner: true, admin: true, developer: true, support: true, viewer: true },
   /** One's own password and sessions, signing out. */
   self: { owner: true, admin: true, developer: true, support: true, viewer: true },
-  /** Support refunds up to a per-refund limit once merchants have one (not built): until then, none. */
-  refund: { owner: true, admin: true, developer: false, support: false, viewer: false },
+  /** Support refunds up to the merchant's per-refund limit (domain/refund-limits.ts), and not in a currency without one. */
+  refund: { owner: true, admin: true, developer: false, support: true, viewer: false },
   keys: { owner: true, admin: true, developer: 'test', support: false, viewer: false },
   webhooks: { owner: true, admin: true, developer: 'test', support: false, viewer: false },
   providers: { owner: true, admin: true, developer: 'test', support: false, viewer: false },

@@ -17,6 +17,8 @@ export type ActivityAction =
   | 'reconciliation_rechecked' | 'mismatch_acknowledged'
   | 'member_invited' | 'invitation_withdrawn' | 'member_joined' | 'member_role_changed' | 'member_removed' | 'ownership_transferred' | 'session_ended'
   | 'password_reset_requested' | 'password_reset_link_made' | 'password_reset'
+  | 'second_factor_enabled' | 'second_factor_disabled' | 'second_factor_passed' | 'second_factor_failed' | 'recovery_code_used' | 'second_factor_reset'
+  | 'second_factor_policy_changed' | 'refund_limits_changed'
 
 export interface ActivityEntry {
   merchantId: string

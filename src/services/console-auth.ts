@@ -11,9 +11,11 @@ import { hashPassword, verifyPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
 import * as repo from '../store/repos/console-sign-in.js'
 import * as members from '../store/repos/members.js'
+import { removeFactor } from '../store/repos/second-factor.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { merchants } from '../store/schema.js'
 import { recordActivity } from './activity.js'
+import { limitedGuess, THROTTLE_WINDOW_MS, type Guess } from './attempt-limit.js'
 import { loginEmail, settingEmail } from './merchants.js'
 import type { Deps } from './deps.js'
 
@@ -21,14 +23,13 @@ import type { Deps } from './deps.js'
 export const IDLE_MS = 2 * 3600_000
 /** And after this long in any case. */
 export const ABSOLUTE_MS = 24 * 3600_000
-export const THROTTLE_WINDOW_MS = 15 * 60_000
+export { THROTTLE_WINDOW_MS }
 export const MAX_FAILURES_PER_ACCOUNT = 5
 export const MAX_FAILURES_PER_ADDRESS = 30
 /** last_seen_at is written at most this often. */
 const TOUCH_MS = 60_000
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
-export const windowOf = (now: Date) => now.getTime() - (now.getTime() % THROTTLE_WINDOW_MS)
 const normalEmail = (email: string) => email.trim().toLowerCase()
 const accountKey = (email: string) => `account:${normalEmail(email)}`
 const addressKey = (ip: string) => `address:${clientNetwork(ip)}`
@@ -36,27 +37,9 @@ const addressKey = (ip: string) => `address:${clientNetwork(ip)}`
 // Spent on an unknown email, so it takes as long as a wrong password.
 let dummyHash: Promise<string> | null = null
 
-type Guess = 'ok' | 'invalid' | 'throttled'
-
-/**
- * One guess at an account's password, wherever it is asked (sign-in, change password). The check is
- * claimed on the account's and the address's counters in one statement before the password is
- * hashed, so a burst of parallel requests cannot all read a count under the limit: the claims past
- * the limit are refused unchecked. A wrong password keeps its claim (that is the failure count); a
- * refused or a right one gives it back, so the limits count failed checks and checks in progress.
- */
-async function guess(deps: Deps, email: string, ip: string, check: () => Promise<boolean>): Promise<Guess> {
-  const window = windowOf(deps.clock())
-  const keys = [accountKey(email), addressKey(ip)]
-  const [account, address] = await repo.claimAttempt(deps.db, keys, window)
-  if (account > MAX_FAILURES_PER_ACCOUNT || address > MAX_FAILURES_PER_ADDRESS) {
-    await repo.releaseAttempt(deps.db, keys, window)
-    return 'throttled'
-  }
-  if (!(await check())) return 'invalid'
-  await repo.releaseAttempt(deps.db, keys, window)
-  return 'ok'
-}
+/** One guess at an account's password, wherever it is asked (sign-in, change password). */
+const guess = (deps: Deps, email: string, ip: string, check: () => Promise<boolean>) =>
+  limitedGuess(deps, [{ key: accountKey(email), max: MAX_FAILURES_PER_ACCOUNT }, { key: addressKey(ip), max: MAX_FAILURES_PER_ADDRESS }], check)
 
 export type SignInResult =
   | { ok: true; token: string; merchantId: string; memberId: string }
@@ -156,7 +139,8 @@ export async function changePassword(deps: Deps, s: ConsoleSession, current: str
 /**
  * From the operator (admin API, `till merchants set-password`): sets or resets the merchant's login,
  * the owner member with the merchant's email, or the member with the email given (made an owner if it
- * was not one, or made when there is none), and signs every session of the merchant out.
+ * was not one, or made when there is none), removes that member's second factor, and signs every
+ * session of the merchant out.
  */
 export async function setPassword(deps: Deps, merchantId: string, input: { password: string; email?: string }) {
   checkNewPassword(input.password)
@@ -167,6 +151,7 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
   const email = given ?? m.email
   if (!email) throw new InvalidField('email', 'is required: this merchant has no console login yet')
   const now = deps.clock()
+  let secondFactorReset = false
   await settingEmail(() => deps.db.transaction(async (tx) => {
     await tx.update(merchants).set({ passwordHash: hash, email }).where(eq(merchants.id, merchantId))
     const team = await members.lockMembers(tx, merchantId)
@@ -175,11 +160,14 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
     if (login) {
       await members.setMemberLogin(tx, login.id, email, hash)
       if (login.role !== 'owner') await members.setMemberRole(tx, login.id, 'owner')
+      // The way back for an owner who lost both phone and recovery codes: the reset sign-in has no second factor.
+      secondFactorReset = await removeFactor(tx, login.id)
     } else {
       await members.insertMember(tx, { id: newId('mem'), merchantId, email, passwordHash: hash, role: 'owner', createdAt: now })
     }
     await repo.revokeOtherSessions(tx, merchantId, null, now)
   }))
   await recordActivity(deps, { merchantId, actor: 'operator', action: 'password_set' })
+  if (secondFactorReset) await recordActivity(deps, { merchantId, actor: 'operator', action: 'second_factor_reset', subject: email })
   return { id: m.id, email, passwordSet: true as const }
 }

@@ -13,6 +13,7 @@ import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import { hashPassword } from '../../src/security/api-keys.js'
 import { loadConsoleSession, signIn } from '../../src/services/console-auth.js'
+import { gateOf } from '../../src/services/second-factor.js'
 import type { Deps } from '../../src/services/deps.js'
 import { runMigrations } from '../../src/store/db.js'
 import { claimDue } from '../../src/store/repos/deliveries.js'
@@ -185,6 +186,33 @@ test('0013: disputes start empty beside the paid records an upgrade meets; one r
     { id: 'dsp_a', provider_ref: 'dp_1', amount: '1500' },
     { id: 'dsp_c', provider_ref: 'dp_2', amount: '3000000000' },
   ])
+})
+
+test('0018: members and sessions an upgrade meets go on without a second factor; the new tables take a factor, codes and a policy', async (t) => {
+  const database = await migratedUpTo(t, '0017_event_traceparent')
+  const { pool } = database
+  const hash = await hashPassword('the old password')
+  await pool.query(`insert into merchants (id, name, email, password_hash) values ('mer_a', 'Shop', 'shop@example.com', $1)`, [hash])
+  await pool.query(`insert into console_members (id, merchant_id, email, password_hash, role) values ('mem_a', 'mer_a', 'shop@example.com', $1, 'owner')`, [hash])
+  const token = 'a-session-from-before'
+  const tokenHash = createHash('sha256').update(token).digest('hex')
+  await pool.query(`insert into console_sessions (token_hash, merchant_id, member_id, csrf_token, last_seen_at) values ($1, 'mer_a', 'mem_a', 'x', now())`, [tokenHash])
+
+  await runMigrations(pool)
+
+  const deps = { db: database.db, clock: () => new Date() } as unknown as Deps
+  const session = await loadConsoleSession(deps, token)
+  assert.ok(session)
+  assert.deepEqual(await gateOf(deps, session), { enrolled: false, checkedAt: null, required: false, state: 'ok' }, 'fully signed in, as before')
+  await pool.query(`insert into console_second_factors (member_id, merchant_id, secret_enc, confirmed_at) values ('mem_a', 'mer_a', 'v1:x', now())`)
+  assert.equal((await gateOf(deps, session)).state, 'code', 'once enrolled, a session not checked is half signed in')
+  await pool.query(`insert into console_recovery_codes (member_id, code_hash) values ('mem_a', 'h1')`)
+  await assert.rejects(pool.query(`insert into console_recovery_codes (member_id, code_hash) values ('mem_x', 'h1')`), { code: '23503' })
+  await pool.query(`insert into merchant_console_policies (merchant_id, refund_limits) values ('mer_a', '{"JPY": 50000}')`)
+  assert.deepEqual((await pool.query('select require_second_factor, refund_limits from merchant_console_policies')).rows, [{ require_second_factor: false, refund_limits: { JPY: 50000 } }])
+  await pool.query(`insert into console_session_checks (token_hash, checked_at) values ($1, now())`, [tokenHash])
+  await pool.query('delete from console_sessions where token_hash = $1', [tokenHash])
+  assert.equal((await pool.query('select count(*)::int as n from console_session_checks')).rows[0].n, 0, 'a session\'s check goes with it')
 })
 
 test('0020: a team an upgrade meets (members, an open session) signs in as before; resets take its members, and only existing ones', async (t) => {

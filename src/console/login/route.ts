@@ -16,7 +16,7 @@ export const SESSION_COOKIE = 'till_console'
 const NOTICES = { 'signed-out': 'login.signedOut', expired: 'login.expired', 'password-set': 'login.passwordSet', joined: 'login.joined', 'password-reset': 'login.passwordReset' } as const
 
 /** Only a console page of this site: nothing that could send the browser elsewhere. */
-const safeNext = (v: unknown) => (typeof v === 'string' && /^\/console\/(test|live)(\/[\w\-./?=&%]*)?$/.test(v) && !v.includes('//') && !v.includes('..') ? v : null)
+export const safeNext = (v: unknown) => (typeof v === 'string' && /^\/console\/(test|live)(\/[\w\-./?=&%]*)?$/.test(v) && !v.includes('//') && !v.includes('..') ? v : null)
 
 export const loginRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
   const form = signedOutForm(deps)

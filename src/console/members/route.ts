@@ -4,6 +4,7 @@ import { TillError } from '../../domain/errors.js'
 import type { Deps } from '../../services/deps.js'
 import * as members from '../../services/members.js'
 import { makeReset } from '../../services/password-reset.js'
+import { membersWithSecondFactor } from '../../services/second-factor.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { consoleContext, field, type ModeParams } from '../context.js'
 import type { ConsoleContext } from '../views/layout.js'
@@ -16,7 +17,8 @@ export const memberRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
 
   async function page(req: FastifyRequest, reply: FastifyReply, c: ConsoleContext, status: number, extra: Partial<MembersView> = {}) {
     const { members: list, invitations } = await members.team(deps, req.consoleSession!.merchant.id)
-    return sendHtml(reply, status, MembersPage({ c, me: req.consoleSession!.member.id, members: list, invitations, ...extra }))
+    const secondFactors = await membersWithSecondFactor(deps, req.consoleSession!.merchant.id)
+    return sendHtml(reply, status, MembersPage({ c, me: req.consoleSession!.member.id, members: list, invitations, secondFactors, ...extra }))
   }
 
   /** Runs a change; a refusal (4xx) shows the page again with its reason, anything else is the error page's. */

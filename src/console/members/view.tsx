@@ -14,6 +14,8 @@ export interface MembersView {
   notice?: string | null
   /** An invitation's (or a password reset's) link when it was not mailed: shown once, to copy. */
   link?: { email: string; url: string; kind?: 'invitation' | 'reset' } | null
+  /** The members with a second factor (an owner may reset theirs). */
+  secondFactors?: string[]
 }
 
 const roleName = (c: ConsoleContext, role: string) => c.t(`role.${role}` as ConsoleKey)
@@ -56,6 +58,11 @@ export function MembersPage(v: MembersView) {
                     <PostForm c={c} action={`${at}/${m.id}/reset`} class="inline">
                       <button type="submit" class="button button-small">{t('members.reset')}</button>
                     </PostForm>
+                    {m.id !== v.me && v.secondFactors?.includes(m.id) && (
+                      <PostForm c={c} action={`${at}/${m.id}/second-factor/reset`} class="inline" confirm={t('members.resetSecondFactorConfirm')}>
+                        <button type="submit" class="button button-small">{t('members.resetSecondFactor')}</button>
+                      </PostForm>
+                    )}
                     <PostForm c={c} action={`${at}/${m.id}/remove`} class="inline" confirm={t('members.removeConfirm')}>
                       <button type="submit" class="button button-small button-danger">{t('members.remove')}</button>
                     </PostForm>

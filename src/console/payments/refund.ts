@@ -10,13 +10,17 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFound, TillError } from '../../domain/errors.js'
 import { CURRENCIES, isCurrency } from '../../domain/money.js'
 import { refundable } from '../../domain/refund-math.js'
+import { refundUnderLimit } from '../../domain/refund-limits.js'
+import { isRole } from '../../domain/console-roles.js'
 import { recordActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
 import { getRecord, readSession } from '../../services/lists.js'
+import { refundLimitsOf } from '../../services/refund-limits.js'
 import { createRefund } from '../../services/refunds.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, scopeOf } from '../context.js'
 import { money } from '../format.js'
+import { stepUpFirst } from '../second-factor/gate.js'
 import type { ConsoleContext } from '../views/layout.js'
 import { RefundConfirmPage, type RefundTotals } from './refund-view.js'
 import { paymentPage, type IdParams } from './route.js'
@@ -49,6 +53,15 @@ function overRefund(c: ConsoleContext, x: RefundTotals): string {
 }
 
 export const refundRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
+  /** The merchant's refund limit for this member and amount; why not, in words, when it refuses. */
+  async function underLimit(req: FastifyRequest, c: ConsoleContext, currency: string, amount: number) {
+    const { member, merchant } = req.consoleSession!
+    const limits = await refundLimitsOf(deps, merchant.id)
+    const verdict = isRole(member.role) ? refundUnderLimit(member.role, limits, currency, amount) : 'refused'
+    const why = Object.hasOwn(limits, currency) ? c.t('refundLimits.over', { limit: money(limits[currency], currency, c.locale) }) : c.t('refundLimits.none', { currency })
+    return { verdict, why }
+  }
+
   app.post<IdParams>('/:mode/payments/:id/refund', async (req, reply) => {
     const c = consoleContext(req, reply, `/payments/${req.params.id}`)
     const scope = scopeOf(c, req)
@@ -62,6 +75,10 @@ export const refundRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
 
     const amountMinor = field(req.body, 'amountMinor')
     if (!MINOR.test(amountMinor)) throw new TillError(400, 'missing amount')
+    const limit = await underLimit(req, c, session.currency, Number(amountMinor))
+    if (limit.verdict === 'refused') return paymentPage(deps, req, reply, c, { status: 403, error: limit.why, reason })
+    // Above the limit: the second factor again, then this same confirmation goes through (gate.ts).
+    if (limit.verdict === 'step-up' && !(await stepUpFirst(deps, req, reply))) return reply
     let result
     try {
       result = await createRefund(deps, { ...scope, idempotencyKey: `console_${key}` }, { recordId: session.record.id, amount: Number(amountMinor), reason: reason || undefined })
@@ -89,6 +106,8 @@ export const refundRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
       return paymentPage(deps, req, reply, c, { status: 400, error: c.t('payments.badAmount', { example }), ...again })
     }
     if (amount < 1 || amount > o.totals.left) return paymentPage(deps, req, reply, c, { status: 400, error: overRefund(c, o.totals), ...again })
+    const limit = await underLimit(req, c, o.session.currency, amount)
+    if (limit.verdict === 'refused') return paymentPage(deps, req, reply, c, { status: 403, error: limit.why, ...again })
     return sendHtml(reply, 200, RefundConfirmPage({ c, sessionId: o.session.id, totals: o.totals, amount, reason: o.reason, idempotencyKey: o.key }))
   }
 }

@@ -5,6 +5,7 @@ import { recordActivity } from '../../services/activity.js'
 import { updateBuyerSettings } from '../../services/buyer-settings.js'
 import type { Deps } from '../../services/deps.js'
 import { brandingOf } from '../../services/merchant-settings.js'
+import { refundLimitsOf } from '../../services/refund-limits.js'
 import { seeOther, sendHtml } from '../../web/html.js'
 import { actorOf, consoleContext, field, type ModeParams } from '../context.js'
 import { SettingsPage } from './view.js'
@@ -20,7 +21,7 @@ export const buyerSettingsRoutes = (deps: Deps): FastifyPluginAsync => async (ap
       saved = await updateBuyerSettings(deps, m.id, input)
     } catch (e) {
       if (!(e instanceof TillError) || e.status !== 400) throw e
-      return sendHtml(reply, 400, SettingsPage({ c, merchant: { ...m, ...input }, branding: brandingOf(m), error: e.message, saved: false, mailOn: deps.config.smtpUrl !== null }))
+      return sendHtml(reply, 400, SettingsPage({ c, merchant: { ...m, ...input }, branding: brandingOf(m), error: e.message, saved: false, mailOn: deps.config.smtpUrl !== null, refundLimits: await refundLimitsOf(deps, m.id) }))
     }
     await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', detail: { ...saved } })
     return seeOther(reply, `/console/${c.mode}/settings?saved=1`)

@@ -1,5 +1,7 @@
 import type { Branding } from '../../services/merchant-settings.js'
+import type { RefundLimits } from '../../domain/refund-limits.js'
 import { BuyerSettingsPanel, type BuyerFacts } from './buyer-view.js'
+import { RefundLimitsPanel } from './refund-limits-view.js'
 import { base, ConsoleLayout, Notice, PostForm, type ConsoleContext } from '../views/layout.js'
 
 interface MerchantFacts extends BuyerFacts {
@@ -10,7 +12,7 @@ interface MerchantFacts extends BuyerFacts {
   supportUrl: string | null
 }
 
-export function SettingsPage({ c, merchant, branding, error, saved, mailOn }: { c: ConsoleContext; merchant: MerchantFacts; branding: Branding; error: string | null; saved: boolean; mailOn: boolean }) {
+export function SettingsPage({ c, merchant, branding, error, saved, mailOn, refundLimits, refundLimitsText }: { c: ConsoleContext; merchant: MerchantFacts; branding: Branding; error: string | null; saved: boolean; mailOn: boolean; refundLimits: RefundLimits; refundLimitsText?: string }) {
   const { t } = c
   return (
     <ConsoleLayout c={c} title={t('settings.pageTitle')} section="settings">
@@ -48,6 +50,7 @@ export function SettingsPage({ c, merchant, branding, error, saved, mailOn }: { 
         <button type="submit" class="button">{t('common.save')}</button>
       </PostForm>
       <BuyerSettingsPanel c={c} merchant={merchant} mailOn={mailOn} />
+      <RefundLimitsPanel c={c} limits={refundLimits} text={refundLimitsText} />
     </ConsoleLayout>
   )
 }

@@ -22,7 +22,7 @@ export interface ConsoleContext {
   can: (permission: Permission) => boolean
 }
 
-export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password' | 'members' | 'sessions' | 'links'
+export type Section = 'payments' | 'reconciliation' | 'keys' | 'webhooks' | 'providers' | 'settings' | 'activity' | 'password' | 'members' | 'sessions' | 'links' | 'security'
 const SECTIONS: Section[] = ['payments', 'reconciliation', 'keys', 'webhooks', 'providers', 'settings', 'activity', 'links', 'members']
 /** Sections a role may not open are not offered. */
 const SECTION_NEEDS: Partial<Record<Section, Permission>> = { activity: 'activity', members: 'members.read' }
@@ -97,6 +97,7 @@ export function ConsoleLayout({ c, title, section, children }: { c: ConsoleConte
           <span>{t('nav.signedInAs', { email: c.email })}</span>
           <a href={`${base(mode)}/password`}>{t('nav.password')}</a>
           <a href={`${base(mode)}/sessions`}>{t('nav.sessions')}</a>
+          <a href={`${base(mode)}/security`}>{t('nav.security')}</a>
           <PostForm c={c} action="/console/logout" class="inline">
             <button type="submit" class="link">{t('nav.signOut')}</button>
           </PostForm>

@@ -4,6 +4,10 @@ import { en as consoleEn } from '../../console/i18n/en.js'
 import { ja as consoleJa } from '../../console/i18n/ja.js'
 import { zhCN as consoleZhCN } from '../../console/i18n/zh-CN.js'
 import { zhHK as consoleZhHK } from '../../console/i18n/zh-HK.js'
+import { secondFactorEn } from '../../console/i18n/second-factor/en.js'
+import { secondFactorJa } from '../../console/i18n/second-factor/ja.js'
+import { secondFactorZhCN } from '../../console/i18n/second-factor/zh-CN.js'
+import { secondFactorZhHK } from '../../console/i18n/second-factor/zh-HK.js'
 import { LOCALES } from '../../web/locale.js'
 import { en } from './en.js'
 import { translator } from './index.js'
@@ -17,6 +21,7 @@ const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1
 const SIDES = {
   pages: { en, 'zh-CN': zhCN, 'zh-HK': zhHK, ja },
   console: { en: consoleEn, 'zh-CN': consoleZhCN, 'zh-HK': consoleZhHK, ja: consoleJa },
+  'console (second factor)': { en: secondFactorEn, 'zh-CN': secondFactorZhCN, 'zh-HK': secondFactorZhHK, ja: secondFactorJa },
 } satisfies Record<string, Record<(typeof LOCALES)[number], Record<string, string>>>
 
 for (const [side, catalogues] of Object.entries(SIDES)) {
@@ -43,11 +48,11 @@ for (const [side, catalogues] of Object.entries(SIDES)) {
 test('the Hong Kong catalogues are written in Traditional characters, the Japanese ones in Japanese', () => {
   // Characters only Simplified Chinese writes this way (their Traditional forms: 們 這 對 過 於 …).
   const simplified = /[们这对过于说请现时间简体认设实钱账户还开关页码单认证记录应发删复选输没软转达错]/
-  for (const [name, catalogue] of [['pages', zhHK], ['console', consoleZhHK]] as const) {
+  for (const [name, catalogue] of [['pages', zhHK], ['console', consoleZhHK], ['console (second factor)', secondFactorZhHK]] as const) {
     const hits = Object.entries(catalogue).filter(([, s]) => simplified.test(s)).map(([k, s]) => `${k}: ${s}`)
     assert.deepEqual(hits, [], name)
   }
-  for (const [name, catalogue] of [['pages', ja], ['console', consoleJa]] as const) {
+  for (const [name, catalogue] of [['pages', ja], ['console', consoleJa], ['console (second factor)', secondFactorJa]] as const) {
     // Every sentence has kana: a sentence of kanji alone is Chinese pasted in, not Japanese.
     const noKana = Object.entries(catalogue).filter(([, s]) => /[\u3400-\u9fff].*。$/.test(s) && !/[\u3040-\u30ff]/.test(s)).map(([k]) => k)
     assert.deepEqual(noKana, [], name)
