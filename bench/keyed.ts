@@ -2,13 +2,15 @@
  * Idempotency-Key bench (`npm run bench -- keyed`): one Till instance on one PostgreSQL, checkout and
  * refunds without a key and with a fresh key on every request, in alternating rounds (the machine's
  * speed drifts, so the two sides are measured side by side), reported as ratios of throughput and of
- * CPU per request (Node + PostgreSQL); then a long keyed checkout run in windows, with what grew in
+ * CPU per request (Node + PostgreSQL); the checkout's statement alone by variant of the keys' table
+ * (bench/keyed-statement.ts); then a long keyed checkout run in windows, with what grew in
  * each (the keys' table and its index, WAL, autovacuum and checkpoints), to show whether keyed
  * throughput declines as the keys accumulate.
  *
  * Knobs: BENCH_KEYED_ROUNDS (3), BENCH_KEYED_SECONDS (6 s per run), BENCH_KEYED_LONG (120 s; 0 skips it),
  * BENCH_KEYED_WINDOW (10 s), BENCH_KEYED_ENDPOINTS (checkout,refund), BENCH_KEYED_SETUP (SQL run once
- * after the migrations: a variant of the schema to try), BENCH_CONNECTIONS (32), DB_POOL_SIZE (10).
+ * after the migrations: a variant of the schema to try), BENCH_KEYED_STATEMENTS (600 a run of
+ * bench/keyed-statement.ts; 0 skips it), BENCH_CONNECTIONS (32), DB_POOL_SIZE (10).
  */
 import os from 'node:os'
 import type pg from 'pg'
@@ -16,6 +18,7 @@ import { cpu, meterPostgres, spec, timed, type Measured } from './api.js'
 import { cpuMeter, postmasterOf } from './cpu.js'
 import { openBenchDb } from './db.js'
 import { addPaidRecords } from './fixtures.js'
+import { keyedStatements } from './keyed-statement.js'
 import { runLoad } from './load.js'
 import { context, failures, fmt, pct, table } from './report.js'
 import { benchMerchant, startTill } from './till.js'
@@ -114,6 +117,8 @@ export async function benchKeyed(): Promise<string> {
     const none: Alternated = { plain: [], keyed: [], walPlain: [], walKeyed: [] }
     const checkout = ENDPOINTS.includes('checkout') ? await alternate('checkout', {}) : none
     const refund = ENDPOINTS.includes('refund') ? await alternate('refund', { recordIds: records }) : none
+    // The checkout's statement alone, by variant of the keys' table: what each part of a key costs PostgreSQL.
+    const statements = await keyedStatements(db.url, pool, m.id)
 
     // The long keyed run: back-to-back windows, each with what grew meanwhile.
     const windows: (string | number)[][] = []
@@ -153,6 +158,7 @@ export async function benchKeyed(): Promise<string> {
         row('POST /api/v1/checkout', checkout, c),
         row(`POST /api/v1/refunds (1 unit of one of ${fmt(RECORDS)} records)`, refund, r),
       ]),
+      ...(statements ? ['', statements] : []),
       ...(windows.length ? [
         '',
         `### ${LONG} s of keyed checkouts, in ${WINDOW} s windows`,

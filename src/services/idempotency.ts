@@ -13,6 +13,7 @@
  *   `once`; the work puts the claim into its own statement or transaction and never sees the answer's bytes.
  */
 import { hash } from 'node:crypto'
+import { canonicalJson } from '../domain/canonical-json.js'
 import { IdempotencyInFlight, IdempotencyMismatch, TillError } from '../domain/errors.js'
 import { outageLog } from '../outage-log.js'
 import type { Executor } from '../store/db.js'
@@ -34,12 +35,8 @@ const KEY_RETENTION_MS = 24 * 3600_000
 /** A wait that does not keep the process alive. */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref())
 
-/** The body with every object's keys sorted: the same request with its keys reordered is the same request. */
-export const canonicalJson = (body: unknown) =>
-  JSON.stringify(body, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v)
-
-export const fingerprintOf = (method: string, url: string, body: unknown) => hash('sha256', `${method} ${url}\n${canonicalJson(body ?? null)}`)
+/** The request: the same with its body's keys reordered is the same request. */
+export const fingerprintOf = (method: string, url: string, body: unknown) => hash('sha256', `${method} ${url}\n${canonicalJson(body)}`)
 
 export type { KeyAnswer }
 
