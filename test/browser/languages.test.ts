@@ -120,6 +120,11 @@ const CONSOLE_H1: Record<string, Record<Locale, string>> = {
   activity: { en: 'Activity', 'zh-CN': '操作记录', 'zh-HK': '操作記錄', ja: '操作履歴' },
   reconciliation: { en: 'Reconciliation', 'zh-CN': '对账', 'zh-HK': '對賬', ja: '照合' },
   password: { en: 'Change password', 'zh-CN': '修改密码', 'zh-HK': '更改密碼', ja: 'パスワードの変更' },
+  links: { en: 'Payment links', 'zh-CN': '付款链接', 'zh-HK': '付款連結', ja: '支払いリンク' },
+  members: { en: 'Team', 'zh-CN': '团队成员', 'zh-HK': '團隊成員', ja: 'チームメンバー' },
+  sessions: { en: 'Console sessions', 'zh-CN': '控制台会话', 'zh-HK': '控制台工作階段', ja: 'コンソールのセッション' },
+  security: { en: 'Two-factor sign-in', 'zh-CN': '两步验证登录', 'zh-HK': '雙重驗證登入', ja: '2 段階認証' },
+  forgot: { en: 'Reset your password', 'zh-CN': '重置密码', 'zh-HK': '重設密碼', ja: 'パスワードの再設定' },
 }
 
 test('the console\'s screens in every language at both widths: their own words, nothing cut or spilling', { concurrency: 4 }, async (t) => {
@@ -137,6 +142,8 @@ test('the console\'s screens in every language at both widths: their own words, 
       found.push(...(await cutOrSpilled(page)).map((p) => `${screen}: ${p}`))
       await screenshot(page, `languages-console-${screen}-${width}-${lang}`)
     }
+    await page.goto(`${ta.baseUrl}/console/forgot`)
+    await check('forgot', CONSOLE_H1.forgot[lang])
     await page.goto(`${ta.baseUrl}/console/login`)
     await check('login')
     await page.locator('input[name="email"]').fill(m.email)
@@ -145,6 +152,7 @@ test('the console\'s screens in every language at both widths: their own words, 
     for (const [screen, path] of [
       ['payments', '/console/test/payments'], ['keys', '/console/test/keys'], ['webhooks', '/console/test/webhooks'], ['providers', '/console/live/providers'],
       ['settings', '/console/test/settings'], ['activity', '/console/test/activity'], ['reconciliation', '/console/live/reconciliation'], ['password', '/console/test/password'],
+      ['links', '/console/test/links'], ['members', '/console/test/members'], ['sessions', '/console/test/sessions'], ['security', '/console/test/security'],
     ] as const) {
       await page.goto(ta.baseUrl + path)
       await check(screen, CONSOLE_H1[screen][lang])
