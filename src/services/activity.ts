@@ -16,6 +16,9 @@ export type ActivityAction =
   | 'refund_created' | 'settings_updated'
   | 'reconciliation_rechecked' | 'mismatch_acknowledged'
   | 'member_invited' | 'invitation_withdrawn' | 'member_joined' | 'member_role_changed' | 'member_removed' | 'ownership_transferred' | 'session_ended'
+  | 'link_created' | 'link_deactivated' | 'link_activated'
+  /** Recorded by the admin API (api/admin/activity.ts), actor `admin:` and the token's fingerprint. */
+  | 'merchant_created' | 'reconciliation_run'
 
 export interface ActivityEntry {
   merchantId: string
@@ -30,19 +33,30 @@ export interface ActivityEntry {
   userAgent?: string | null
 }
 
+/**
+ * Records an entry once the change it tells of has committed (docs/console.md#the-activity-log).
+ * An entry the database refuses is never dropped silently: it is logged whole at error level, and
+ * the change, already made, is still answered as made.
+ */
 export async function recordActivity(deps: Deps, e: ActivityEntry) {
-  await repo.insertActivity(deps.db, {
+  const row = {
     merchantId: e.merchantId,
     mode: e.mode ?? null,
     actor: e.actor,
     action: e.action,
-    subject: e.subject ?? null,
+    // An entry naming nothing else touched the member's own account (a sign-in, a password).
+    subject: e.subject ?? (e.memberId ? e.actor : null),
     detail: e.detail ?? {},
     ip: e.ip ?? null,
     memberId: e.memberId ?? null,
     userAgent: e.userAgent?.slice(0, 300) ?? null,
     createdAt: deps.clock(),
-  })
+  }
+  try {
+    await repo.insertActivity(deps.db, row)
+  } catch (err) {
+    deps.log.error({ err, activity: row }, 'activity entry not recorded: the change it tells of was made')
+  }
 }
 
 export async function listActivity(deps: Deps, merchantId: string, mode: Mode, opts: { limit?: number; before?: number } = {}) {

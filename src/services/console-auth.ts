@@ -179,6 +179,5 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
     }
     await repo.revokeOtherSessions(tx, merchantId, null, now)
   }))
-  await recordActivity(deps, { merchantId, actor: 'operator', action: 'password_set' })
   return { id: m.id, email, passwordSet: true as const }
 }

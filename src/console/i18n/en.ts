@@ -443,6 +443,11 @@ export const en = {
   'links.range': '{min} to {max}, entered by the buyer',
   'links.created': 'The link is ready: share it, or its QR code.',
   'links.invalid': 'The link was not created: {reason}',
+  'activity.link_created': 'Created a payment link',
+  'activity.link_deactivated': 'Deactivated a payment link',
+  'activity.link_activated': 'Activated a payment link',
+  'activity.merchant_created': 'Merchant created by the operator',
+  'activity.reconciliation_run': 'A day reconciled by the operator',
 }
 
 export type ConsoleKey = keyof typeof en

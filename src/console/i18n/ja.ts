@@ -445,4 +445,9 @@ export const ja: ConsoleCatalogue = {
   'links.range': '{min}から{max}まで（お客様が入力）',
   'links.created': 'リンクを作成しました。リンクまたはQRコードを共有してください。',
   'links.invalid': 'リンクを作成できませんでした：{reason}',
+  'activity.link_created': '支払いリンクを作成',
+  'activity.link_deactivated': '支払いリンクを無効化',
+  'activity.link_activated': '支払いリンクを有効化',
+  'activity.merchant_created': '運用者が加盟店を作成',
+  'activity.reconciliation_run': '運用者が1日分の照合を実行',
 }

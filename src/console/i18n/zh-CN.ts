@@ -445,4 +445,9 @@ export const zhCN: ConsoleCatalogue = {
   'links.range': '{min} 至 {max}，由买家输入',
   'links.created': '链接已创建：可分享链接或其二维码。',
   'links.invalid': '链接未创建：{reason}',
+  'activity.link_created': '创建了付款链接',
+  'activity.link_deactivated': '停用了付款链接',
+  'activity.link_activated': '启用了付款链接',
+  'activity.merchant_created': '运维人员创建了商户',
+  'activity.reconciliation_run': '运维人员对某一天进行了对账',
 }

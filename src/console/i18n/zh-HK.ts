@@ -445,4 +445,9 @@ export const zhHK: ConsoleCatalogue = {
   'links.range': '{min} 至 {max}，由買家輸入',
   'links.created': '連結已建立：可分享連結或其二維碼。',
   'links.invalid': '未能建立連結：{reason}',
+  'activity.link_created': '建立了付款連結',
+  'activity.link_deactivated': '停用了付款連結',
+  'activity.link_activated': '啟用了付款連結',
+  'activity.merchant_created': '營運人員建立了商戶',
+  'activity.reconciliation_run': '營運人員為某一天進行了對賬',
 }
