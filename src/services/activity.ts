@@ -59,9 +59,31 @@ export async function recordActivity(deps: Deps, e: ActivityEntry) {
   }
 }
 
-export async function listActivity(deps: Deps, merchantId: string, mode: Mode, opts: { limit?: number; before?: number } = {}) {
-  return repo.listActivity(deps.db, { merchantId, mode }, { limit: opts.limit ?? 50, before: opts.before })
-}
+/** Every action, for the filters (the console's list, the admin API's check); tsc fails when one of the type is missing. */
+export const ACTIVITY_ACTIONS = [
+  'sign_in', 'sign_in_failed', 'sign_out', 'password_changed', 'password_change_failed', 'password_set', 'console_login_cleared',
+  'key_created', 'key_revoked',
+  'provider_config_created', 'provider_config_updated',
+  'endpoint_created', 'endpoint_updated', 'endpoint_deleted', 'endpoint_secret_rotated', 'endpoint_previous_secrets_expired', 'endpoint_test_sent', 'event_resent',
+  'endpoint_disabled_failing',
+  'refund_created', 'settings_updated',
+  'reconciliation_rechecked', 'mismatch_acknowledged',
+  'member_invited', 'invitation_withdrawn', 'member_joined', 'member_role_changed', 'member_removed', 'ownership_transferred', 'session_ended',
+  'link_created', 'link_deactivated', 'link_activated',
+  'merchant_created', 'reconciliation_run',
+] as const satisfies readonly ActivityAction[]
+const everyActionListed: Exclude<ActivityAction, (typeof ACTIVITY_ACTIONS)[number]> extends never ? true : never = true
+void everyActionListed
+
+export const isActivityAction = (v: string): v is ActivityAction => (ACTIVITY_ACTIONS as readonly string[]).includes(v)
+
+export type { ActivityFilter, ActivityScope } from '../store/repos/console-activity.js'
+
+/** A page of the log, newest first; see the repo for the cursor. */
+export const listActivity = (deps: Deps, scope: repo.ActivityScope, filter: repo.ActivityFilter, page: { limit: number; startingAfter?: number; endingBefore?: number }) =>
+  repo.listActivity(deps.db, scope, filter, page)
+
+export const membersEver = (deps: Deps, merchantId: string) => repo.membersEver(deps.db, merchantId)
 
 /** A payment's timeline for the console: the events naming its session, oldest first, with their deliveries. */
 export const sessionTimeline = (deps: Deps, scope: Scope, sessionId: string) => repo.timelineOfSession(deps.db, scope, sessionId)

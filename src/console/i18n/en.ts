@@ -448,6 +448,14 @@ export const en = {
   'activity.link_activated': 'Activated a payment link',
   'activity.merchant_created': 'Merchant created by the operator',
   'activity.reconciliation_run': 'A day reconciled by the operator',
+  'activity.member': 'Member',
+  'activity.anyone': 'Anyone',
+  'activity.removedMember': '{email} (removed)',
+  'activity.action': 'Action',
+  'activity.anyAction': 'Any action',
+  'activity.noneFiltered': 'Nothing matches these filters.',
+  'activity.badFilter': 'That member or action is not one the log knows. Choose from the lists and filter again.',
+  'activity.operator': 'operator: {name}',
 }
 
 export type ConsoleKey = keyof typeof en

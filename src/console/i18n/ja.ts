@@ -450,4 +450,12 @@ export const ja: ConsoleCatalogue = {
   'activity.link_activated': '支払いリンクを有効化',
   'activity.merchant_created': '運用者が加盟店を作成',
   'activity.reconciliation_run': '運用者が1日分の照合を実行',
+  'activity.member': 'メンバー',
+  'activity.anyone': '全員',
+  'activity.removedMember': '{email}（削除済み）',
+  'activity.action': '操作',
+  'activity.anyAction': 'すべての操作',
+  'activity.noneFiltered': 'この条件に一致する記録はありません。',
+  'activity.badFilter': 'そのメンバーまたは操作は記録にありません。一覧から選んで、もう一度絞り込んでください。',
+  'activity.operator': '運用者：{name}',
 }

@@ -450,4 +450,12 @@ export const zhCN: ConsoleCatalogue = {
   'activity.link_activated': '启用了付款链接',
   'activity.merchant_created': '运维人员创建了商户',
   'activity.reconciliation_run': '运维人员对某一天进行了对账',
+  'activity.member': '成员',
+  'activity.anyone': '所有人',
+  'activity.removedMember': '{email}（已移除）',
+  'activity.action': '操作',
+  'activity.anyAction': '所有操作',
+  'activity.noneFiltered': '没有符合筛选条件的记录。',
+  'activity.badFilter': '日志中没有该成员或操作。请从列表中选择后重新筛选。',
+  'activity.operator': '运维人员：{name}',
 }

@@ -450,4 +450,12 @@ export const zhHK: ConsoleCatalogue = {
   'activity.link_activated': '啟用了付款連結',
   'activity.merchant_created': '營運人員建立了商戶',
   'activity.reconciliation_run': '營運人員為某一天進行了對賬',
+  'activity.member': '成員',
+  'activity.anyone': '所有人',
+  'activity.removedMember': '{email}（已移除）',
+  'activity.action': '操作',
+  'activity.anyAction': '所有操作',
+  'activity.noneFiltered': '沒有符合篩選條件的記錄。',
+  'activity.badFilter': '記錄中沒有此成員或操作。請從清單中選擇後重新篩選。',
+  'activity.operator': '營運人員：{name}',
 }
