@@ -12,9 +12,10 @@ import type { NotFoundHandler } from '../plugins/methods.js'
 import { listDiscrepancies } from '../../services/discrepancies.js'
 import { runByHand } from '../../services/reconciliation.js'
 import { getReport, listItems, listReports } from '../../services/reconciliation-reports.js'
+import { merchantActivity } from '../../services/activity-export.js'
 import { adminTrail, requireAdminActions } from './activity.js'
 import {
-  S, type AdminEndpointBodyT, type ApiKeyBodyT, type DiscrepancyQueryT, type MerchantBodyT, type MismatchQueryT, type PasswordBodyT,
+  S, type ActivityQueryT, type AdminEndpointBodyT, type ApiKeyBodyT, type DiscrepancyQueryT, type MerchantBodyT, type MismatchQueryT, type PasswordBodyT,
   type ProviderConfigBodyT, type ProviderConfigPatchT, type ReconciliationRunBodyT, type ReportQueryT,
 } from './schema.js'
 
@@ -53,6 +54,13 @@ export const adminRoutes = (deps: Deps, token: string, notFound: NotFoundHandler
     await trail(req, req.params.id, { mode: key.mode, subject: key.id, detail: { last4: key.key.slice(-4) } })
     return reply.code(201).send(key)
   })
+
+  // The merchant's activity log, every mode: the console's entries and the admin API's own.
+  app.get<M & { Querystring: ActivityQueryT }>('/merchants/:id/activity', { schema: S.activity }, (req) =>
+    merchantActivity(deps, req.params.id, {
+      limit: req.query.limit, startingAfter: req.query.starting_after, endingBefore: req.query.ending_before,
+      member: req.query.member, action: req.query.action, since: req.query.since, until: req.query.until,
+    }))
 
   app.get<M>('/merchants/:id/api_keys', { schema: S.merchant }, async (req) => ({ data: await merchants.listApiKeys(deps, req.params.id) }))
 
