@@ -64,6 +64,7 @@ export const ROUTE_PERMISSIONS: Record<string, Permission> = {
   'POST /console/:mode/members/:id/transfer': 'members',
   'GET /console/:mode/sessions': 'self',
   'POST /console/:mode/sessions/end': 'self',
+  'GET /console/:mode/activity/export.csv': 'activity',
 }
 
 export class Forbidden extends TillError {

@@ -19,6 +19,7 @@ export type ActivityAction =
   | 'link_created' | 'link_deactivated' | 'link_activated'
   /** Recorded by the admin API (api/admin/activity.ts), actor `admin:` and the token's fingerprint. */
   | 'merchant_created' | 'reconciliation_run'
+  | 'activity_exported'
 
 export interface ActivityEntry {
   merchantId: string
@@ -71,6 +72,7 @@ export const ACTIVITY_ACTIONS = [
   'member_invited', 'invitation_withdrawn', 'member_joined', 'member_role_changed', 'member_removed', 'ownership_transferred', 'session_ended',
   'link_created', 'link_deactivated', 'link_activated',
   'merchant_created', 'reconciliation_run',
+  'activity_exported',
 ] as const satisfies readonly ActivityAction[]
 const everyActionListed: Exclude<ActivityAction, (typeof ACTIVITY_ACTIONS)[number]> extends never ? true : never = true
 void everyActionListed

@@ -36,7 +36,7 @@ function Filters({ c, members, query }: { c: ConsoleContext; members: MemberOpti
   const { t } = c
   const listUrl = `${base(c.mode)}/activity`
   return (
-    <form method="get" action={listUrl} class="filters panel" role="search">
+    <form method="get" action={listUrl} class="filters two panel" role="search">
       <div class="field">
         <label for="member">{t('activity.member')}</label>
         <select id="member" name="member">
@@ -54,6 +54,7 @@ function Filters({ c, members, query }: { c: ConsoleContext; members: MemberOpti
       <div class="actions wide">
         <button type="submit" class="button">{t('payments.filter')}</button>
         {(query.member || query.action) && <a href={listUrl}>{t('payments.clear')}</a>}
+        <a class="button button-secondary" href={`${listUrl}/export.csv${query.member || query.action ? `?${withFilters(query)}` : ''}`} download>{t('activity.exportCsv')}</a>
       </div>
     </form>
   )

@@ -456,6 +456,8 @@ export const en = {
   'activity.noneFiltered': 'Nothing matches these filters.',
   'activity.badFilter': 'That member or action is not one the log knows. Choose from the lists and filter again.',
   'activity.operator': 'operator: {name}',
+  'activity.exportCsv': 'Export CSV',
+  'activity.activity_exported': 'Exported the activity log',
 }
 
 export type ConsoleKey = keyof typeof en

@@ -458,4 +458,6 @@ export const ja: ConsoleCatalogue = {
   'activity.noneFiltered': 'この条件に一致する記録はありません。',
   'activity.badFilter': 'そのメンバーまたは操作は記録にありません。一覧から選んで、もう一度絞り込んでください。',
   'activity.operator': '運用者：{name}',
+  'activity.exportCsv': 'CSV をエクスポート',
+  'activity.activity_exported': '操作履歴をエクスポート',
 }

@@ -458,4 +458,6 @@ export const zhCN: ConsoleCatalogue = {
   'activity.noneFiltered': '没有符合筛选条件的记录。',
   'activity.badFilter': '日志中没有该成员或操作。请从列表中选择后重新筛选。',
   'activity.operator': '运维人员：{name}',
+  'activity.exportCsv': '导出 CSV',
+  'activity.activity_exported': '导出了操作记录',
 }

@@ -458,4 +458,6 @@ export const zhHK: ConsoleCatalogue = {
   'activity.noneFiltered': '沒有符合篩選條件的記錄。',
   'activity.badFilter': '記錄中沒有此成員或操作。請從清單中選擇後重新篩選。',
   'activity.operator': '營運人員：{name}',
+  'activity.exportCsv': '匯出 CSV',
+  'activity.activity_exported': '匯出了操作記錄',
 }
