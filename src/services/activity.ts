@@ -85,6 +85,15 @@ export type { ActivityFilter, ActivityScope } from '../store/repos/console-activ
 export const listActivity = (deps: Deps, scope: repo.ActivityScope, filter: repo.ActivityFilter, page: { limit: number; startingAfter?: number; endingBefore?: number }) =>
   repo.listActivity(deps.db, scope, filter, page)
 
+const DAY_MS = 86_400_000
+
+/** Drops the entries older than ACTIVITY_RETENTION_DAYS (none when it is 0); how many went. */
+export async function purgeOldActivity(deps: Deps) {
+  const days = deps.config.activityRetentionDays
+  if (days === 0) return 0
+  return repo.purgeActivity(deps.db, new Date(deps.clock().getTime() - days * DAY_MS))
+}
+
 export const membersEver = (deps: Deps, merchantId: string) => repo.membersEver(deps.db, merchantId)
 
 /** A payment's timeline for the console: the events naming its session, oldest first, with their deliveries. */
