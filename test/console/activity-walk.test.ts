@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ROUTE_PERMISSIONS } from '../../src/console/permissions.js'
-import { paidSession } from '../helpers/app.js'
-import { ConsoleBrowser, csrfOf } from '../helpers/console.js'
+import { paidSession, startTestApp } from '../helpers/app.js'
+import { ConsoleBrowser, signedIn } from '../helpers/console.js'
 import { invite } from '../helpers/members.js'
 import { lineOf, reconTill, RECON_DAY, RECON_NEXT_MORNING, reconAt, runReconciliation, unknownLine } from '../helpers/reconciliation.js'
 
@@ -229,10 +229,9 @@ test('every console POST route records who (member id and email), what, from whi
   for (const k of Object.keys(PUBLIC)) assert.ok(ta.app.hasRoute({ method: 'POST', url: k.slice(5) }), k)
 
   const missing: string[] = []
-  const owner = { email: EMAIL }
   for (const [route, step] of [...Object.entries(PUBLIC), ...Object.entries(WALK).filter(([k]) => posts.includes(k))]) {
     const want = await step()
-    const by = want.by ?? owner.email
+    const by = want.by ?? EMAIL
     const entries = await newEntries()
     const e = entries.find((x) => x.action === want.action)
     const who = await one('select id from console_members where email = $1', [by])
@@ -243,4 +242,21 @@ test('every console POST route records who (member id and email), what, from whi
     }
   }
   assert.deepEqual(missing, [])
+})
+
+test('an entry the database refuses is logged whole at error, and the change it tells of still stands', async (t) => {
+  const lines: string[] = []
+  const ta = await startTestApp(t, {}, { log: (line) => void lines.push(line) })
+  const { m, browser } = await signedIn(ta)
+  await ta.database.pool.query(`create function refuse_activity() returns trigger language plpgsql as $$ begin raise exception 'activity refused'; end $$;
+    create trigger refuse_activity before insert on console_activity for each row when (new.action = 'key_created') execute function refuse_activity()`)
+  const made = await browser.submit('/console/test/keys', '/console/test/keys')
+  assert.equal(made.status, 201, 'the key is made and shown')
+  const keys = (await ta.admin('GET', `/merchants/${m.id}/api_keys`)).body.data as unknown[]
+  assert.equal(keys.length, 3)
+  const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg?.startsWith('activity entry not recorded'))
+  assert.ok(logged, 'logged')
+  assert.equal(logged.level, 50, 'at error')
+  assert.deepEqual({ action: logged.activity.action, actor: logged.activity.actor, merchantId: logged.activity.merchantId }, { action: 'key_created', actor: m.email, merchantId: m.id })
+  assert.match(logged.activity.subject, /^key_/)
 })

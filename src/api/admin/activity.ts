@@ -11,7 +11,7 @@ import type { Mode } from '../../domain/checkout-rules.js'
 import { recordActivity, type ActivityAction } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
 
-export const ADMIN_PREFIX = '/admin/v1'
+const ADMIN_PREFIX = '/admin/v1'
 
 export const ADMIN_ACTIONS: Record<string, ActivityAction> = {
   'POST /merchants': 'merchant_created',
@@ -28,7 +28,7 @@ export const ADMIN_ACTIONS: Record<string, ActivityAction> = {
 export const adminActor = (token: string) => `admin:${createHash('sha256').update(token).digest('hex').slice(0, 8)}`
 
 /** The operator's name an admin request may give (`Till-Operator`); it is what they say, not checked. */
-export const OPERATOR_HEADER = 'till-operator'
+const OPERATOR_HEADER = 'till-operator'
 const OPERATOR = /^[\p{L}\p{N} ._@+-]{1,64}$/u
 
 const keyOf = (method: string, url: string) => `${method} ${url.startsWith(ADMIN_PREFIX) ? url.slice(ADMIN_PREFIX.length) : url}`
