@@ -53,6 +53,8 @@ export interface Config {
   deliveryLeaseMs: number
   /** TILL_RELAY_WAIT_MS: how long the relay page waits for a payment in flight to be confirmed (default and most 5 s). */
   relayWaitMs: number
+  /** ACTIVITY_RETENTION_DAYS (default 400; 0: forever): how long the activity log keeps an entry (docs/operate.md#configuration). */
+  activityRetentionDays: number
   /**
    * TILL_WEBHOOK_DISABLE_AFTER_HOURS (default 72; 0: never): a webhook endpoint whose every attempt
    * failed for this long, and at least TILL_WEBHOOK_DISABLE_MIN_FAILURES (default 10) attempts, is
@@ -183,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     deliveryLeaseMs: whole(env, 'TILL_DELIVERY_LEASE_MS', 60_000, 1000, 3_600_000),
     relayWaitMs: whole(env, 'TILL_RELAY_WAIT_MS', MAX_RELAY_WAIT_MS, 0, MAX_RELAY_WAIT_MS),
+    activityRetentionDays: whole(env, 'ACTIVITY_RETENTION_DAYS', 400, 0, 36_500, 'days'),
     webhookDisableAfterMs: whole(env, 'TILL_WEBHOOK_DISABLE_AFTER_HOURS', 72, 0, 8760, 'hours') * 3600_000,
     webhookDisableMinFailures: whole(env, 'TILL_WEBHOOK_DISABLE_MIN_FAILURES', 10, 1, 1000, 'attempts'),
     statementLimits: {

@@ -1,4 +1,5 @@
 /** The command groups of `till`, in the order its help lists them (dispatched by main.ts). */
+import { activity } from './activity.js'
 import type { Command, Group } from './args.js'
 import { events } from './events.js'
 import { keys } from './keys.js'
@@ -14,4 +15,4 @@ import { webhooks } from './webhooks-listen.js'
 export const GROUPS: Group[] = [merchants, keys, providers, sessions, refunds, webhooks, events, triggers, links]
 
 /** Commands without subcommands. */
-export const COMMANDS: Record<string, Command> = { reconcile }
+export const COMMANDS: Record<string, Command> = { reconcile, activity }

@@ -69,7 +69,10 @@ export interface AdminApi {
 /** The admin API, /admin/v1, authenticated with ADMIN_TOKEN. */
 export function adminApi(values: Values): AdminApi {
   const url = tillUrl(values)
-  const sender = new RequestSender({ ...NO_RETRIES, apiKey: adminToken(values), baseUrl: url, fetch: globalThis.fetch, sleep })
+  // TILL_OPERATOR names the person in the merchants' activity logs (docs/operate.md#admin-api).
+  const operator = process.env.TILL_OPERATOR?.trim()
+  const send: typeof fetch = operator ? (input, init) => globalThis.fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'till-operator': operator } }) : globalThis.fetch
+  const sender = new RequestSender({ ...NO_RETRIES, apiKey: adminToken(values), baseUrl: url, fetch: send, sleep })
   return {
     url,
     request: (method, path, body) => call(url, 'admin', () => sender.request(method, `/admin/v1${path}`, { body })),

@@ -30,7 +30,7 @@ ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)}  ${c.summary
 
 Every other command talks to a running Till over HTTP, so it works with any database:
   TILL_URL      Till's address (default http://localhost:8080), or --till-url
-  ADMIN_TOKEN   for merchants, keys, providers and reconcile (the admin API), or --admin-token
+  ADMIN_TOKEN   for merchants, keys, providers, reconcile and activity (the admin API), or --admin-token
   TILL_API_KEY  a merchant's secret key for sessions, refunds, events, webhooks and trigger, or --api-key
 
 Run \`till <command> --help\` for a command's options and examples.

@@ -6,7 +6,7 @@ import { money, print, printJson, table, time } from './output.js'
 import { closeCommands } from './session-close.js'
 
 /** A time flag as the API takes it: ISO 8601 with a zone, or a date (midnight UTC). */
-function isoTime(values: Values, flag: string): string | undefined {
+export function isoTime(values: Values, flag: string): string | undefined {
   const v = optionalString(values, flag)
   if (v === undefined) return undefined
   const text = /^\d{4}-\d\d-\d\d$/.test(v) ? `${v}T00:00:00Z` : v

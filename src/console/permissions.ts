@@ -74,6 +74,7 @@ export const ROUTE_PERMISSIONS: Record<string, Permission> = {
   'POST /console/:mode/security/require': 'members',
   'POST /console/:mode/members/:id/second-factor/reset': 'members',
   'POST /console/:mode/settings/refund-limits': 'settings',
+  'GET /console/:mode/activity/export.csv': 'activity',
 }
 
 export class Forbidden extends TillError {

@@ -1,7 +1,8 @@
 /**
- * Background jobs: periodic idempotent sweeps (expiry, reconciliation, statements, idempotency-key and rate-limit
- * purges) and the webhook worker. Each is safe to run on every instance; a job with `wakeOn` also runs
- * as soon as a committed transaction NOTIFYs its channel, which keeps event-to-delivery latency low.
+ * Background jobs: periodic idempotent sweeps (expiry, reconciliation, statements, idempotency-key,
+ * rate-limit and activity-log purges) and the webhook worker. Each is safe to run on every instance; a
+ * job with `wakeOn` also runs as soon as a committed transaction NOTIFYs its channel, which keeps
+ * event-to-delivery latency low.
  */
 import pg from 'pg'
 import { outageLog, type OutageLog } from '../outage-log.js'
@@ -9,6 +10,7 @@ import { endedOnStop } from '../providers/exchange.js'
 import { expireDue } from '../services/sessions.js'
 import type { Deps } from '../services/deps.js'
 import { purgeExpiredKeys } from '../services/idempotency.js'
+import { purgeOldActivity } from '../services/activity.js'
 import { clientConfig, DbClient } from '../store/db.js'
 import { WEBHOOK_CHANNEL } from '../store/repos/deliveries.js'
 import { purgeWindows } from '../store/repos/rate-limits.js'
@@ -40,6 +42,8 @@ export const JOBS: Job[] = [
   // Each provider's statement of each past day, once published (docs/reconciliation.md); a minute is soon enough.
   { ...sweep('reconcile-statements', 60_000, (d) => reconcileDueDays(d)), endsOnStop: true },
   sweep('idempotency-purge', 3_600_000, (d) => purgeExpiredKeys(d)),
+  // The activity log keeps ACTIVITY_RETENTION_DAYS (docs/operate.md); an hour late is soon enough.
+  sweep('activity-purge', 3_600_000, (d) => purgeOldActivity(d)),
   // Rate-limit windows last a second; a minute's worth is kept, the rest goes.
   sweep('rate-limit-purge', 60_000, (d) => purgeWindows(d.db, d.clock().getTime() - 60_000)),
   // Sign-in counters matter only inside their window; older windows go.

@@ -167,7 +167,5 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
     }
     await repo.revokeOtherSessions(tx, merchantId, null, now)
   }))
-  await recordActivity(deps, { merchantId, actor: 'operator', action: 'password_set' })
-  if (secondFactorReset) await recordActivity(deps, { merchantId, actor: 'operator', action: 'second_factor_reset', subject: email })
-  return { id: m.id, email, passwordSet: true as const }
+  return { set: { id: m.id, email, passwordSet: true as const }, secondFactorReset }
 }

@@ -59,8 +59,8 @@ export async function invite(deps: Deps, w: Who, input: { email: string; role: s
 }
 
 export async function withdrawInvitation(deps: Deps, w: Who, tokenHash: string) {
-  await repo.withdrawInvitation(deps.db, w.s.merchant.id, tokenHash, deps.clock())
-  await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'invitation_withdrawn' })
+  const email = await repo.withdrawInvitation(deps.db, w.s.merchant.id, tokenHash, deps.clock())
+  if (email) await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'invitation_withdrawn', subject: email })
 }
 
 /** The invitation behind a link, while it can still be accepted. */
@@ -137,5 +137,6 @@ export async function sessionsOf(deps: Deps, s: ConsoleSession, everyone: boolea
 export async function endSession(deps: Deps, w: Who, tokenHash: string, anyones: boolean) {
   const ended = await repo.revokeSessionOf(deps.db, w.s.merchant.id, tokenHash, anyones ? null : w.s.member.id, deps.clock())
   if (!ended) throw new NotFound()
-  await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'session_ended' })
+  // The session's member names it: its token's hash is no one's to read.
+  await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'session_ended', subject: ended.memberId })
 }

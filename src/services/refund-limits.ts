@@ -12,6 +12,6 @@ export const refundLimitsOf = async (deps: Deps, merchantId: string): Promise<Re
 export async function setRefundLimits(deps: Deps, w: { s: ConsoleSession; ip: string; userAgent?: string }, text: string) {
   const limits = parseRefundLimits(text)
   await repo.setPolicy(deps.db, w.s.merchant.id, { refundLimits: limits }, deps.clock())
-  await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'refund_limits_changed', detail: { limits } })
+  await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'refund_limits_changed', subject: w.s.merchant.id, detail: { limits } })
   return limits
 }

@@ -38,7 +38,8 @@ const aad = (s: ConsoleSession) => `console-second-factor:${s.merchant.id}:${s.m
 const recoveryHash = (deps: Deps, memberId: string, code: string) =>
   createHmac('sha256', deps.box.derive('console-recovery-codes')).update(`${memberId}:${normalRecoveryCode(code)}`).digest('hex')
 
-const log = (deps: Deps, w: Who, action: ActivityAction, detail?: Record<string, unknown>, subject?: string) =>
+/** An entry about the member's own second factor names them, as a sign-in does; the merchant's policy names the merchant. */
+const log = (deps: Deps, w: Who, action: ActivityAction, detail?: Record<string, unknown>, subject: string = w.s.member.email) =>
   recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action, detail, subject })
 
 const limits = (w: Who) => [
@@ -63,7 +64,8 @@ export const needsStepUp = (deps: Deps, g: { enrolled: boolean; checkedAt: Date 
 export interface Enrolment { secret: string; uri: string }
 
 /** The enrolment under way (`fresh`: a new one, replacing it); null once a second factor is confirmed. */
-export async function enrolment(deps: Deps, s: ConsoleSession, fresh: boolean): Promise<Enrolment | null> {
+export async function enrolment(deps: Deps, w: Who, fresh: boolean): Promise<Enrolment | null> {
+  const { s } = w
   const existing = await repo.factorOf(deps.db, s.member.id)
   if (existing?.confirmedAt) return null
   let secret: string
@@ -74,6 +76,7 @@ export async function enrolment(deps: Deps, s: ConsoleSession, fresh: boolean): 
     secret = newTotpSecret()
     const begun = await repo.beginEnrolment(deps.db, { memberId: s.member.id, merchantId: s.merchant.id, secretEnc: deps.box.seal(secret, aad(s)), createdAt: deps.clock() })
     if (!begun) return null
+    await log(deps, w, 'second_factor_enrolment_started')
   }
   return { secret, uri: totpUri(secret, s.member.email, `Till (${brandingOf(s.merchant).name})`) }
 }
@@ -165,5 +168,5 @@ export async function resetSecondFactor(deps: Deps, merchantId: string, memberId
 
 export async function setRequireSecondFactor(deps: Deps, w: Who, required: boolean) {
   await repo.setPolicy(deps.db, w.s.merchant.id, { requireSecondFactor: required }, deps.clock())
-  await log(deps, w, 'second_factor_policy_changed', { required })
+  await log(deps, w, 'second_factor_policy_changed', { required }, w.s.merchant.id)
 }

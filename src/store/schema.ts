@@ -107,6 +107,11 @@ export const consoleActivity = pgTable('console_activity', {
   userAgent: text('user_agent'),
 }, (t) => [
   index('console_activity_merchant_idx').on(t.merchantId, t.id),
+  // The log filtered by member or by action, newest first (the console's page, the admin API, CSV).
+  index('console_activity_member_idx').on(t.merchantId, t.memberId, t.id),
+  index('console_activity_action_idx').on(t.merchantId, t.action, t.id),
+  // The retention purge (jobs/runner.ts) finds what is past keeping by its time.
+  index('console_activity_created_idx').on(t.createdAt),
   // A refund is logged once, even when a double click posts its form twice at the same moment.
   uniqueIndex('console_activity_refund_uq').on(t.merchantId, t.subject).where(sql`${t.action} = 'refund_created'`),
 ])

@@ -108,7 +108,7 @@ test('acknowledge with a note: recorded in the activity log, kept on the item; w
   const activity = await r.q(`select actor, action, subject, detail, mode from console_activity where action = 'mismatch_acknowledged'`, [])
   assert.equal(activity.rows.length, 1, 'once, however often the form was posted')
   assert.deepEqual([activity.rows[0].actor, activity.rows[0].subject, activity.rows[0].mode, activity.rows[0].detail.note], ['ops@shop.example', first, 'live', 'refunded by bank transfer <b>'])
-  assert.match((await browser.get('/console/live/activity')).html, /Acknowledged a reconciliation mismatch/)
+  assert.match((await browser.get('/console/live/activity')).html, /data-action="mismatch_acknowledged"[^]*?Acknowledged a reconciliation mismatch/)
 })
 
 test('re-check runs the day again from its kept files and says so; it is in the activity log', async (t) => {

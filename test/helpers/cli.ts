@@ -26,7 +26,7 @@ const CONFIG_HOME = mkdtempSync(path.join(tmpdir(), 'till-cli-config-'))
 /** The environment of a CLI run: only what the test gives, never the developer's own TILL_URL or keys. */
 function env(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: CONFIG_HOME }
-  for (const name of ['TILL_URL', 'ADMIN_TOKEN', 'TILL_API_KEY', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS']) delete e[name]
+  for (const name of ['TILL_URL', 'ADMIN_TOKEN', 'TILL_API_KEY', 'TILL_OPERATOR', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS']) delete e[name]
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) e[k] = v
   return e
 }

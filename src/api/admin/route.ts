@@ -12,8 +12,10 @@ import type { NotFoundHandler } from '../plugins/methods.js'
 import { listDiscrepancies } from '../../services/discrepancies.js'
 import { runByHand } from '../../services/reconciliation.js'
 import { getReport, listItems, listReports } from '../../services/reconciliation-reports.js'
+import { merchantActivity } from '../../services/activity-export.js'
+import { adminTrail, requireAdminActions } from './activity.js'
 import {
-  S, type AdminEndpointBodyT, type ApiKeyBodyT, type DiscrepancyQueryT, type MerchantBodyT, type MismatchQueryT, type PasswordBodyT,
+  S, type ActivityQueryT, type AdminEndpointBodyT, type ApiKeyBodyT, type DiscrepancyQueryT, type MerchantBodyT, type MismatchQueryT, type PasswordBodyT,
   type ProviderConfigBodyT, type ProviderConfigPatchT, type ReconciliationRunBodyT, type ReportQueryT,
 } from './schema.js'
 
@@ -21,12 +23,18 @@ type M = { Params: { id: string } }
 
 export const adminRoutes = (deps: Deps, token: string, notFound: NotFoundHandler): FastifyPluginAsync => async (app) => {
   registerAdminAuth(app, token)
+  requireAdminActions(app)
+  // Each change goes in the log of the merchant it touched, once made (services/activity.ts).
+  const trail = adminTrail(deps, token)
   // Under /admin/v1 an unknown path or a wrong method is answered after the token check too: a 405
   // and its Allow would otherwise tell anyone which admin routes exist.
   app.setNotFoundHandler(notFound)
 
-  app.post<{ Body: MerchantBodyT }>('/merchants', { schema: S.createMerchant }, async (req, reply) =>
-    reply.code(201).send(await merchants.createMerchant(deps, req.body)))
+  app.post<{ Body: MerchantBodyT }>('/merchants', { schema: S.createMerchant }, async (req, reply) => {
+    const m = await merchants.createMerchant(deps, req.body)
+    await trail(req, m.id, { subject: m.id, detail: { name: m.name, email: m.email } })
+    return reply.code(201).send(m)
+  })
 
   app.get<M>('/merchants/:id', { schema: S.merchant }, async (req) => {
     const m = await getMerchant(deps.db, req.params.id)
@@ -35,26 +43,55 @@ export const adminRoutes = (deps: Deps, token: string, notFound: NotFoundHandler
   })
 
   // Every console session of the merchant ends: a reset password is a reset sign-in.
-  app.post<M & { Body: PasswordBodyT }>('/merchants/:id/password', { schema: S.setPassword }, (req) => setPassword(deps, req.params.id, req.body))
+  app.post<M & { Body: PasswordBodyT }>('/merchants/:id/password', { schema: S.setPassword }, async (req) => {
+    const { set, secondFactorReset } = await setPassword(deps, req.params.id, req.body)
+    await trail(req, set.id, { subject: set.email })
+    // The way back for an owner who lost both phone and recovery codes took their second factor away.
+    if (secondFactorReset) await trail(req, set.id, { action: 'second_factor_reset', subject: set.email })
+    return set
+  })
 
-  app.post<M & { Body: ApiKeyBodyT }>('/merchants/:id/api_keys', { schema: S.createKey }, async (req, reply) =>
-    reply.code(201).send(await merchants.createApiKey(deps, req.params.id, req.body.mode)))
+  app.post<M & { Body: ApiKeyBodyT }>('/merchants/:id/api_keys', { schema: S.createKey }, async (req, reply) => {
+    const key = await merchants.createApiKey(deps, req.params.id, req.body.mode)
+    await trail(req, req.params.id, { mode: key.mode, subject: key.id, detail: { last4: key.key.slice(-4) } })
+    return reply.code(201).send(key)
+  })
+
+  // The merchant's activity log, every mode: the console's entries and the admin API's own.
+  app.get<M & { Querystring: ActivityQueryT }>('/merchants/:id/activity', { schema: S.activity }, (req) =>
+    merchantActivity(deps, req.params.id, {
+      limit: req.query.limit, startingAfter: req.query.starting_after, endingBefore: req.query.ending_before,
+      member: req.query.member, action: req.query.action, since: req.query.since, until: req.query.until,
+    }))
 
   app.get<M>('/merchants/:id/api_keys', { schema: S.merchant }, async (req) => ({ data: await merchants.listApiKeys(deps, req.params.id) }))
 
-  app.delete<{ Params: { id: string; keyId: string } }>('/merchants/:id/api_keys/:keyId', { schema: S.key }, (req) =>
-    merchants.revokeApiKey(deps, req.params.id, req.params.keyId))
+  app.delete<{ Params: { id: string; keyId: string } }>('/merchants/:id/api_keys/:keyId', { schema: S.key }, async (req) => {
+    const key = await merchants.revokeApiKey(deps, req.params.id, req.params.keyId)
+    await trail(req, req.params.id, { mode: key.mode, subject: key.id })
+    return key
+  })
 
-  app.post<M & { Body: ProviderConfigBodyT }>('/merchants/:id/provider_configs', { schema: S.createConfig }, async (req, reply) =>
-    reply.code(201).send(await configs.createProviderConfig(deps, req.params.id, req.body)))
+  app.post<M & { Body: ProviderConfigBodyT }>('/merchants/:id/provider_configs', { schema: S.createConfig }, async (req, reply) => {
+    const config = await configs.createProviderConfig(deps, req.params.id, req.body)
+    await trail(req, req.params.id, { mode: 'live', subject: config.id, detail: { provider: config.provider, label: config.label } })
+    return reply.code(201).send(config)
+  })
 
   app.get<M>('/merchants/:id/provider_configs', { schema: S.merchant }, async (req) => ({ data: await configs.listProviderConfigs(deps, req.params.id) }))
 
-  app.patch<{ Params: { id: string; configId: string }; Body: ProviderConfigPatchT }>('/merchants/:id/provider_configs/:configId', { schema: S.patchConfig }, (req) =>
-    configs.updateProviderConfig(deps, req.params.id, req.params.configId, req.body))
+  app.patch<{ Params: { id: string; configId: string }; Body: ProviderConfigPatchT }>('/merchants/:id/provider_configs/:configId', { schema: S.patchConfig }, async (req) => {
+    const config = await configs.updateProviderConfig(deps, req.params.id, req.params.configId, req.body)
+    const { credentials, settings, ...rest } = req.body
+    await trail(req, req.params.id, { mode: 'live', subject: config.id, detail: { ...rest, label: config.label, ...(credentials ? { credentials: 'replaced' } : {}), ...(settings ? { settings: true } : {}) } })
+    return config
+  })
 
-  app.post<M & { Body: AdminEndpointBodyT }>('/merchants/:id/webhook_endpoints', { schema: S.createEndpoint }, async (req, reply) =>
-    reply.code(201).send(await createEndpointForMerchant(deps, req.params.id, req.body)))
+  app.post<M & { Body: AdminEndpointBodyT }>('/merchants/:id/webhook_endpoints', { schema: S.createEndpoint }, async (req, reply) => {
+    const endpoint = await createEndpointForMerchant(deps, req.params.id, req.body)
+    await trail(req, req.params.id, { mode: endpoint.mode, subject: endpoint.id, detail: { url: endpoint.url } })
+    return reply.code(201).send(endpoint)
+  })
 
   // Provider reports that changed no money state because they did not match what Till asked for.
   app.get<{ Querystring: DiscrepancyQueryT }>('/discrepancies', { schema: S.discrepancies }, (req) =>
@@ -64,6 +101,7 @@ export const adminRoutes = (deps: Deps, token: string, notFound: NotFoundHandler
   app.post<{ Body: ReconciliationRunBodyT }>('/reconciliation/runs', { schema: S.reconciliationRun }, async (req) => {
     const runs = await runByHand(deps, req.body)
     const reports = await Promise.all(runs.map((s) => getReport(deps, null, s.id)))
+    for (const r of reports) await trail(req, r.merchantId, { mode: r.mode, subject: r.id, detail: { date: r.date, provider: r.provider, providerConfigId: r.providerConfigId } })
     return { data: reports }
   })
 

@@ -78,6 +78,18 @@ export const MismatchQuery = Type.Object({
 }, { additionalProperties: false })
 export type MismatchQueryT = Static<typeof MismatchQuery>
 
+/** A merchant's activity log, newest first: keyset cursors on the entry's id, and filters that combine. */
+export const ActivityQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  starting_after: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', description: 'the id of the last entry of the page before: the next, older page' })),
+  ending_before: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', description: 'the id of the first entry of the page after: the previous, newer page' })),
+  member: Type.Optional(Type.String({ maxLength: 64, description: 'a member id (mem_…): that member\'s entries' })),
+  action: Type.Optional(Type.String({ maxLength: 64 })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'entries at or after this time' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'entries before this time' })),
+}, { additionalProperties: false })
+export type ActivityQueryT = Static<typeof ActivityQuery>
+
 /** Hidden from the document: every code of each status, for serialising the answer. */
 const statusErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, errorFor(s)]))
 const hide = { hide: true, response: statusErrors(400, 401, 404) }
@@ -95,4 +107,5 @@ export const S = {
   reports: { ...hide, querystring: ReportQuery },
   report: { ...hide, params: Type.Object({ id: Type.String({ maxLength: 64 }) }) },
   mismatches: { ...hide, querystring: MismatchQuery },
+  activity: { ...hide, params: MerchantParams, querystring: ActivityQuery },
 }

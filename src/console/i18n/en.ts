@@ -464,6 +464,21 @@ export const en = {
   'activity.password_reset_requested': 'Asked for a password reset',
   'activity.password_reset_link_made': 'Made a password reset link',
   'activity.password_reset': 'Reset their password',
+  'activity.link_created': 'Created a payment link',
+  'activity.link_deactivated': 'Deactivated a payment link',
+  'activity.link_activated': 'Activated a payment link',
+  'activity.merchant_created': 'Merchant created by the operator',
+  'activity.reconciliation_run': 'A day reconciled by the operator',
+  'activity.member': 'Member',
+  'activity.anyone': 'Anyone',
+  'activity.removedMember': '{email} (removed)',
+  'activity.action': 'Action',
+  'activity.anyAction': 'Any action',
+  'activity.noneFiltered': 'Nothing matches these filters.',
+  'activity.badFilter': 'That member or action is not one the log knows. Choose from the lists and filter again.',
+  'activity.operator': 'operator: {name}',
+  'activity.exportCsv': 'Export CSV',
+  'activity.activity_exported': 'Exported the activity log',
 }
 
 export type ConsoleKey = keyof typeof en

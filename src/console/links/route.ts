@@ -3,10 +3,11 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import QRCode from 'qrcode'
 import { TillError } from '../../domain/errors.js'
 import { fromDecimalText, isCurrency } from '../../domain/money.js'
+import { recordActivity } from '../../services/activity.js'
 import type { Deps } from '../../services/deps.js'
 import { createPaymentLink, listPaymentLinks, readPaymentLink, updatePaymentLink } from '../../services/payment-links.js'
 import { seeOther, sendHtml } from '../../web/html.js'
-import { consoleContext, field, scopeOf, type ModeParams } from '../context.js'
+import { actorOf, consoleContext, field, scopeOf, type ModeParams } from '../context.js'
 import { LinksPage } from './view.js'
 
 type LinkParams = { Params: { mode: string; id: string } }
@@ -40,8 +41,9 @@ export const linkRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
     const c = consoleContext(req, reply, '/links')
     const currency = field(req.body, 'currency')
     const maxPayments = field(req.body, 'maxPayments').trim()
+    let link
     try {
-      await createPaymentLink(deps, scopeOf(c, req), {
+      link = await createPaymentLink(deps, scopeOf(c, req), {
         amount: typedAmount(req.body, 'amount', currency),
         minAmount: typedAmount(req.body, 'minAmount', currency),
         maxAmount: typedAmount(req.body, 'maxAmount', currency),
@@ -53,13 +55,15 @@ export const linkRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
       if (!(e instanceof TillError) || e.status >= 500) throw e
       return page(reply, 400, c, req.consoleSession!.merchant.id, c.t('links.invalid', { reason: e.message }), null)
     }
+    await recordActivity(deps, { ...scopeOf(c, req), ...actorOf(req), action: 'link_created', subject: link.id, detail: { amount: link.amount, currency: link.currency, url: link.url } })
     return seeOther(reply, `/console/${c.mode}/links?done=created`)
   })
 
   for (const [action, active] of [['deactivate', false], ['activate', true]] as const) {
     app.post<LinkParams>(`/:mode/links/:id/${action}`, async (req, reply) => {
       const c = consoleContext(req, reply, '/links')
-      await updatePaymentLink(deps, scopeOf(c, req), req.params.id, { active })
+      const link = await updatePaymentLink(deps, scopeOf(c, req), req.params.id, { active })
+      await recordActivity(deps, { ...scopeOf(c, req), ...actorOf(req), action: active ? 'link_activated' : 'link_deactivated', subject: link.id, detail: { url: link.url } })
       return seeOther(reply, `/console/${c.mode}/links`)
     })
   }

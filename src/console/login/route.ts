@@ -57,7 +57,7 @@ export const loginRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
 /** Inside the signed-in scope (so it is CSRF-checked): ends this session only. */
 export const logoutRoute = (deps: Deps): FastifyPluginAsync => async (app) => {
   app.post('/logout', async (req, reply) => {
-    await signOut(deps, req.consoleSession!, req.ip)
+    await signOut(deps, req.consoleSession!, req.ip, req.headers['user-agent'])
     reply.header('Set-Cookie', `${SESSION_COOKIE}=; ${cookieFlags(deps)}; Max-Age=0`)
     return seeOther(reply, '/console/login?notice=signed-out')
   })

@@ -5,6 +5,9 @@
  * that a spreadsheet would take for a formula is written as text.
  */
 import type { ItemRow } from '../../services/reconciliation-reports.js'
+import { BOM, csvRow as row } from '../csv.js'
+
+export { cell } from '../csv.js'
 
 export const CSV_COLUMNS = [
   'date', 'provider', 'provider_config_id', 'item_id', 'kind', 'category',
@@ -14,18 +17,8 @@ export const CSV_COLUMNS = [
   'expected_until', 'acknowledged_at', 'acknowledged_by', 'acknowledgement_note',
 ] as const
 
-/** One cell: quoted when it must be, and never the start of a formula. */
-export function cell(v: unknown): string {
-  if (v === null || v === undefined) return ''
-  let s = String(v)
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
-}
-
-const row = (cells: unknown[]) => `${cells.map(cell).join(',')}\r\n`
-
 export async function* csvLines(report: { date: string; provider: string; providerConfigId: string }, items: AsyncIterable<ItemRow>): AsyncGenerator<string> {
-  yield `\ufeff${row([...CSV_COLUMNS])}`
+  yield `${BOM}${row([...CSV_COLUMNS])}`
   for await (const i of items) {
     const t = (i.till ?? {}) as Record<string, unknown>
     const l = (i.line ?? {}) as Record<string, unknown>

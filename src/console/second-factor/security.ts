@@ -22,7 +22,7 @@ export const securityRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
     const c = consoleContext(req, reply, '/security')
     const s = req.consoleSession!
     const gate = await secondFactor.gateOf(deps, s)
-    const begun = o.enrolment && !gate.enrolled ? await secondFactor.enrolment(deps, s, o.enrolment === 'fresh') : null
+    const begun = o.enrolment && !gate.enrolled ? await secondFactor.enrolment(deps, who(req), o.enrolment === 'fresh') : null
     const svg = begun && (await QRCode.toString(begun.uri, { type: 'svg', margin: 1, width: 220, errorCorrectionLevel: 'M' })).trim()
     return sendHtml(reply, status, SecurityPage({
       c, enrolled: gate.enrolled, required: gate.required, codesLeft: gate.enrolled ? await secondFactor.recoveryCodesLeft(deps, s) : 0,

@@ -23,7 +23,7 @@ export const buyerSettingsRoutes = (deps: Deps): FastifyPluginAsync => async (ap
       if (!(e instanceof TillError) || e.status !== 400) throw e
       return sendHtml(reply, 400, SettingsPage({ c, merchant: { ...m, ...input }, branding: brandingOf(m), error: e.message, saved: false, mailOn: deps.config.smtpUrl !== null, refundLimits: await refundLimitsOf(deps, m.id) }))
     }
-    await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', detail: { ...saved } })
+    await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', subject: m.id, detail: { ...saved } })
     return seeOther(reply, `/console/${c.mode}/settings?saved=1`)
   })
 }

@@ -37,7 +37,7 @@ export const settingsRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
       return sendHtml(reply, 400, SettingsPage({ c, merchant: m, branding: brandingOf(m), error: e.message, saved: false, mailOn: deps.config.smtpUrl !== null, refundLimits: await refundLimitsOf(deps, m.id) }))
     }
     const after = await readMerchant(deps, m.id)
-    await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', detail: { displayName: after.displayName, brandColor: after.brandColor, supportEmail: after.supportEmail, supportUrl: after.supportUrl, logo: after.logoHash !== null } })
+    await recordActivity(deps, { merchantId: m.id, ...actorOf(req), action: 'settings_updated', subject: m.id, detail: { displayName: after.displayName, brandColor: after.brandColor, supportEmail: after.supportEmail, supportUrl: after.supportUrl, logo: after.logoHash !== null } })
     return seeOther(reply, `/console/${c.mode}/settings?saved=1`)
   })
 }

@@ -1,7 +1,7 @@
 /** What the console shows happened: its activity log, and a payment's timeline of events and deliveries. */
-import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { consoleActivity, events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
+import { consoleActivity, consoleMembers, events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
 import type { Scope } from './scope.js'
 
 export type ActivityRow = typeof consoleActivity.$inferSelect
@@ -11,17 +11,57 @@ export async function insertActivity(tx: Executor, row: typeof consoleActivity.$
   await tx.insert(consoleActivity).values(row).onConflictDoNothing()
 }
 
-/** Newest first, the entries of this mode and those that have none; keyset on id. */
-export async function listActivity(tx: Executor, scope: Scope, opts: { limit: number; before?: number }) {
+/** Whose entries: a mode's (with those that have none, as the console shows them), or `every` mode's (the admin API). */
+export interface ActivityScope {
+  merchantId: string
+  mode: 'test' | 'live' | 'every'
+}
+
+export interface ActivityFilter {
+  memberId?: string
+  action?: string
+  /** created_at ≥ since, < until. */
+  since?: Date
+  until?: Date
+}
+
+/**
+ * Newest first, keyset on id (console_activity_merchant_idx, or the member or action index when
+ * filtered): `startingAfter` pages to older entries, `endingBefore` to newer ones.
+ */
+export async function listActivity(tx: Executor, scope: ActivityScope, filter: ActivityFilter, page: { limit: number; startingAfter?: number; endingBefore?: number }) {
+  const newer = page.endingBefore !== undefined && page.startingAfter === undefined
   const rows = await tx.select().from(consoleActivity)
     .where(and(
       eq(consoleActivity.merchantId, scope.merchantId),
-      or(eq(consoleActivity.mode, scope.mode), isNull(consoleActivity.mode)),
-      opts.before !== undefined ? lt(consoleActivity.id, opts.before) : undefined,
+      scope.mode === 'every' ? undefined : or(eq(consoleActivity.mode, scope.mode), isNull(consoleActivity.mode)),
+      filter.memberId !== undefined ? eq(consoleActivity.memberId, filter.memberId) : undefined,
+      filter.action !== undefined ? eq(consoleActivity.action, filter.action) : undefined,
+      filter.since !== undefined ? gte(consoleActivity.createdAt, filter.since) : undefined,
+      filter.until !== undefined ? lt(consoleActivity.createdAt, filter.until) : undefined,
+      page.startingAfter !== undefined ? lt(consoleActivity.id, page.startingAfter) : undefined,
+      page.endingBefore !== undefined ? gt(consoleActivity.id, page.endingBefore) : undefined,
     ))
-    .orderBy(desc(consoleActivity.id))
-    .limit(opts.limit + 1)
-  return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit }
+    .orderBy(newer ? asc(consoleActivity.id) : desc(consoleActivity.id))
+    .limit(page.limit + 1)
+  const kept = rows.slice(0, page.limit)
+  return { rows: newer ? kept.reverse() : kept, hasMore: rows.length > page.limit }
+}
+
+/** Every member the merchant has had, removed ones too (the log still names them), for the member filter. */
+export const membersEver = (tx: Executor, merchantId: string) =>
+  tx.select({ id: consoleMembers.id, email: consoleMembers.email, removedAt: consoleMembers.removedAt }).from(consoleMembers)
+    .where(eq(consoleMembers.merchantId, merchantId)).orderBy(asc(consoleMembers.email), asc(consoleMembers.id))
+
+/** Entries older than `before`, in batches so no one statement holds many row locks; how many went. */
+export async function purgeActivity(tx: Executor, before: Date, batch = 5000) {
+  let total = 0
+  for (;;) {
+    const { rowCount } = await tx.execute(sql`delete from ${consoleActivity} where ${consoleActivity.id} in
+      (select id from ${consoleActivity} where ${consoleActivity.createdAt} < ${before} limit ${batch})`)
+    total += rowCount ?? 0
+    if ((rowCount ?? 0) < batch) return total
+  }
 }
 
 /** What a payment's timeline shows of an event's delivery: where, its state, how often tried, the last answer. */

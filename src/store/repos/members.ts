@@ -70,8 +70,8 @@ export async function revokeSessionOf(tx: Executor, merchantId: string, tokenHas
   const rows = await tx.update(consoleSessions).set({ revokedAt: at }).where(and(
     eq(consoleSessions.merchantId, merchantId), eq(consoleSessions.tokenHash, tokenHash), isNull(consoleSessions.revokedAt),
     memberId ? eq(consoleSessions.memberId, memberId) : undefined,
-  )).returning({ tokenHash: consoleSessions.tokenHash })
-  return rows.length > 0
+  )).returning({ memberId: consoleSessions.memberId })
+  return rows.length > 0 ? rows[0] : null
 }
 
 export async function insertInvitation(tx: Executor, row: typeof consoleInvitations.$inferInsert) {
@@ -99,7 +99,10 @@ export async function findInvitation(tx: Executor, tokenHash: string, now: Date)
   return r ?? null
 }
 
+/** The invitation's email, or null when there was none open. */
 export async function withdrawInvitation(tx: Executor, merchantId: string, tokenHash: string, now: Date) {
-  await tx.update(consoleInvitations).set({ usedAt: now })
+  const rows = await tx.update(consoleInvitations).set({ usedAt: now })
     .where(and(eq(consoleInvitations.merchantId, merchantId), eq(consoleInvitations.tokenHash, tokenHash), isNull(consoleInvitations.usedAt)))
+    .returning({ email: consoleInvitations.email })
+  return rows[0]?.email ?? null
 }

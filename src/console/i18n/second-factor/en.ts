@@ -35,6 +35,7 @@ export const secondFactorEn = {
   'members.resetSecondFactor': 'Reset two-factor',
   'members.resetSecondFactorConfirm': 'Remove this member\'s two-factor sign-in? They sign in with their password alone (and set it up again if it is required).',
   'members.secondFactor': 'Two-factor',
+  'activity.second_factor_enrolment_started': 'Began setting up two-factor sign-in',
   'activity.second_factor_enabled': 'Turned on two-factor sign-in',
   'activity.second_factor_disabled': 'Turned off two-factor sign-in',
   'activity.second_factor_passed': 'Passed two-factor check',

@@ -37,6 +37,7 @@ export const secondFactorJa: Record<keyof typeof secondFactorEn, string> = {
   'members.resetSecondFactor': '2 段階認証をリセット',
   'members.resetSecondFactorConfirm': 'このメンバーの 2 段階認証を解除しますか？ パスワードだけでサインインできるようになります（必須の場合は再設定が必要です）。',
   'members.secondFactor': '2 段階認証',
+  'activity.second_factor_enrolment_started': '2 段階認証の設定を開始',
   'activity.second_factor_enabled': '2 段階認証をオンにした',
   'activity.second_factor_disabled': '2 段階認証をオフにした',
   'activity.second_factor_passed': '2 段階認証を通過',

@@ -37,6 +37,7 @@ export const secondFactorZhCN: Record<keyof typeof secondFactorEn, string> = {
   'members.resetSecondFactor': '重置两步验证',
   'members.resetSecondFactorConfirm': '要移除该成员的两步验证吗？之后他只需密码即可登录（如商户要求，需重新设置）。',
   'members.secondFactor': '两步验证',
+  'activity.second_factor_enrolment_started': '开始设置两步验证',
   'activity.second_factor_enabled': '开启了两步验证',
   'activity.second_factor_disabled': '关闭了两步验证',
   'activity.second_factor_passed': '通过了两步验证',

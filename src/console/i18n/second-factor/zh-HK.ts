@@ -37,6 +37,7 @@ export const secondFactorZhHK: Record<keyof typeof secondFactorEn, string> = {
   'members.resetSecondFactor': '重設雙重驗證',
   'members.resetSecondFactorConfirm': '要移除此成員的雙重驗證嗎？之後他只需密碼便可登入（如商戶有要求，須重新設定）。',
   'members.secondFactor': '雙重驗證',
+  'activity.second_factor_enrolment_started': '開始設定雙重驗證',
   'activity.second_factor_enabled': '啟用了雙重驗證',
   'activity.second_factor_disabled': '停用了雙重驗證',
   'activity.second_factor_passed': '通過了雙重驗證',
