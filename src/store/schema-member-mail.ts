@@ -3,7 +3,8 @@
  * jobs/member-mail.ts). Its own file beside schema.ts; drizzle-kit reads both (drizzle.config.ts).
  */
 import { bigint, pgTable, text } from 'drizzle-orm/pg-core'
-import { consoleMembers, createdAt, merchants, ts } from './schema.js'
+import { consoleMembers } from './schema-console.js'
+import { createdAt, merchants, ts } from './schema.js'
 
 /**
  * A password reset: a one-time link (its token's SHA-256 here) that expires. Made by the member

@@ -5,7 +5,8 @@
  * Its own file beside schema.ts; drizzle-kit reads both (drizzle.config.ts).
  */
 import { bigint, boolean, foreignKey, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
-import { consoleMembers, consoleSessions, createdAt, merchants, ts } from './schema.js'
+import { consoleMembers, consoleSessions } from './schema-console.js'
+import { createdAt, merchants, ts } from './schema.js'
 
 /**
  * A member's TOTP secret, sealed with SECRETS_KEY (the AAD names the member). `confirmedAt` null: an

@@ -1,7 +1,8 @@
 /** What the console shows happened: its activity log, and a payment's timeline of events and deliveries. */
 import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { consoleActivity, consoleMembers, events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
+import { consoleActivity, consoleMembers } from '../schema-console.js'
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema.js'
 import type { Scope } from './scope.js'
 
 export type ActivityRow = typeof consoleActivity.$inferSelect

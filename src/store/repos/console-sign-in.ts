@@ -1,7 +1,8 @@
 /** The console's sign-in: its sessions (a hashed token each) and the password-check counters. */
 import { and, eq, isNull, lt, ne, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { consoleMembers, consoleSessions, consoleSignInFailures, merchants } from '../schema.js'
+import { consoleMembers, consoleSessions, consoleSignInFailures } from '../schema-console.js'
+import { merchants } from '../schema.js'
 import type { MemberRow } from './members.js'
 
 export type ConsoleSessionRow = typeof consoleSessions.$inferSelect

@@ -1,7 +1,7 @@
 /** Console members, their invitations and the sessions they hold (docs/console.md#members-and-roles). */
 import { and, asc, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { consoleInvitations, consoleMembers, consoleSessions } from '../schema.js'
+import { consoleInvitations, consoleMembers, consoleSessions } from '../schema-console.js'
 
 export type MemberRow = typeof consoleMembers.$inferSelect
 export type InvitationRow = typeof consoleInvitations.$inferSelect

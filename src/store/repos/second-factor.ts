@@ -1,7 +1,7 @@
 /** The second factor's rows (store/schema-second-factor.ts): secrets, recovery codes, session checks, policies. */
 import { and, eq, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
-import { consoleSessions } from '../schema.js'
+import { consoleSessions } from '../schema-console.js'
 import { consoleRecoveryCodes, consoleSecondFactors, consoleSessionChecks, merchantConsolePolicies } from '../schema-second-factor.js'
 
 export type SecondFactorRow = typeof consoleSecondFactors.$inferSelect
