@@ -5,7 +5,8 @@
  * with PostgreSQL's CPU per statement from the backend's /proc/<pid>/schedstat (nanoseconds: steadier
  * than any throughput on a shared machine) and the WAL each wrote. Variants of the keys' table, each a
  * copy of the migrated tables in a schema of its own: the `idempotency_created_idx` btree (kept for
- * the 24 h purge) as BRIN or left out, and the stored answer left empty, to price each part of the key.
+ * the 24 h purge) as BRIN or left out, and the stored answer left empty, to price each part of the key;
+ * and the key kept as columns of the session's own row, a design not built, to price the alternative.
  * Linux only (schedstat); the bench's PostgreSQL must run on this machine.
  */
 import { existsSync, readFileSync } from 'node:fs'
@@ -14,7 +15,7 @@ import { drizzle } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import { newId } from '../src/domain/ids.js'
 import type { Executor } from '../src/store/db.js'
-import { insertSession, type SessionRow } from '../src/store/repos/sessions.js'
+import { insertSession, sessionInsert, type SessionRow } from '../src/store/repos/sessions.js'
 import { sessionCreated } from '../src/services/present.js'
 import { fmt, table } from './report.js'
 
@@ -26,11 +27,15 @@ interface Variant {
   schema: string
   keyed: boolean
   emptyAnswer?: boolean
+  /** The key, its fingerprint and answer as columns of the session's own row (one unique partial index), not a row of idempotency_keys. */
+  onSessionRow?: boolean
 }
 const SCHEMAS: Record<string, string> = {
   keyed_btree: '',
   keyed_brin: 'drop index idempotency_created_idx_copy; create index on idempotency_keys using brin (created_at)',
   keyed_none: 'drop index idempotency_created_idx_copy',
+  keyed_on_row: `alter table sessions add column idempotency_key text, add column idempotency_fingerprint text, add column idempotency_answer text;
+    create unique index on sessions (merchant_id, mode, idempotency_key) where idempotency_key is not null`,
 }
 const VARIANTS: Variant[] = [
   { name: 'without a key', schema: 'keyed_btree', keyed: false },
@@ -38,7 +43,11 @@ const VARIANTS: Variant[] = [
   { name: 'with a key, created_at indexed by BRIN', schema: 'keyed_brin', keyed: true },
   { name: 'with a key, created_at not indexed', schema: 'keyed_none', keyed: true },
   { name: 'with a key, its answer left empty', schema: 'keyed_btree', keyed: true, emptyAnswer: true },
+  { name: 'with a key on the session\'s own row (not built: a design to weigh)', schema: 'keyed_on_row', keyed: true, onSessionRow: true },
 ]
+
+const ON_ROW = `insert into sessions (${sessionInsert.columns}, idempotency_key, idempotency_fingerprint, idempotency_answer)
+  values (${sessionInsert.params(1)}, $19, $20, $21) on conflict do nothing`
 
 const schedNs = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -61,7 +70,7 @@ export async function keyedStatements(url: string, pool: pg.Pool, merchantId: st
       conns.set(schema, { ex: drizzle(client) as unknown as Executor, client, pid: (await client.query('select pg_backend_pid() as pid')).rows[0].pid })
     }
     const run = async (v: Variant, n: number) => {
-      const { ex } = conns.get(v.schema)!
+      const { ex, client } = conns.get(v.schema)!
       for (let i = 0; i < n; i++) {
         const now = new Date()
         const row: SessionRow = {
@@ -71,7 +80,8 @@ export async function keyedStatements(url: string, pool: pg.Pool, merchantId: st
         }
         const answer = v.emptyAnswer ? '' : JSON.stringify(sessionCreated(row, 'http://127.0.0.1:3000'))
         const claim = v.keyed ? { merchantId, mode: 'test', key: crypto.randomUUID(), fingerprint: 'f'.repeat(64), now, lockedUntil: new Date(now.getTime() + 60_000), answer: { status: 201, body: answer } } : null
-        await insertSession(ex, row, claim)
+        if (v.onSessionRow) await client.query({ name: 'session_insert_key_on_row', text: ON_ROW, values: [...sessionInsert.values(row), claim!.key, claim!.fingerprint, answer] })
+        else await insertSession(ex, row, claim)
       }
     }
     const cpu = new Map<string, number[]>()

@@ -21,6 +21,9 @@ const params = (from: number) => ['text', 'text', 'text', 'text', 'int', 'text',
 
 const insertRowStmt = rawStatement('session_insert_row', `insert into sessions (${COLUMNS}) values (${params(1)})`)
 
+/** The plain INSERT's parts, for bench/keyed-statement.ts to price variants of the keyed one against it. */
+export const sessionInsert = { columns: COLUMNS, values: rowValues, params }
+
 /** Inserts a complete session row (checkout without an Idempotency-Key). */
 export async function insertSessionRow(tx: Executor, row: SessionRow) {
   await insertRowStmt(tx, rowValues(row))
