@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import nodemailer from 'nodemailer'
 import { DEFAULT_LOCALE } from '../domain/locales.js'
 import { displayAmount } from '../domain/money.js'
-import { mailRetryAt, MAIL_RETRY_DELAYS_MS, receiptMail, type MailContent } from '../domain/receipt-mail.js'
+import { MAIL_RETRY_DELAYS_MS, receiptMail } from '../domain/receipt-mail.js'
 import type { Deps } from '../services/deps.js'
 import { brandingOf } from '../services/merchant-settings.js'
 import { claimDueEmails, markAttemptFailed, markSent, type EmailRow } from '../store/repos/emails.js'
@@ -17,6 +17,7 @@ import { getRecordBySession } from '../store/repos/records.js'
 import { getRefundUnscoped } from '../store/repos/refunds.js'
 import { getSessionUnscoped } from '../store/repos/sessions.js'
 import { formatTime } from '../web/i18n.js'
+import { sendLeased, type Outgoing } from './leased-mail.js'
 import { pumpMemberMail } from './member-mail.js'
 
 export interface MailerOptions {
@@ -32,7 +33,7 @@ export interface MailerOptions {
 const DEFAULTS = { batch: 8, timeoutMs: 30_000, leaseMs: 120_000, retryDelaysMs: MAIL_RETRY_DELAYS_MS }
 
 /** The message for a row, from the session, record, refund and merchant as they are now. */
-async function compose(deps: Deps, e: EmailRow): Promise<MailContent & { replyTo: string | null; merchantName: string }> {
+async function compose(deps: Deps, e: EmailRow): Promise<Outgoing> {
   const [session, merchant, record] = await Promise.all([
     getSessionUnscoped(deps.db, e.sessionId), getMerchant(deps.db, e.merchantId), getRecordBySession(deps.db, e, e.sessionId),
   ])
@@ -59,35 +60,15 @@ export function createMailer(deps: Deps, options: MailerOptions = {}) {
   const { smtpUrl, mailFrom } = deps.config
   if (!smtpUrl || !mailFrom) throw new Error('the mail worker needs SMTP_URL and MAIL_FROM')
   const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: o.timeoutMs, greetingTimeout: o.timeoutMs, socketTimeout: o.timeoutMs })
-  const fromHost = mailFrom.split('@')[1]
   let stopped = false
 
-  async function send(e: EmailRow, token: string) {
-    let error: string
-    try {
-      const m = await compose(deps, e)
-      // The Message-ID is the row's: a retry after a lost reply carries the same one, so mail clients show one message.
-      const messageId = `<${e.id}@${fromHost}>`
-      await transport.sendMail({
-        from: { name: m.merchantName, address: mailFrom! },
-        to: e.recipient,
-        ...(m.replyTo ? { replyTo: m.replyTo } : {}),
-        subject: m.subject,
-        text: m.text,
-        html: m.html,
-        messageId,
-        date: deps.clock(),
-        headers: { 'Auto-Submitted': 'auto-generated' },
-      })
-      if (!(await markSent(deps.db, e.id, token, messageId, deps.clock()))) deps.log.warn({ emailId: e.id }, 'email sent after its lease lapsed')
-      return
-    } catch (err) {
-      error = (err as Error).message
-    }
-    const next = mailRetryAt(deps.clock(), e.attempts + 1, o.retryDelaysMs)
-    await markAttemptFailed(deps.db, e.id, token, error, next)
-    deps.log.warn({ emailId: e.id, attempts: e.attempts + 1, error, nextAttemptAt: next }, next ? 'email attempt failed' : 'email failed for good')
-  }
+  const sender = { transport, mailFrom, retryDelaysMs: o.retryDelaysMs }
+  const send = (e: EmailRow, token: string) => sendLeased(deps, sender, {
+    what: 'email', id: e.id, recipient: e.recipient, attempts: e.attempts,
+    compose: () => compose(deps, e),
+    sent: (messageId) => markSent(deps.db, e.id, token, messageId, deps.clock()),
+    failed: (error, next) => markAttemptFailed(deps.db, e.id, token, error, next),
+  })
 
   return {
     /** One pass: claims what is due in both outboxes and sends it; resolves with how many were claimed. */
@@ -98,7 +79,7 @@ export function createMailer(deps: Deps, options: MailerOptions = {}) {
       const due = await claimDueEmails(deps.db, now, new Date(now.getTime() + o.leaseMs), token, o.batch)
       const [, members] = await Promise.all([
         Promise.all(due.map((e) => send(e, token))),
-        pumpMemberMail(deps, { transport, mailFrom: mailFrom!, batch: o.batch, leaseMs: o.leaseMs, retryDelaysMs: o.retryDelaysMs }, token),
+        pumpMemberMail(deps, { ...sender, batch: o.batch, leaseMs: o.leaseMs }, token),
       ])
       return due.length + members
     },
