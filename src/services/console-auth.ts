@@ -3,12 +3,13 @@
  * random session token whose SHA-256 is stored, idle and absolute expiry, revocation, and password
  * checks limited per account and per address so that guessing is slow from anywhere.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { InvalidField, NotFound } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import { hashPassword, verifyPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
+import { newToken, tokenHash } from '../security/tokens.js'
 import * as repo from '../store/repos/console-sign-in.js'
 import * as members from '../store/repos/members.js'
 import { removeFactor } from '../store/repos/second-factor.js'
@@ -29,7 +30,6 @@ export const MAX_FAILURES_PER_ADDRESS = 30
 /** last_seen_at is written at most this often. */
 const TOUCH_MS = 60_000
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const normalEmail = (email: string) => email.trim().toLowerCase()
 const accountKey = (email: string) => `account:${normalEmail(email)}`
 const addressKey = (ip: string) => `address:${clientNetwork(ip)}`
@@ -62,14 +62,14 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   const member = m!
   // A new token at every sign-in; the one the browser had (if any) stops working.
   const now = deps.clock()
-  const token = randomBytes(32).toString('base64url')
+  const token = newToken()
   await deps.db.transaction(async (tx) => {
-    if (input.previousToken) await repo.revokeSession(tx, sha256(input.previousToken), now)
+    if (input.previousToken) await repo.revokeSession(tx, tokenHash(input.previousToken), now)
     await repo.insertSession(tx, {
-      tokenHash: sha256(token),
+      tokenHash: tokenHash(token),
       merchantId: member.merchantId,
       memberId: member.id,
-      csrfToken: randomBytes(32).toString('base64url'),
+      csrfToken: newToken(),
       createdAt: now,
       lastSeenAt: now,
       ip: input.ip,
@@ -89,17 +89,17 @@ export interface ConsoleSession {
 
 /** The signed-in merchant of a cookie token, or null (unknown, revoked, idle too long, too old). */
 export async function loadConsoleSession(deps: Deps, token: string): Promise<ConsoleSession | null> {
-  const tokenHash = sha256(token)
-  const found = await repo.findSession(deps.db, tokenHash)
+  const hashed = tokenHash(token)
+  const found = await repo.findSession(deps.db, hashed)
   if (!found) return null
   const now = deps.clock().getTime()
   const { session, merchant, member } = found
   if (now - session.lastSeenAt.getTime() > IDLE_MS || now - session.createdAt.getTime() > ABSOLUTE_MS) {
-    await repo.revokeSession(deps.db, tokenHash, new Date(now))
+    await repo.revokeSession(deps.db, hashed, new Date(now))
     return null
   }
-  if (now - session.lastSeenAt.getTime() > TOUCH_MS) await repo.touchSession(deps.db, tokenHash, new Date(now))
-  return { tokenHash, csrfToken: session.csrfToken, merchant, member }
+  if (now - session.lastSeenAt.getTime() > TOUCH_MS) await repo.touchSession(deps.db, hashed, new Date(now))
+  return { tokenHash: hashed, csrfToken: session.csrfToken, merchant, member }
 }
 
 /** The activity log's who and from where for a console request. */

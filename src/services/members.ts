@@ -3,12 +3,12 @@
  * console sessions. Every change takes the merchant's members locked first (repos/members.ts
  * lockMembers), so the rule "a merchant always keeps an owner" holds however requests interleave.
  */
-import { createHash, randomBytes } from 'node:crypto'
 import { isRole, type Role } from '../domain/console-roles.js'
 import { InvalidField, NotFound, TillError } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Locale } from '../domain/locales.js'
 import { hashPassword } from '../security/api-keys.js'
+import { newToken, tokenHash } from '../security/tokens.js'
 import type { Executor } from '../store/db.js'
 import * as repo from '../store/repos/members.js'
 import { recordActivity } from './activity.js'
@@ -20,7 +20,6 @@ import type { Deps } from './deps.js'
 /** An invitation's link works this long. */
 export const INVITATION_MS = 7 * 24 * 3600_000
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 export type { InvitationRow, MemberRow } from '../store/repos/members.js'
 
@@ -45,13 +44,13 @@ export async function invite(deps: Deps, w: Who, input: { email: string; role: s
   const email = loginEmail(input.email.trim())
   if (!isRole(input.role) || input.role === 'owner') throw new InvalidField('role', 'must be admin, developer, support or viewer')
   if (await repo.memberByEmail(deps.db, email)) throw new InvalidField('email', 'already belongs to a console member')
-  const token = randomBytes(32).toString('base64url')
+  const token = newToken()
   const now = deps.clock()
   const expiresAt = new Date(now.getTime() + INVITATION_MS)
   const link = `${deps.config.baseUrl}/console/invitations/${token}`
   const merchantId = w.s.merchant.id
   const mailed = await deps.db.transaction(async (tx) => {
-    await repo.insertInvitation(tx, { tokenHash: sha256(token), merchantId, email, role: input.role, invitedBy: w.s.member.id, createdAt: now, expiresAt })
+    await repo.insertInvitation(tx, { tokenHash: tokenHash(token), merchantId, email, role: input.role, invitedBy: w.s.member.id, createdAt: now, expiresAt })
     return queueMemberMail(tx, deps, { kind: 'invitation', merchantId, to: email, link, locale: input.locale, expiresAt })
   })
   await recordActivity(deps, { ...actorOfSession(w.s, w.ip, w.userAgent), action: 'member_invited', subject: email, detail: { role: input.role, mailed } })
@@ -64,7 +63,7 @@ export async function withdrawInvitation(deps: Deps, w: Who, tokenHash: string) 
 }
 
 /** The invitation behind a link, while it can still be accepted. */
-export const openInvitation = (deps: Deps, token: string) => repo.findInvitation(deps.db, sha256(token), deps.clock())
+export const openInvitation = (deps: Deps, token: string) => repo.findInvitation(deps.db, tokenHash(token), deps.clock())
 
 /** Accepting: the link is used once (of two racing accepts, one joins), and the member sets a password. */
 export async function acceptInvitation(deps: Deps, token: string, password: string, ip: string, userAgent?: string) {
@@ -72,7 +71,7 @@ export async function acceptInvitation(deps: Deps, token: string, password: stri
   const hash = await hashPassword(password)
   const now = deps.clock()
   const member = await settingEmail(() => deps.db.transaction(async (tx) => {
-    const inv = await repo.claimInvitation(tx, sha256(token), now)
+    const inv = await repo.claimInvitation(tx, tokenHash(token), now)
     if (!inv) throw new NotFound()
     const row = { id: newId('mem'), merchantId: inv.merchantId, email: inv.email, passwordHash: hash, role: inv.role, createdAt: now }
     await repo.insertMember(tx, row)

@@ -4,11 +4,11 @@
  * owner on the Team page (mailed, or shown to copy without SMTP). Using it sets the password only
  * (a second factor is still asked at sign-in) and ends every console session of the member.
  */
-import { createHash, randomBytes } from 'node:crypto'
 import { NotFound } from '../domain/errors.js'
 import type { Locale } from '../domain/locales.js'
 import { hashPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
+import { newToken, tokenHash } from '../security/tokens.js'
 import type { Executor } from '../store/db.js'
 import { claimAttempt } from '../store/repos/console-sign-in.js'
 import * as members from '../store/repos/members.js'
@@ -25,15 +25,14 @@ export const RESET_MS = 30 * 60_000
 export const MAX_RESETS_PER_ACCOUNT = 3
 export const MAX_RESETS_PER_ADDRESS = 20
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 /** Writes a reset of `m` and queues its mail (when this instance sends mail); the link and whether it was queued. */
 async function issue(deps: Deps, tx: Executor, m: members.MemberRow, madeBy: string | null, locale: Locale) {
-  const token = randomBytes(32).toString('base64url')
+  const token = newToken()
   const now = deps.clock()
   const expiresAt = new Date(now.getTime() + RESET_MS)
   const link = `${deps.config.baseUrl}/console/reset/${token}`
-  await resets.insertReset(tx, { tokenHash: sha256(token), merchantId: m.merchantId, memberId: m.id, madeBy, createdAt: now, expiresAt })
+  await resets.insertReset(tx, { tokenHash: tokenHash(token), merchantId: m.merchantId, memberId: m.id, madeBy, createdAt: now, expiresAt })
   const mailed = await queueMemberMail(tx, deps, { kind: 'password_reset', merchantId: m.merchantId, to: m.email, link, locale, expiresAt })
   return { link, mailed }
 }
@@ -70,7 +69,7 @@ export async function makeReset(deps: Deps, w: { s: ConsoleSession; ip: string; 
 
 /** The member a reset link is for, while it can still be used. */
 export async function openReset(deps: Deps, token: string) {
-  const r = await resets.findReset(deps.db, sha256(token), deps.clock())
+  const r = await resets.findReset(deps.db, tokenHash(token), deps.clock())
   return r && (await members.membersOf(deps.db, r.merchantId)).find((m) => m.id === r.memberId) || null
 }
 
@@ -84,7 +83,7 @@ export async function useReset(deps: Deps, token: string, password: string, ip: 
   const hash = await hashPassword(password)
   const now = deps.clock()
   const member = await deps.db.transaction(async (tx) => {
-    const r = await resets.claimReset(tx, sha256(token), now)
+    const r = await resets.claimReset(tx, tokenHash(token), now)
     if (!r) throw new NotFound()
     const m = (await members.lockMembers(tx, r.merchantId)).find((x) => x.id === r.memberId)
     if (!m) throw new NotFound()
