@@ -25,7 +25,6 @@ export const RESET_MS = 30 * 60_000
 export const MAX_RESETS_PER_ACCOUNT = 3
 export const MAX_RESETS_PER_ADDRESS = 20
 
-
 /** Writes a reset of `m` and queues its mail (when this instance sends mail); the link and whether it was queued. */
 async function issue(deps: Deps, tx: Executor, m: members.MemberRow, madeBy: string | null, locale: Locale) {
   const token = newToken()
