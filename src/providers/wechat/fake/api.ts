@@ -3,6 +3,7 @@
  * answer signed (errors and the empty 204 too). Orders and refunds follow §3.1's state machines.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { canonicalJson } from '../../../domain/canonical-json.js'
 import { withForcedError } from '../../fake-kit/forced-errors.js'
 import { loggedBody } from '../../fake-kit/request-log.js'
 import { payOrder, settleRefund } from './actions.js'
@@ -23,12 +24,6 @@ export type Out = { status: number; body?: unknown }
 
 const MAX_REFUNDS = 50
 const YEAR_MS = 365 * 24 * 3600_000
-
-/** Sorted keys, so a retry that serialises the same body differently still counts as the same body. */
-const canonical = (v: unknown): string =>
-  Array.isArray(v) ? `[${v.map(canonical).join(',')}]`
-    : v && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`
-      : JSON.stringify(v)
 
 export function registerApi(app: FastifyInstance, store: FakeStore, notifier: Notifier, baseUrl: () => string) {
   app.removeAllContentTypeParsers()
@@ -74,7 +69,8 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
 
   const place = (type: TradeType, validate: (c: Ctx) => ValidOrder = (c) => (mainlandOnly(c), validateOrder(store, c.merchant, type, c.body))) => (c: Ctx): Out => {
     const v = validate(c)
-    const fingerprint = canonical(c.body)
+    // Sorted keys, so a retry that serialises the same body differently still counts as the same body.
+    const fingerprint = canonicalJson(c.body)
     let o = store.order(c.merchant.mchId, v.out_trade_no)
     if (o) {
       if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new WxError(400, 'ORDERPAID', '订单已支付')
