@@ -3,6 +3,18 @@ import { sql } from 'drizzle-orm'
 import { bigint, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { createdAt, merchants, sessions, ts } from './schema.js'
 
+/** A mail outbox row's delivery (jobs/leased-mail.ts): its state, tries, lease, and what the server said. */
+export const mailDelivery = () => ({
+  status: text('status').$type<'pending' | 'sent' | 'failed'>().notNull().default('pending'),
+  attempts: bigint('attempts', { mode: 'number' }).notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at'),
+  leaseUntil: ts('lease_until'),
+  leaseToken: text('lease_token'),
+  lastError: text('last_error'),
+  messageId: text('message_id'),
+  sentAt: ts('sent_at'),
+})
+
 /**
  * The email outbox: a receipt or refund notice, written in the transaction that paid or refunded,
  * sent by jobs/mail.ts under a lease (SKIP LOCKED) and retried with backoff.
@@ -16,14 +28,7 @@ export const emails = pgTable('emails', {
   /** The refund a notice is about; null for a receipt. One email per (session, kind, refund). */
   refundId: text('refund_id'),
   recipient: text('recipient').notNull(),
-  status: text('status').$type<'pending' | 'sent' | 'failed'>().notNull().default('pending'),
-  attempts: bigint('attempts', { mode: 'number' }).notNull().default(0),
-  nextAttemptAt: ts('next_attempt_at'),
-  leaseUntil: ts('lease_until'),
-  leaseToken: text('lease_token'),
-  lastError: text('last_error'),
-  messageId: text('message_id'),
-  sentAt: ts('sent_at'),
+  ...mailDelivery(),
   createdAt: createdAt(),
 }, (t) => [
   uniqueIndex('emails_once_uq').on(t.sessionId, t.kind, sql`coalesce(${t.refundId}, '')`),

@@ -2,7 +2,8 @@
  * Console members' one-time links by email (services/member-mail.ts, services/password-reset.ts,
  * jobs/member-mail.ts). Its own file beside schema.ts; drizzle-kit reads both (drizzle.config.ts).
  */
-import { bigint, pgTable, text } from 'drizzle-orm/pg-core'
+import { pgTable, text } from 'drizzle-orm/pg-core'
+import { mailDelivery } from './schema-emails.js'
 import { consoleMembers } from './schema-console.js'
 import { createdAt, merchants, ts } from './schema.js'
 
@@ -39,13 +40,6 @@ export const memberEmails = pgTable('member_emails', {
   linkBox: text('link_box'),
   /** When the link stops working: the mail is not sent after it. */
   linkExpiresAt: ts('link_expires_at').notNull(),
-  status: text('status').$type<'pending' | 'sent' | 'failed'>().notNull().default('pending'),
-  attempts: bigint('attempts', { mode: 'number' }).notNull().default(0),
-  nextAttemptAt: ts('next_attempt_at'),
-  leaseUntil: ts('lease_until'),
-  leaseToken: text('lease_token'),
-  lastError: text('last_error'),
-  messageId: text('message_id'),
-  sentAt: ts('sent_at'),
+  ...mailDelivery(),
   createdAt: createdAt(),
 })
