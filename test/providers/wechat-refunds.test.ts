@@ -4,7 +4,7 @@
  * checks (it must refuse what WeChat refuses, or adapter bugs would pass).
  */
 import assert from 'node:assert/strict'
-import { generateKeyPairSync } from 'node:crypto'
+import { generateKeyPairSync, X509Certificate } from 'node:crypto'
 import { test } from 'node:test'
 import { request } from 'undici'
 import { newId } from '../../src/domain/ids.js'
@@ -151,6 +151,9 @@ test('platform-certificate mode: certificates fetched once, decrypted with the A
   assert.equal(await certCalls(), 1)
   const rotated = await s.ctl.mode('platformCert', true)
   assert.equal(rotated.certificates.length, 2)
+  // Issued at the same instant, the new one still takes effect later: clients name the newest.
+  const [newer, older] = rotated.certificates.map((c: { pem: string }) => Date.parse(new X509Certificate(c.pem).validFrom))
+  assert.ok(newer > older, `the rotated certificate takes effect at ${newer}, the old one at ${older}`)
   // Within a minute of the last fetch an unknown serial is not a reason to fetch again.
   await assert.rejects(s.provider.queryPayment(s.cfg, ref), isUnknown('invalid_response_signature'))
   s.clock.advance(60_000)

@@ -11,7 +11,7 @@ import { expireOrder, failOrder, payOrder } from './actions.js'
 import { BILL_CURRENCIES } from './bills.js'
 import { beijing, paySignString, randomDigits, verifyB64 } from './crypto.js'
 import type { Notifier } from './notify.js'
-import { newCertificate, type FakeStore, type Order, type RefundOutcome } from './store.js'
+import { type FakeStore, type Order, type RefundOutcome } from './store.js'
 import { refundView, transactionView } from './views.js'
 
 const ROUTES = ['native', 'jsapi', 'h5', 'query', 'close', 'refund', 'queryRefund', 'certificates', 'tradebill', 'fundflowbill', 'billdownload', 'statements', '*']
@@ -95,7 +95,7 @@ export function registerControl(app: FastifyInstance, store: FakeStore, notifier
   app.post(`${P}/mode`, async (req, reply) => {
     const b = (req.body ?? {}) as Body
     if (b.mode !== 'publicKey' && b.mode !== 'platformCert') return bad(reply, 400, 'mode must be publicKey or platformCert')
-    if (b.rotate === true || (b.mode === 'platformCert' && store.platform.mode !== 'platformCert')) store.platform.certs.unshift(newCertificate(store.clock(), store.newKeyPair()))
+    if (b.rotate === true || (b.mode === 'platformCert' && store.platform.mode !== 'platformCert')) store.rotateCertificate()
     store.platform.mode = b.mode
     return identity(store)
   })

@@ -179,6 +179,17 @@ export class FakeStore {
     }
   }
 
+  /**
+   * A new platform certificate, effective at least a second after the newest one: WeChat Pay's
+   * clients (the official SDKs) name the certificate with the latest effective time, and two issued
+   * in the same second would tie and leave their choice to map order.
+   */
+  rotateCertificate(): void {
+    const newest = this.platform.certs[0]
+    const at = Math.max(this.clock().getTime(), newest ? newest.notBefore.getTime() + 24 * 3600_000 + 1000 : 0)
+    this.platform.certs.unshift(newCertificate(new Date(at), this.newKeyPair()))
+  }
+
   /** The fake's own idea of the time: the shared clock plus the clock-skew knob. */
   nowMs(): number {
     return this.clock().getTime() + this.knobs.clockSkewSec * 1000
