@@ -10,6 +10,7 @@ import type { Locale } from '../domain/locales.js'
 import { hashPassword } from '../security/api-keys.js'
 import { newToken, tokenHash } from '../security/tokens.js'
 import type { Executor } from '../store/db.js'
+import { invitationMail, type InvitationMail } from '../store/repos/member-emails.js'
 import * as repo from '../store/repos/members.js'
 import { recordActivity } from './activity.js'
 import { ABSOLUTE_MS, actorOfSession, checkNewPassword, IDLE_MS, type ConsoleSession } from './console-auth.js'
@@ -22,6 +23,8 @@ export const INVITATION_MS = 7 * 24 * 3600_000
 
 
 export type { InvitationRow, MemberRow } from '../store/repos/members.js'
+/** A pending invitation on the Team page, with its mail (null: not mailed, its link was shown to copy). */
+export type TeamInvitation = repo.InvitationRow & { mail: InvitationMail | null }
 
 export class LastOwner extends TillError {
   constructor() {
@@ -32,7 +35,10 @@ export class LastOwner extends TillError {
 type Who = { s: ConsoleSession; ip: string; userAgent?: string }
 
 export async function team(deps: Deps, merchantId: string) {
-  const [members, invitations] = await Promise.all([repo.membersOf(deps.db, merchantId), repo.pendingInvitations(deps.db, merchantId, deps.clock())])
+  const [members, pending] = await Promise.all([repo.membersOf(deps.db, merchantId), repo.pendingInvitations(deps.db, merchantId, deps.clock())])
+  // Each invitation with its mail, so that an owner sees one that has not arrived: one small read per
+  // pending invitation (the outbox holds a row per invitation or reset, with no index to need).
+  const invitations = await Promise.all(pending.map(async (i) => ({ ...i, mail: await invitationMail(deps.db, merchantId, i.email, i.createdAt) })))
   return { members, invitations }
 }
 

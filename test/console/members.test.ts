@@ -17,6 +17,7 @@ test('an invitation link works once, before it expires, and its member signs in 
   const { browser: owner } = await signedInOwner(ta)
   const link = await invite(owner, 'Dev@Example.com', 'developer')
   assert.match(link, /^http:\/\/[^/]+\/console\/invitations\/[\w-]{43}$/)
+  assert.match((await owner.get('/console/test/members')).html, /data-mail="none">Not mailed: its link was shown to copy</, 'no mail server: the Team page says so')
   const path = new URL(link).pathname
   const page = await new ConsoleBrowser(ta).get(path)
   assert.equal(page.status, 200)

@@ -22,6 +22,14 @@ async function setup(t: TestContext) {
   return { sink, ta, mailer, owner: browser, m, rows }
 }
 
+/** The Team page's mail cell of an invitation: its state, and the mail server's answer when shown. */
+async function mailCell(owner: { get(path: string): Promise<{ html: string }> }, email: string) {
+  const html = (await owner.get('/console/test/members')).html
+  const row = new RegExp(`<tr data-invitation="${email.replace('.', '\\.')}">[\\s\\S]*?</tr>`).exec(html)![0]
+  const cell = /<td data-label="[^"]*" data-mail="(\w+)">([\s\S]*?)<\/td>/.exec(row)!
+  return { state: cell[1], text: cell[2] }
+}
+
 /** The one link in a mail's plain-text part. */
 const linkIn = (text: string) => /(http:\/\/\S+\/console\/\S+)/.exec(text)![1]
 
@@ -32,6 +40,7 @@ test('an invitation is mailed in the inviter\'s language, its link sealed until 
   assert.equal(res.status, 200)
   assert.match(res.html, /dev@example\.com/)
   assert.doesNotMatch(res.html, /shown-once-value/, 'mailed: no link to copy')
+  assert.deepEqual(await mailCell(owner, 'dev@example.com'), { state: 'pending', text: '发送中' })
   const [queued] = await rows()
   assert.deepEqual([queued.kind, queued.recipient, queued.locale, queued.status], ['invitation', 'dev@example.com', 'zh-CN', 'pending'])
   assert.match(queued.link_box, /^v1:/)
@@ -47,6 +56,7 @@ test('an invitation is mailed in the inviter\'s language, its link sealed until 
   assert.ok(!queued.link_box.includes(new URL(link).pathname.split('/').pop()!), 'the token is not stored in clear')
   const [sent] = await rows()
   assert.deepEqual([sent.status, sent.link_box], ['sent', null], 'the sealed link is dropped once sent')
+  assert.deepEqual(await mailCell(owner, 'dev@example.com'), { state: 'sent', text: '已发送' })
 
   const dev = new ConsoleBrowser(ta)
   assert.equal((await dev.post(new URL(link).pathname, { password: 'a developer password' })).status, 303)
@@ -62,11 +72,16 @@ test('a refused invitation is tried again and arrives once, in English for an En
   assert.deepEqual([failed.status, failed.attempts], ['pending', 1])
   assert.match(failed.last_error, /554/)
   assert.match(failed.link_box, /^v1:/, 'kept sealed for the retry')
+  // The owner sees that it has not arrived, and why.
+  const waiting = await mailCell(owner, 'ops@example.com')
+  assert.equal(waiting.state, 'pending')
+  assert.match(waiting.text, /^Not delivered yet: trying again<div class="muted" data-mail-error="true">Message failed: 554 5\.7\.1 refused by the test<\/div>$/)
   await sink.answer('accept')
   ta.clock.advance(60_000)
   assert.equal(await mailer.pump(), 1)
   const [mail] = await sink.received(1)
   assert.equal(mail.headers.Subject, 'Join Shop on Till')
+  assert.deepEqual(await mailCell(owner, 'ops@example.com'), { state: 'sent', text: 'Sent' })
   assert.match(mail.parts[0].content, /as ops@example\.com/)
   assert.equal(await mailer.pump(), 0)
   assert.equal(sink.messages.length, 1)

@@ -1,6 +1,6 @@
 /** The team page: members with their roles, pending invitations, and (for an owner) the forms that change them. */
 import { ASSIGNABLE, ROLES } from '../../domain/console-roles.js'
-import type { InvitationRow, MemberRow } from '../../services/members.js'
+import type { MemberRow, TeamInvitation } from '../../services/members.js'
 import { when } from '../format.js'
 import type { ConsoleKey } from '../i18n/index.js'
 import { base, ConsoleLayout, Notice, PostForm, ShownOnce, type ConsoleContext } from '../views/layout.js'
@@ -9,7 +9,7 @@ export interface MembersView {
   c: ConsoleContext
   me: string
   members: MemberRow[]
-  invitations: InvitationRow[]
+  invitations: TeamInvitation[]
   error?: string | null
   notice?: string | null
   /** An invitation's (or a password reset's) link when it was not mailed: shown once, to copy. */
@@ -19,6 +19,15 @@ export interface MembersView {
 }
 
 const roleName = (c: ConsoleContext, role: string) => c.t(`role.${role}` as ConsoleKey)
+
+/** Where an invitation's mail stands; why it has not arrived (the mail server's answer) only to those who can act on it. */
+function MailState({ c, mail, manage }: { c: ConsoleContext; mail: TeamInvitation['mail']; manage: boolean }) {
+  const { t } = c
+  if (!mail) return <>{t('members.mailNone')}</>
+  if (mail.status === 'sent') return <>{t('members.mailSent')}</>
+  const state = mail.status === 'failed' ? t('members.mailFailed') : mail.attempts > 0 ? t('members.mailRetrying') : t('members.mailQueued')
+  return <>{state}{manage && mail.lastError && <div class="muted" data-mail-error>{mail.lastError}</div>}</>
+}
 
 export function MembersPage(v: MembersView) {
   const { c } = v
@@ -77,13 +86,14 @@ export function MembersPage(v: MembersView) {
         <section>
           <h2>{t('members.invitations')}</h2>
           <table class="table">
-            <thead><tr><th>{t('members.email')}</th><th>{t('members.role')}</th><th>{t('members.expires')}</th>{manage && <th></th>}</tr></thead>
+            <thead><tr><th>{t('members.email')}</th><th>{t('members.role')}</th><th>{t('members.expires')}</th><th>{t('members.mail')}</th>{manage && <th></th>}</tr></thead>
             <tbody>
               {v.invitations.map((i) => (
                 <tr data-invitation={i.email}>
                   <td data-label={t('members.email')}>{i.email}</td>
                   <td data-label={t('members.role')}>{roleName(c, i.role)}</td>
                   <td data-label={t('members.expires')}>{when(i.expiresAt, c)}</td>
+                  <td data-label={t('members.mail')} data-mail={i.mail?.status ?? 'none'}><MailState c={c} mail={i.mail} manage={manage} /></td>
                   {manage && (
                     <td>
                       <PostForm c={c} action={`${at}/invitations/withdraw`} class="inline">

@@ -3,7 +3,7 @@
  * link, leased with SKIP LOCKED by the mail job, every outcome fenced by the lease token. The sealed
  * link is dropped with the row's last outcome.
  */
-import { and, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { memberEmails } from '../schema-member-mail.js'
 import { MAIL_CHANNEL } from './emails.js'
@@ -43,4 +43,14 @@ export async function markMemberEmailFailed(tx: Executor, id: string, token: str
     })
     .where(fenced(id, token)).returning({ id: memberEmails.id })
   return done.length > 0
+}
+
+/** Where an invitation's mail stands: its newest mail to that address since the invitation was made, if it was mailed at all. */
+export type InvitationMail = Pick<MemberEmailRow, 'status' | 'attempts' | 'lastError'>
+
+export async function invitationMail(tx: Executor, merchantId: string, recipient: string, since: Date): Promise<InvitationMail | null> {
+  const [row] = await tx.select({ status: memberEmails.status, attempts: memberEmails.attempts, lastError: memberEmails.lastError }).from(memberEmails)
+    .where(and(eq(memberEmails.merchantId, merchantId), eq(memberEmails.kind, 'invitation'), eq(memberEmails.recipient, recipient), gte(memberEmails.createdAt, since)))
+    .orderBy(desc(memberEmails.createdAt)).limit(1)
+  return row ?? null
 }
