@@ -5,8 +5,9 @@
  * with PostgreSQL's CPU per statement from the backend's /proc/<pid>/schedstat (nanoseconds: steadier
  * than any throughput on a shared machine) and the WAL each wrote. Variants of the keys' table, each a
  * copy of the migrated tables in a schema of its own: the `idempotency_created_idx` btree (kept for
- * the 24 h purge) as BRIN or left out, and the stored answer left empty, to price each part of the key;
- * and the key kept as columns of the session's own row, a design not built, to price the alternative.
+ * the 24 h purge) as BRIN or left out, the stored answer left empty, and the full claim's statement
+ * (ON CONFLICT DO UPDATE) and its parts, to price each part of the key; and the key kept as columns of
+ * the session's own row, a design not built, to price the alternative.
  * Linux only (schedstat); the bench's PostgreSQL must run on this machine.
  */
 import { existsSync, readFileSync } from 'node:fs'
@@ -15,6 +16,7 @@ import { drizzle } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import { newId } from '../src/domain/ids.js'
 import type { Executor } from '../src/store/db.js'
+import { CLAIM_SQL, FRESH_KEY_SQL } from '../src/store/repos/idempotency.js'
 import { insertSession, sessionInsert, type SessionRow } from '../src/store/repos/sessions.js'
 import { sessionCreated } from '../src/services/present.js'
 import { fmt, table } from './report.js'
@@ -29,6 +31,8 @@ interface Variant {
   emptyAnswer?: boolean
   /** The key, its fingerprint and answer as columns of the session's own row (one unique partial index), not a row of idempotency_keys. */
   onSessionRow?: boolean
+  /** The key's row claimed by another statement than Till's fresh-key one (KEY_STATEMENTS). */
+  keyStatement?: string
 }
 const SCHEMAS: Record<string, string> = {
   keyed_btree: '',
@@ -39,15 +43,25 @@ const SCHEMAS: Record<string, string> = {
 }
 const VARIANTS: Variant[] = [
   { name: 'without a key', schema: 'keyed_btree', keyed: false },
-  { name: 'with a key (as migrated: btree on created_at)', schema: 'keyed_btree', keyed: true },
+  { name: 'with a key (as built: a fresh key inserted without ON CONFLICT)', schema: 'keyed_btree', keyed: true },
   { name: 'with a key, created_at indexed by BRIN', schema: 'keyed_brin', keyed: true },
   { name: 'with a key, created_at not indexed', schema: 'keyed_none', keyed: true },
   { name: 'with a key, its answer left empty', schema: 'keyed_btree', keyed: true, emptyAnswer: true },
+  { name: 'with a key, the full claim (ON CONFLICT DO UPDATE, INSERT … SELECT: every key before 2026-11-28, a taken key\'s second try now)', schema: 'keyed_btree', keyed: true, keyStatement: 'full' },
+  { name: 'with a key, ON CONFLICT DO NOTHING, INSERT … SELECT', schema: 'keyed_btree', keyed: true, keyStatement: 'nothing' },
+  { name: 'with a key, without ON CONFLICT, INSERT … SELECT', schema: 'keyed_btree', keyed: true, keyStatement: 'plainSelect' },
   { name: 'with a key on the session\'s own row (not built: a design to weigh)', schema: 'keyed_on_row', keyed: true, onSessionRow: true },
 ]
 
 const ON_ROW = `insert into sessions (${sessionInsert.columns}, idempotency_key, idempotency_fingerprint, idempotency_answer)
   values (${sessionInsert.params(1)}, $19, $20, $21) on conflict do nothing`
+
+// The parts of the claim's cost, apart: ON CONFLICT's speculative insertion, and the INSERT … SELECT that waits on its answer.
+const KEY_STATEMENTS: Record<string, string> = {
+  full: `with claim as (${CLAIM_SQL}) insert into sessions (${sessionInsert.columns}) select ${sessionInsert.params(9)} where exists (select 1 from claim)`,
+  nothing: `with claim as (${FRESH_KEY_SQL} on conflict do nothing returning 1) insert into sessions (${sessionInsert.columns}) select ${sessionInsert.params(9)} where exists (select 1 from claim)`,
+  plainSelect: `with claim as (${FRESH_KEY_SQL} returning 1) insert into sessions (${sessionInsert.columns}) select ${sessionInsert.params(9)} where exists (select 1 from claim)`,
+}
 
 const schedNs = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -81,6 +95,7 @@ export async function keyedStatements(url: string, pool: pg.Pool, merchantId: st
         const answer = v.emptyAnswer ? '' : JSON.stringify(sessionCreated(row, 'http://127.0.0.1:3000'))
         const claim = v.keyed ? { merchantId, mode: 'test', key: crypto.randomUUID(), fingerprint: 'f'.repeat(64), now, lockedUntil: new Date(now.getTime() + 60_000), answer: { status: 201, body: answer } } : null
         if (v.onSessionRow) await client.query({ name: 'session_insert_key_on_row', text: ON_ROW, values: [...sessionInsert.values(row), claim!.key, claim!.fingerprint, answer] })
+        else if (v.keyStatement) await client.query({ name: `session_insert_key_${v.keyStatement}`, text: KEY_STATEMENTS[v.keyStatement], values: [claim!.merchantId, claim!.mode, claim!.key, claim!.fingerprint, 201, answer, null, now, ...sessionInsert.values(row)] })
         else await insertSession(ex, row, claim)
       }
     }
@@ -115,7 +130,7 @@ export async function keyedStatements(url: string, pool: pg.Pool, merchantId: st
       '',
       `Till's own \`insertSession\` on one connection per variant, ${fmt(N)} statements a run, ${ROUNDS} rounds (the order reversed every round); CPU of the connection's backend from /proc/<pid>/schedstat, so the statement's own work and its commit (WAL flush) and nothing else; medians of the rounds, and the ratio of the fastest runs (other processes on the cores only ever add to a run's CPU). Load average ${os.loadavg()[0].toFixed(1)} at the end.`,
       '',
-      table(['the statement', 'PostgreSQL CPU µs per statement', 'rounds (min–max)', 'of without a key', 'µs against the key as migrated', 'fastest run, of without a key', 'WAL per statement'], rows),
+      table(['the statement', 'PostgreSQL CPU µs per statement', 'rounds (min–max)', 'of without a key', 'µs against the key as built', 'fastest run, of without a key', 'WAL per statement'], rows),
     ].join('\n')
   } finally {
     for (const { client } of conns.values()) await client.end().catch(() => {})

@@ -8,7 +8,8 @@
  * throughput declines as the keys accumulate.
  *
  * Knobs: BENCH_KEYED_ROUNDS (3), BENCH_KEYED_SECONDS (6 s per run), BENCH_KEYED_LONG (120 s; 0 skips it),
- * BENCH_KEYED_WINDOW (10 s), BENCH_KEYED_ENDPOINTS (checkout,refund), BENCH_KEYED_SETUP (SQL run once
+ * BENCH_KEYED_WINDOW (10 s), BENCH_KEYED_ENDPOINTS (checkout,refund), BENCH_KEYED_RATE (requests a second,
+ * evenly paced, instead of as fast as answered: CPU per request without the saturated machine's share), BENCH_KEYED_SETUP (SQL run once
  * after the migrations: a variant of the schema to try), BENCH_KEYED_STATEMENTS (600 a run of
  * bench/keyed-statement.ts; 0 skips it), BENCH_CONNECTIONS (32), DB_POOL_SIZE (10).
  */
@@ -31,6 +32,7 @@ const POOL = Number(process.env.DB_POOL_SIZE) || 10
 const RECORDS = 2000
 const ENDPOINTS = (process.env.BENCH_KEYED_ENDPOINTS ?? 'checkout,refund').split(',')
 const SETUP = process.env.BENCH_KEYED_SETUP
+const RATE = Number(process.env.BENCH_KEYED_RATE) || 0
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const perReq = (m: Measured) => m.cpu.http + m.cpu.pg
@@ -81,7 +83,7 @@ export async function benchKeyed(): Promise<string> {
     const postmasterPid = await postmasterOf(pool)
     const records = await addPaidRecords(pool, m.id, RECORDS)
     const pid = till.child.pid!
-    const runs = { seconds: SECONDS }
+    const runs = { seconds: SECONDS, ...(RATE ? { rate: RATE } : {}) }
     console.log(`keyed: one Till, ${db.describe}, pool ${POOL}, ${ROUNDS} × ${SECONDS} s alternating rounds, load ${os.loadavg()[0].toFixed(1)}`)
     const lsn = async () => (await pool.query('select pg_current_wal_lsn()::text as l')).rows[0].l as string
     // WAL per request, from the rounds after the first (not warmed up: every request of the run counted).

@@ -14,7 +14,7 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: HeldKey
+    idempotency: HeldKey | null
   }
   interface FastifyContextConfig {
     /** The answer holds a secret shown once (a webhook secret): it is kept for replay sealed, never in plain text. */
@@ -44,6 +44,8 @@ export async function answerOnce<V>(deps: Deps, req: FastifyRequest, reply: Fast
 
 export function registerIdempotency(app: FastifyInstance, deps: Deps) {
   const keys = idempotencyKeys(deps)
+  // Declared on every request, so that a keyed one keeps the request object's shape (V8's hidden class).
+  app.decorateRequest('idempotency', null)
   // Before validation, so that a refused body (a 4xx) is remembered and replayed like any answer.
   app.addHook('preValidation', async (req, reply) => {
     if (req.method !== 'POST') return
@@ -70,7 +72,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
   app.addHook('onSend', async (req, reply, payload) => {
     const held = req.idempotency
     if (!held) return payload
-    req.idempotency = undefined
+    req.idempotency = null
     const v = await held.finish(reply.statusCode, String(payload))
     if (!v) return payload
     if (v instanceof Replayed) {

@@ -84,10 +84,21 @@ export class KeyTaken extends Error {
   }
 }
 
+// The key's row, inserted. Alone (FRESH_KEY_SQL), a key already there fails the statement with a
+// unique violation (isKeyThere) and nothing of it is done.
+export const FRESH_KEY_SQL = `insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)
+  values ($1, $2, $3, $4, $5::int, $6::text, $7::timestamptz, $8::timestamptz)`
+
+/** The unique violation of a key already there: its statement did nothing, and the claim is for CLAIM_SQL to decide. */
+export function isKeyThere(e: unknown): boolean {
+  const pg = e as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } }
+  const err = pg?.code ? pg : pg?.cause
+  return err?.code === '23505' && err.constraint === 'idempotency_keys_merchant_id_mode_key_pk'
+}
+
 // The statement (or a statement's first part, sessions.ts) that inserts the key, or takes over a row of the same request whose lease lapsed without an answer (its
 // process died), as claimKey does in two statements. $5/$6 null: in flight until $7; else answered.
-export const CLAIM_SQL = `insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)
-  values ($1, $2, $3, $4, $5::int, $6::text, $7::timestamptz, $8::timestamptz)
+export const CLAIM_SQL = `${FRESH_KEY_SQL}
   on conflict (merchant_id, mode, key) do update
     set response_status = excluded.response_status, response_body = excluded.response_body, locked_until = excluded.locked_until
     where idempotency_keys.response_status is null and idempotency_keys.locked_until < excluded.created_at and idempotency_keys.fingerprint = excluded.fingerprint
