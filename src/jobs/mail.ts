@@ -11,7 +11,7 @@ import { displayAmount } from '../domain/money.js'
 import { MAIL_RETRY_DELAYS_MS, receiptMail } from '../domain/receipt-mail.js'
 import type { Deps } from '../services/deps.js'
 import { brandingOf } from '../services/merchant-settings.js'
-import { claimDueEmails, markAttemptFailed, markSent, type EmailRow } from '../store/repos/emails.js'
+import { emailOutbox, type EmailRow } from '../store/repos/emails.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { getRecordBySession } from '../store/repos/records.js'
 import { getRefundUnscoped } from '../store/repos/refunds.js'
@@ -66,8 +66,8 @@ export function createMailer(deps: Deps, options: MailerOptions = {}) {
   const send = (e: EmailRow, token: string) => sendLeased(deps, sender, {
     what: 'email', id: e.id, recipient: e.recipient, attempts: e.attempts,
     compose: () => compose(deps, e),
-    sent: (messageId) => markSent(deps.db, e.id, token, messageId, deps.clock()),
-    failed: (error, next) => markAttemptFailed(deps.db, e.id, token, error, next),
+    sent: (messageId) => emailOutbox.markSent(deps.db, e.id, token, messageId, deps.clock()),
+    failed: (error, next) => emailOutbox.markFailed(deps.db, e.id, token, error, next),
   })
 
   return {
@@ -76,7 +76,7 @@ export function createMailer(deps: Deps, options: MailerOptions = {}) {
       if (stopped) return 0
       const now = deps.clock()
       const token = randomBytes(12).toString('hex')
-      const due = await claimDueEmails(deps.db, now, new Date(now.getTime() + o.leaseMs), token, o.batch)
+      const due = await emailOutbox.claimDue(deps.db, now, new Date(now.getTime() + o.leaseMs), token, o.batch)
       const [, members] = await Promise.all([
         Promise.all(due.map((e) => send(e, token))),
         pumpMemberMail(deps, { ...sender, batch: o.batch, leaseMs: o.leaseMs }, token),

@@ -8,7 +8,7 @@ import { memberMail } from '../domain/member-mail.js'
 import type { Deps } from '../services/deps.js'
 import { linkAad } from '../services/member-mail.js'
 import { brandingOf } from '../services/merchant-settings.js'
-import { claimDueMemberEmails, markMemberEmailFailed, markMemberEmailSent, type MemberEmailRow } from '../store/repos/member-emails.js'
+import { memberEmailOutbox, type MemberEmailRow } from '../store/repos/member-emails.js'
 import { getMerchant } from '../store/repos/merchants.js'
 import { formatTime } from '../web/i18n.js'
 import { sendLeased, type MailSender } from './leased-mail.js'
@@ -32,14 +32,14 @@ const send = (deps: Deps, o: MemberMailSender, e: MemberEmailRow, token: string)
     })
     return { ...m, merchantName }
   },
-  sent: (messageId) => markMemberEmailSent(deps.db, e.id, token, messageId, deps.clock()),
-  failed: (error, next) => markMemberEmailFailed(deps.db, e.id, token, error, next),
+  sent: (messageId) => memberEmailOutbox.markSent(deps.db, e.id, token, messageId, deps.clock()),
+  failed: (error, next) => memberEmailOutbox.markFailed(deps.db, e.id, token, error, next),
 })
 
 /** One pass: claims the member emails that are due and sends them; resolves with how many were claimed. */
 export async function pumpMemberMail(deps: Deps, o: MemberMailSender, token: string): Promise<number> {
   const now = deps.clock()
-  const due = await claimDueMemberEmails(deps.db, now, new Date(now.getTime() + o.leaseMs), token, o.batch)
+  const due = await memberEmailOutbox.claimDue(deps.db, now, new Date(now.getTime() + o.leaseMs), token, o.batch)
   await Promise.all(due.map((e) => send(deps, o, e, token)))
   return due.length
 }

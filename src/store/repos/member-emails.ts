@@ -7,6 +7,7 @@ import { and, desc, eq, gte, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { memberEmails } from '../schema-member-mail.js'
 import { MAIL_CHANNEL } from './emails.js'
+import { mailOutbox } from './mail-outbox.js'
 
 export type MemberEmailRow = typeof memberEmails.$inferSelect
 
@@ -15,35 +16,8 @@ export async function queueMemberEmail(tx: Executor, row: Omit<typeof memberEmai
   await tx.execute(sql`select pg_notify(${MAIL_CHANNEL}, '')`)
 }
 
-/** Leases up to `limit` due member emails (their lease lapsed, or never taken). */
-export async function claimDueMemberEmails(tx: Executor, now: Date, leaseUntil: Date, token: string, limit: number): Promise<MemberEmailRow[]> {
-  return tx.update(memberEmails).set({ leaseUntil, leaseToken: token })
-    .where(sql`${memberEmails.id} in (
-      select id from member_emails
-      where status = 'pending' and next_attempt_at <= ${now} and (lease_until is null or lease_until <= ${now})
-      order by next_attempt_at limit ${limit} for update skip locked)`)
-    .returning()
-}
-
-const fenced = (id: string, token: string) => and(eq(memberEmails.id, id), eq(memberEmails.leaseToken, token), eq(memberEmails.status, 'pending'))
-
-export async function markMemberEmailSent(tx: Executor, id: string, token: string, messageId: string, now: Date): Promise<boolean> {
-  const done = await tx.update(memberEmails)
-    .set({ status: 'sent', sentAt: now, messageId, linkBox: null, attempts: sql`${memberEmails.attempts} + 1`, leaseUntil: null, leaseToken: null, nextAttemptAt: null, lastError: null })
-    .where(fenced(id, token)).returning({ id: memberEmails.id })
-  return done.length > 0
-}
-
-/** A failed attempt: tried again at `next`, or failed for good (the link dropped) when there is none. */
-export async function markMemberEmailFailed(tx: Executor, id: string, token: string, error: string, next: Date | null): Promise<boolean> {
-  const done = await tx.update(memberEmails)
-    .set({
-      status: next ? 'pending' : 'failed', nextAttemptAt: next, lastError: error.slice(0, 500), attempts: sql`${memberEmails.attempts} + 1`, leaseUntil: null, leaseToken: null,
-      ...(next ? {} : { linkBox: null }),
-    })
-    .where(fenced(id, token)).returning({ id: memberEmails.id })
-  return done.length > 0
-}
+/** The members' outbox: the sealed link dropped once the mail is sent or has failed for good. */
+export const memberEmailOutbox = mailOutbox(memberEmails, ['link_box'])
 
 /** Where an invitation's mail stands: its newest mail to that address since the invitation was made, if it was mailed at all. */
 export type InvitationMail = Pick<MemberEmailRow, 'status' | 'attempts' | 'lastError'>
