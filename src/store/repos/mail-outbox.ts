@@ -7,9 +7,13 @@ import { getTableName } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { Executor } from '../db.js'
 import { rawStatement, tableRows } from '../prepared.js'
+import type { mailDelivery } from '../schema-emails.js'
+
+/** A table with an id and mailDelivery's columns: the statements below name them. */
+type OutboxTable = PgTable & Record<'id' | keyof ReturnType<typeof mailDelivery>, unknown>
 
 /** `dropWhenDone`: columns set to null once the row is sent or has failed for good (a sealed link). */
-export function mailOutbox<T extends PgTable>(table: T, dropWhenDone: string[] = []) {
+export function mailOutbox<T extends OutboxTable>(table: T, dropWhenDone: string[] = []) {
   const name = getTableName(table)
   const rows = tableRows(table)
   const fenced = `where id = $1 and lease_token = $2 and status = 'pending'`
