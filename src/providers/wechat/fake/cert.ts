@@ -36,11 +36,14 @@ export interface FakeCertificate {
   notAfter: Date
 }
 
-/** Valid from a day before `now` for `years` years (kept before 2050, where UTCTime ends). */
+/** How long before its issue a certificate takes effect: a clock a little behind still accepts it. */
+export const NOT_BEFORE_LEAD_MS = 24 * 3600_000
+
+/** Valid from NOT_BEFORE_LEAD_MS before `now` for `years` years (kept before 2050, where UTCTime ends). */
 export function selfSignedCertificate(publicKey: KeyObject, privateKey: KeyObject, now: Date, years = 5): FakeCertificate {
   const serialBytes = randomBytes(20)
   serialBytes[0] = 0x10 + (serialBytes[0] % 0x60) // positive, no leading zero byte: the hex serial is stable
-  const notBefore = new Date(now.getTime() - 24 * 3600_000)
+  const notBefore = new Date(now.getTime() - NOT_BEFORE_LEAD_MS)
   const notAfter = new Date(now.getTime() + years * 365 * 24 * 3600_000)
   const subject = name('Tencent (fake)', 'Tenpay.com fake platform certificate')
   const tbs = seq(

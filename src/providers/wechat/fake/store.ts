@@ -9,7 +9,7 @@ import { JobQueue } from '../../fake-kit/jobs.js'
 import { StatementKnobBook } from '../../fake-kit/statement-knobs.js'
 import { PUBLIC_KEY_ID_PREFIX } from '../constants.js'
 import type { BillLine } from './bills.js'
-import { selfSignedCertificate, type FakeCertificate } from './cert.js'
+import { NOT_BEFORE_LEAD_MS, selfSignedCertificate, type FakeCertificate } from './cert.js'
 import { randomAlnum, randomDigits } from './crypto.js'
 
 export type FakeService = 'mainland' | 'cross_border'
@@ -186,7 +186,7 @@ export class FakeStore {
    */
   rotateCertificate(): void {
     const newest = this.platform.certs[0]
-    const at = Math.max(this.clock().getTime(), newest ? newest.notBefore.getTime() + 24 * 3600_000 + 1000 : 0)
+    const at = Math.max(this.clock().getTime(), newest ? newest.notBefore.getTime() + NOT_BEFORE_LEAD_MS + 1000 : 0)
     this.platform.certs.unshift(newCertificate(new Date(at), this.newKeyPair()))
   }
 
