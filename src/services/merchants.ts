@@ -4,7 +4,7 @@ import type { Mode } from '../domain/checkout-rules.js'
 import { EmailInUse, InvalidField, NotFound } from '../domain/errors.js'
 import { newId, randomBase62 } from '../domain/ids.js'
 import { generateApiKey, hashPassword } from '../security/api-keys.js'
-import type { Executor } from '../store/db.js'
+import { uniqueViolation, type Executor } from '../store/db.js'
 import { insertMember } from '../store/repos/members.js'
 import * as repo from '../store/repos/merchants.js'
 import type { Deps } from './deps.js'
@@ -34,8 +34,8 @@ export async function settingEmail<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write()
   } catch (e) {
-    const pg = (e as { cause?: { code?: string; constraint?: string } }).cause
-    if (pg?.code === '23505' && (pg.constraint === 'merchants_email_lower_uq' || pg.constraint === 'console_members_email_lower_uq')) throw new EmailInUse()
+    const taken = uniqueViolation(e)
+    if (taken === 'merchants_email_lower_uq' || taken === 'console_members_email_lower_uq') throw new EmailInUse()
     throw e
   }
 }

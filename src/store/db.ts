@@ -177,6 +177,13 @@ export function isConnectionLost(err: unknown): boolean {
   return e?.cause ? isConnectionLost(e.cause) : false
 }
 
+/** The unique constraint `err` (or its cause) violated, or null: the write did nothing, and the row it would have made is there. */
+export function uniqueViolation(err: unknown): string | null {
+  const e = err as { code?: unknown; constraint?: unknown; cause?: unknown } | null
+  if (e?.code === '23505') return typeof e.constraint === 'string' ? e.constraint : null
+  return e?.cause ? uniqueViolation(e.cause) : null
+}
+
 const directOf = new WeakMap<pg.Pool, DbClientConfig>()
 /** Pools, and the clients they made, that must not name statements. */
 const unnamed = new WeakSet<object>()

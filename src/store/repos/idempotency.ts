@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from 'drizzle-orm'
-import type { Executor } from '../db.js'
+import { uniqueViolation, type Executor } from '../db.js'
 import { rawStatement, statement } from '../prepared.js'
 import { idempotencyKeys } from '../schema.js'
 import type { Scope } from './scope.js'
@@ -90,11 +90,7 @@ export const FRESH_KEY_SQL = `insert into idempotency_keys (merchant_id, mode, k
   values ($1, $2, $3, $4, $5::int, $6::text, $7::timestamptz, $8::timestamptz)`
 
 /** The unique violation of a key already there: its statement did nothing, and the claim is for CLAIM_SQL to decide. */
-export function isKeyThere(e: unknown): boolean {
-  const pg = e as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } }
-  const err = pg?.code ? pg : pg?.cause
-  return err?.code === '23505' && err.constraint === 'idempotency_keys_merchant_id_mode_key_pk'
-}
+export const isKeyThere = (e: unknown) => uniqueViolation(e) === 'idempotency_keys_merchant_id_mode_key_pk'
 
 // The statement (or a statement's first part, sessions.ts) that inserts the key, or takes over a row of the same request whose lease lapsed without an answer (its
 // process died), as claimKey does in two statements. $5/$6 null: in flight until $7; else answered.
