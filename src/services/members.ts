@@ -10,7 +10,7 @@ import type { Locale } from '../domain/locales.js'
 import { hashPassword } from '../security/api-keys.js'
 import { newToken, tokenHash } from '../security/tokens.js'
 import type { Executor } from '../store/db.js'
-import { invitationMail, type InvitationMail } from '../store/repos/member-emails.js'
+import { invitationMails, type InvitationMail } from '../store/repos/member-emails.js'
 import * as repo from '../store/repos/members.js'
 import { recordActivity } from './activity.js'
 import { ABSOLUTE_MS, actorOfSession, checkNewPassword, IDLE_MS, type ConsoleSession } from './console-auth.js'
@@ -36,9 +36,9 @@ type Who = { s: ConsoleSession; ip: string; userAgent?: string }
 
 export async function team(deps: Deps, merchantId: string) {
   const [members, pending] = await Promise.all([repo.membersOf(deps.db, merchantId), repo.pendingInvitations(deps.db, merchantId, deps.clock())])
-  // Each invitation with its mail, so that an owner sees one that has not arrived: one small read per
-  // pending invitation (the outbox holds a row per invitation or reset, with no index to need).
-  const invitations = await Promise.all(pending.map(async (i) => ({ ...i, mail: await invitationMail(deps.db, merchantId, i.email, i.createdAt) })))
+  // Each invitation with its mail, so that an owner sees one that has not arrived.
+  const mails = await invitationMails(deps.db, merchantId, pending)
+  const invitations = pending.map((i, n) => ({ ...i, mail: mails[n] }))
   return { members, invitations }
 }
 

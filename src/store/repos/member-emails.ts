@@ -3,7 +3,7 @@
  * link, leased with SKIP LOCKED by the mail job, every outcome fenced by the lease token. The sealed
  * link is dropped with the row's last outcome.
  */
-import { and, desc, eq, gte, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../db.js'
 import { memberEmails } from '../schema-member-mail.js'
 import { MAIL_CHANNEL } from './emails.js'
@@ -22,9 +22,18 @@ export const memberEmailOutbox = mailOutbox(memberEmails, ['link_box'])
 /** Where an invitation's mail stands: its newest mail to that address since the invitation was made, if it was mailed at all. */
 export type InvitationMail = Pick<MemberEmailRow, 'status' | 'attempts' | 'lastError'>
 
-export async function invitationMail(tx: Executor, merchantId: string, recipient: string, since: Date): Promise<InvitationMail | null> {
-  const [row] = await tx.select({ status: memberEmails.status, attempts: memberEmails.attempts, lastError: memberEmails.lastError }).from(memberEmails)
-    .where(and(eq(memberEmails.merchantId, merchantId), eq(memberEmails.kind, 'invitation'), eq(memberEmails.recipient, recipient), gte(memberEmails.createdAt, since)))
-    .orderBy(desc(memberEmails.createdAt)).limit(1)
-  return row ?? null
+/** Each invitation's mail, in one read of the merchant's newest invitation mail to each of their addresses. */
+export async function invitationMails(tx: Executor, merchantId: string, invitations: { email: string; createdAt: Date }[]): Promise<(InvitationMail | null)[]> {
+  if (!invitations.length) return []
+  const newest = await tx.selectDistinctOn([memberEmails.recipient], {
+    recipient: memberEmails.recipient, createdAt: memberEmails.createdAt, status: memberEmails.status, attempts: memberEmails.attempts, lastError: memberEmails.lastError,
+  }).from(memberEmails)
+    .where(and(eq(memberEmails.merchantId, merchantId), eq(memberEmails.kind, 'invitation'), inArray(memberEmails.recipient, invitations.map((i) => i.email))))
+    .orderBy(memberEmails.recipient, desc(memberEmails.createdAt))
+  const byRecipient = new Map(newest.map((m) => [m.recipient, m]))
+  return invitations.map((i) => {
+    const m = byRecipient.get(i.email)
+    // A mail older than the invitation was another invitation's (withdrawn or expired): this one was not mailed.
+    return m && m.createdAt >= i.createdAt ? { status: m.status, attempts: m.attempts, lastError: m.lastError } : null
+  })
 }
