@@ -95,9 +95,8 @@ test('GET /admin/v1/merchants/{id}/activity pages newest first through every ent
   const q = (text: string, values: unknown[] = []) => ta.database.pool.query(text, values)
   await q(`insert into console_activity (merchant_id, mode, actor, action, subject, created_at)
     select $1, 'test', 'seed@example.com', 'key_created', 'key_' || g, now() from generate_series(1, 250) g`, [m])
-  const existing = (await q('select id from console_activity where merchant_id = $1 order by id desc', [m])).rows.map((r) => Number(r.id))
 
-  // New entries land all the while: they are newer than the first page, so no page shows them.
+  // New entries land all the while: those after the first page's read are newer than it, so no page shows them.
   let paging = true
   let arrived = 0
   const writer = (async () => {
@@ -113,18 +112,20 @@ test('GET /admin/v1/merchants/{id}/activity pages newest first through every ent
     const res = await ta.admin('GET', `/merchants/${m}/activity?limit=30${cursor ? `&starting_after=${cursor}` : ''}`)
     assert.equal(res.status, 200, JSON.stringify(res.body))
     const ids = (res.body.data as { id: number }[]).map((e) => e.id)
-    if (pages.length === 0) {
-      // The first page's newest may be one that arrived since `existing` was read; from then on, only what was there.
-      seen.push(...ids.filter((id) => id <= existing[0]))
-    } else seen.push(...ids)
+    seen.push(...ids)
     pages.push(ids)
     if (!res.body.hasMore) break
     cursor = String(ids[ids.length - 1])
   }
   paging = false
   await writer
-  assert.ok(arrived > 0, 'entries arrived while paging')
-  assert.ok(pages.length > 2)
+  // What was there when the first page was read (the writer's entries commit in id order, so every
+  // entry up to the first page's newest had committed by then; on a busy machine more than a page of
+  // them may have): every one of them once, and nothing newer.
+  const existing = (await q('select id from console_activity where merchant_id = $1 and id <= $2 order by id desc', [m, pages[0][0]])).rows.map((r) => Number(r.id))
+  const newer = Number((await q('select count(*)::int as n from console_activity where merchant_id = $1 and id > $2', [m, pages[0][0]])).rows[0].n)
+  assert.ok(arrived > 0 && newer > 0, 'entries arrived while paging')
+  assert.ok(existing.length >= 250 && pages.length > 2)
   assert.deepEqual(seen, existing, 'every entry once, newest first, none missing')
 
   // ending_before walks back towards the newest: the page before the last one, exactly.
