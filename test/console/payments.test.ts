@@ -37,6 +37,7 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
   const { m, browser } = await signedIn(ta)
   const merchant = { id: m.id, testKey: m.testKey, liveKey: m.liveKey }
   const made: string[] = []
+  const firstMadeAt = ta.clock()
   for (let i = 0; i < 27; i++) {
     const r = await ta.request('POST', '/api/v1/checkout', { key: m.testKey, body: { amount: 100 + i, currency: 'CNY', metadata: { order: `o-${i}` } } })
     made.push(r.body.id)
@@ -54,8 +55,9 @@ test('the payments list: newest first, filtered, searched, paged; the payment pa
   assert.deepEqual(rowsOf((await browser.get('/console/test/payments?q=A-1042')).html), [paid.id])
   assert.deepEqual(rowsOf((await browser.get(`/console/test/payments?q=${paid.record.id}`)).html), [paid.id])
   assert.deepEqual(rowsOf((await browser.get(`/console/test/payments?q=${made[3]}`)).html), [made[3]])
-  const today = ta.clock().toISOString().slice(0, 10)
-  assert.equal(rowsOf((await browser.get(`/console/test/payments?from=${today}&to=${today}&status=pending`)).html).length, 25)
+  // The days they were made on (UTC): two when the 27 seconds of the test clock crossed midnight.
+  const day = (d: Date) => d.toISOString().slice(0, 10)
+  assert.equal(rowsOf((await browser.get(`/console/test/payments?from=${day(firstMadeAt)}&to=${day(ta.clock())}&status=pending`)).html).length, 25)
   assert.deepEqual(rowsOf((await browser.get('/console/test/payments?from=2001-01-01&to=2001-01-02')).html), [])
   assert.deepEqual(rowsOf((await browser.get('/console/live/payments')).html), [], 'live shows no test payment')
   assert.equal((await browser.get(`/console/live/payments/${paid.id}`)).status, 404)

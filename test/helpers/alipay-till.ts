@@ -26,11 +26,11 @@ export function tillCredentials(app: AppCredentials): Record<string, string> {
 }
 
 /** The adapter against the fake, sharing its clock, with a notify_url that feeds the adapter. */
-export async function alipayAdapter(t: TestContext, o: { mode?: KeyMode; timeoutMs?: number } = {}) {
+export async function alipayAdapter(t: TestContext, o: { mode?: KeyMode } = {}) {
   const clock = testClock(new Date('2026-05-20T04:00:00.000Z'))
   const { fake, ctl, apps } = await alipayWithApps(t, { clock })
   const app = apps[o.mode ?? 'publicKey']
-  const provider = createAlipayProvider({ now: clock, timeoutMs: o.timeoutMs ?? 5000 })
+  const provider = createAlipayProvider({ now: clock, timeoutMs: 5000 })
   t.after(() => provider.client.close())
   const cfg: ProviderConfig = { id: 'pc_test', label: 'main', credentials: tillCredentials(app), settings: { apiBase: fake.url } }
   const rx = await providerHook(t, provider, () => cfg, '/hooks/alipay/pc_test')

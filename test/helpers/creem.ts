@@ -16,12 +16,12 @@ export async function startCreem(t: TestContext, opts: CreemFakeOptions = {}) {
 }
 
 /** An adapter, a fake sharing its clock, an account at the fake whose webhooks feed the adapter. */
-export async function setup(t: TestContext, opts: { timeoutMs?: number; statementPageSize?: number } = {}) {
+export async function setup(t: TestContext, opts: { statementPageSize?: number } = {}) {
   const clock = testClock(new Date('2026-05-20T04:00:00.000Z'))
   const { fake, ctl } = await startCreem(t, { clock })
   const creds = fake.addAccount()
   const products = memoryProductStore()
-  const provider = createCreemProvider({ products, timeoutMs: opts.timeoutMs ?? 5000, now: clock, statementPageSize: opts.statementPageSize })
+  const provider = createCreemProvider({ products, timeoutMs: 5000, now: clock, statementPageSize: opts.statementPageSize })
   t.after(() => provider.client.close())
   const cfg: ProviderConfig = { id: 'pc_test', label: 'main', credentials: { ...creds }, settings: { apiBase: fake.url } }
   const rx = await providerHook(t, provider, () => cfg, '/hooks/creem/pc_test')
