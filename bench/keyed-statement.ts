@@ -51,7 +51,8 @@ const VARIANTS: Variant[] = [
   { name: 'with a key, ON CONFLICT DO NOTHING, INSERT … SELECT', schema: 'keyed_btree', keyed: true, keyStatement: 'nothing' },
   { name: 'with a key, without ON CONFLICT, INSERT … SELECT', schema: 'keyed_btree', keyed: true, keyStatement: 'plainSelect' },
   { name: 'with a key on the session\'s own row (not built: a design to weigh)', schema: 'keyed_on_row', keyed: true, onSessionRow: true },
-]
+  { name: 'with a key on the session\'s own row, without ON CONFLICT (not built)', schema: 'keyed_on_row', keyed: true, onSessionRow: true, keyStatement: 'onRowPlain' },
+].filter((_, i) => i === 0 || !process.env.BENCH_KEYED_VARIANTS || process.env.BENCH_KEYED_VARIANTS.split(',').includes(String(i)))
 
 const ON_ROW = `insert into sessions (${sessionInsert.columns}, idempotency_key, idempotency_fingerprint, idempotency_answer)
   values (${sessionInsert.params(1)}, $19, $20, $21) on conflict do nothing`
@@ -94,7 +95,7 @@ export async function keyedStatements(url: string, pool: pg.Pool, merchantId: st
         }
         const answer = v.emptyAnswer ? '' : JSON.stringify(sessionCreated(row, 'http://127.0.0.1:3000'))
         const claim = v.keyed ? { merchantId, mode: 'test', key: crypto.randomUUID(), fingerprint: 'f'.repeat(64), now, lockedUntil: new Date(now.getTime() + 60_000), answer: { status: 201, body: answer } } : null
-        if (v.onSessionRow) await client.query({ name: 'session_insert_key_on_row', text: ON_ROW, values: [...sessionInsert.values(row), claim!.key, claim!.fingerprint, answer] })
+        if (v.onSessionRow) await client.query({ name: `session_insert_key_on_row${v.keyStatement ?? ''}`, text: v.keyStatement ? ON_ROW.replace(' on conflict do nothing', '') : ON_ROW, values: [...sessionInsert.values(row), claim!.key, claim!.fingerprint, answer] })
         else if (v.keyStatement) await client.query({ name: `session_insert_key_${v.keyStatement}`, text: KEY_STATEMENTS[v.keyStatement], values: [claim!.merchantId, claim!.mode, claim!.key, claim!.fingerprint, 201, answer, null, now, ...sessionInsert.values(row)] })
         else await insertSession(ex, row, claim)
       }

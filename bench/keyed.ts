@@ -11,7 +11,8 @@
  * BENCH_KEYED_WINDOW (10 s), BENCH_KEYED_ENDPOINTS (checkout,refund), BENCH_KEYED_RATE (requests a second,
  * evenly paced, instead of as fast as answered: CPU per request without the saturated machine's share), BENCH_KEYED_SETUP (SQL run once
  * after the migrations: a variant of the schema to try), BENCH_KEYED_STATEMENTS (600 a run of
- * bench/keyed-statement.ts; 0 skips it), BENCH_CONNECTIONS (32), DB_POOL_SIZE (10).
+ * bench/keyed-statement.ts; 0 skips it), BENCH_KEYED_STATEMENT_ROUNDS (11), BENCH_KEYED_VARIANTS (all: the
+ * statement table's rows to run, by index, comma-separated; row 0 always), BENCH_CONNECTIONS (32), DB_POOL_SIZE (10).
  */
 import os from 'node:os'
 import type pg from 'pg'
