@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import { INVITATION_MS } from '../../src/services/members.js'
 import { startTestApp } from '../helpers/app.js'
 import { ConsoleBrowser, csrfOf } from '../helpers/console.js'
-import { invite, memberWithRole, signedInOwner } from '../helpers/members.js'
+import { invite, inviteLinkOf, memberWithRole, signedInOwner } from '../helpers/members.js'
 
 const memberIdOf = (html: string, email: string) => {
   const row = new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(html)
@@ -94,4 +94,23 @@ test('a member sees their sessions with device and address and ends one; an owne
   assert.equal((await owner.post('/console/test/sessions/end', { csrf: csrfOf(mine.html), session: phoneRow })).status, 303)
   assert.equal((await phone.get('/console/test/payments')).status, 303, 'ended')
   assert.equal((await owner.get('/console/test/payments')).status, 200)
+})
+
+test('an invitation\'s and a reset link\'s secret never reach the request log, opened or used', async (t) => {
+  const lines: string[] = []
+  const ta = await startTestApp(t, {}, { log: (line) => void lines.push(line) })
+  const { browser: owner } = await signedInOwner(ta)
+  const invitation = new URL(await invite(owner, 'new@example.com', 'viewer')).pathname
+  assert.equal((await new ConsoleBrowser(ta).get(invitation)).status, 200)
+  assert.equal((await new ConsoleBrowser(ta).post(invitation, { password: 'a long password' })).status, 303)
+  const id = memberIdOf((await owner.get('/console/test/members')).html, 'new@example.com')
+  const reset = new URL(inviteLinkOf((await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)).html)).pathname
+  assert.equal((await new ConsoleBrowser(ta).get(reset)).status, 200)
+  assert.equal((await new ConsoleBrowser(ta).post(reset, { password: 'another long password' })).status, 303)
+
+  for (const secret of [invitation, reset].map((p) => p.split('/').pop()!)) {
+    assert.ok(!lines.some((l) => l.includes(secret)), 'no line holds the secret')
+  }
+  const urls = lines.map((l) => JSON.parse(l)).filter((l) => l.req?.url).map((l) => l.req.url as string)
+  assert.ok(urls.includes('/console/invitations/…') && urls.includes('/console/reset/…'), 'the requests are still logged, with the route')
 })
