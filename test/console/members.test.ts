@@ -114,3 +114,18 @@ test('an invitation\'s and a reset link\'s secret never reach the request log, o
   const urls = lines.map((l) => JSON.parse(l)).filter((l) => l.req?.url).map((l) => l.req.url as string)
   assert.ok(urls.includes('/console/invitations/…') && urls.includes('/console/reset/…'), 'the requests are still logged, with the route')
 })
+
+test('a removed member cannot rejoin through another invitation sent to them before they joined', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner } = await signedInOwner(ta)
+  const asAdmin = new URL(await invite(owner, 'x@example.com', 'admin')).pathname
+  const asViewer = new URL(await invite(owner, 'x@example.com', 'viewer')).pathname
+  assert.equal((await new ConsoleBrowser(ta).post(asViewer, { password: 'x password 1' })).status, 303)
+  const team = (await owner.get('/console/test/members')).html
+  assert.doesNotMatch(team, /data-invitation="x@example\.com"/, 'joined: no invitation of theirs is left pending')
+  assert.equal((await owner.submit('/console/test/members', `/console/test/members/${memberIdOf(team, 'x@example.com')}/remove`)).status, 303)
+
+  assert.equal((await new ConsoleBrowser(ta).get(asAdmin)).status, 404)
+  assert.equal((await new ConsoleBrowser(ta).post(asAdmin, { password: 'x password 2' })).status, 404)
+  assert.equal((await new ConsoleBrowser(ta).signIn('x@example.com', 'x password 2')).status, 401, 'not back in, as an admin or at all')
+})

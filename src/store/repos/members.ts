@@ -85,12 +85,19 @@ export async function pendingInvitations(tx: Executor, merchantId: string, now: 
     .orderBy(desc(consoleInvitations.createdAt))
 }
 
-/** Marks an unused, unexpired invitation used and answers it: of two racing accepts, one gets it. */
+/**
+ * Marks an unused, unexpired invitation used and answers it: of two racing accepts, one gets it. Every
+ * other open invitation of the merchant to that email ends with it: one left over would let the
+ * member, once removed, join again.
+ */
 export async function claimInvitation(tx: Executor, tokenHash: string, now: Date): Promise<InvitationRow | null> {
   const [r] = await tx.update(consoleInvitations).set({ usedAt: now })
     .where(and(eq(consoleInvitations.tokenHash, tokenHash), isNull(consoleInvitations.usedAt), gt(consoleInvitations.expiresAt, now)))
     .returning()
-  return r ?? null
+  if (!r) return null
+  await tx.update(consoleInvitations).set({ usedAt: now })
+    .where(and(eq(consoleInvitations.merchantId, r.merchantId), eq(consoleInvitations.email, r.email), isNull(consoleInvitations.usedAt)))
+  return r
 }
 
 export async function findInvitation(tx: Executor, tokenHash: string, now: Date): Promise<InvitationRow | null> {
