@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { INVITATION_MS } from '../../src/services/members.js'
-import { startTestApp } from '../helpers/app.js'
-import { ConsoleBrowser, csrfOf } from '../helpers/console.js'
+import { startTestApp, type TestApp } from '../helpers/app.js'
+import { ConsoleBrowser, csrfOf, type ConsolePage } from '../helpers/console.js'
 import { invite, inviteLinkOf, memberWithRole, signedInOwner } from '../helpers/members.js'
+import { until } from '../helpers/wait.js'
 
 const memberIdOf = (html: string, email: string) => {
   const row = new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(html)
@@ -128,4 +129,66 @@ test('a removed member cannot rejoin through another invitation sent to them bef
   assert.equal((await new ConsoleBrowser(ta).get(asAdmin)).status, 404)
   assert.equal((await new ConsoleBrowser(ta).post(asAdmin, { password: 'x password 2' })).status, 404)
   assert.equal((await new ConsoleBrowser(ta).signIn('x@example.com', 'x password 2')).status, 401, 'not back in, as an admin or at all')
+})
+
+/** Backends of this test's database waiting on a lock. */
+const lockWaiters = async (ta: TestApp) => (await ta.database.pool.query(
+  `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n as number
+
+/** Holds the merchant's members locked while `first`, then `second`, queue for them; then lets them through in that order. */
+async function queuedOnTheTeam(ta: TestApp, merchantId: string, first: () => Promise<ConsolePage>, second: () => Promise<ConsolePage>) {
+  const holder = await ta.database.pool.connect()
+  await holder.query('begin')
+  await holder.query('select id from console_members where merchant_id = $1 for update', [merchantId])
+  const a = first()
+  await until('the first change waiting on the team', 10_000, async () => await lockWaiters(ta) === 1)
+  const b = second()
+  await until('the second change waiting on the team', 10_000, async () => await lockWaiters(ta) === 2)
+  await holder.query('commit')
+  holder.release()
+  return Promise.all([a, b])
+}
+
+test('two owners demoting each other, or leaving, at once: the second is refused, the merchant keeps an owner', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: a, m } = await signedInOwner(ta)
+  const b = await memberWithRole(ta, a, 'admin', 'b@example.com')
+  const team = (await a.get('/console/test/members')).html
+  const [aId, bId] = [memberIdOf(team, m.email), memberIdOf(team, 'b@example.com')]
+  assert.equal((await a.submit('/console/test/members', `/console/test/members/${bId}/role`, { role: 'owner' })).status, 303)
+  const [csrfA, csrfB] = [csrfOf((await a.get('/console/test/members')).html), csrfOf((await b.browser.get('/console/test/members')).html)]
+
+  const answers = await queuedOnTheTeam(ta, m.id,
+    () => a.post(`/console/test/members/${bId}/role`, { csrf: csrfA, role: 'viewer' }),
+    () => b.browser.post(`/console/test/members/${aId}/remove`, { csrf: csrfB }))
+  assert.deepEqual(answers.map((x) => x.status), [303, 403], 'b is no longer an owner when their change gets the team')
+  const roles = async () => (await ta.database.pool.query(`select role from console_members where merchant_id = $1 and removed_at is null order by role`, [m.id])).rows.map((r) => r.role)
+  assert.deepEqual(await roles(), ['owner', 'viewer'])
+
+  assert.equal((await a.submit('/console/test/members', `/console/test/members/${bId}/role`, { role: 'owner' })).status, 303)
+  const [again, againB] = [csrfOf((await a.get('/console/test/members')).html), csrfOf((await b.browser.get('/console/test/members')).html)]
+  const leaving = await queuedOnTheTeam(ta, m.id,
+    () => a.post(`/console/test/members/${aId}/remove`, { csrf: again }),
+    () => b.browser.post(`/console/test/members/${bId}/remove`, { csrf: againB }))
+  assert.deepEqual(leaving.map((x) => x.status), [303, 409], 'the last owner cannot leave')
+  assert.deepEqual(await roles(), ['owner'])
+})
+
+test('an owner removed while their own change waits for the team: the change is refused, not made by someone no longer there', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: a, m } = await signedInOwner(ta)
+  const b = await memberWithRole(ta, a, 'admin', 'b@example.com')
+  await memberWithRole(ta, a, 'viewer', 'v@example.com')
+  const team = (await a.get('/console/test/members')).html
+  const [bId, vId] = [memberIdOf(team, 'b@example.com'), memberIdOf(team, 'v@example.com')]
+  assert.equal((await a.submit('/console/test/members', `/console/test/members/${bId}/role`, { role: 'owner' })).status, 303)
+  const [csrfA, csrfB] = [csrfOf((await a.get('/console/test/members')).html), csrfOf((await b.browser.get('/console/test/members')).html)]
+
+  const [removed, promoted] = await queuedOnTheTeam(ta, m.id,
+    () => a.post(`/console/test/members/${bId}/remove`, { csrf: csrfA }),
+    () => b.browser.post(`/console/test/members/${vId}/role`, { csrf: csrfB, role: 'owner' }))
+  assert.equal(removed.status, 303)
+  assert.equal(promoted.status, 403)
+  const v = await ta.database.pool.query(`select role from console_members where id = $1`, [vId])
+  assert.equal(v.rows[0].role, 'viewer', 'not made an owner by a removed member')
 })
