@@ -192,3 +192,31 @@ test('an owner removed while their own change waits for the team: the change is 
   const v = await ta.database.pool.query(`select role from console_members where id = $1`, [vId])
   assert.equal(v.rows[0].role, 'viewer', 'not made an owner by a removed member')
 })
+
+test('another merchant\'s owner cannot touch this merchant\'s members, invitations or sessions by their ids; a withdrawn link is dead', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner, m } = await signedInOwner(ta, 'Home')
+  const { browser: other } = await signedInOwner(ta, 'Other')
+  await memberWithRole(ta, owner, 'viewer', 'v@example.com')
+  const link = new URL(await invite(owner, 'later@example.com', 'admin')).pathname
+  const team = (await owner.get('/console/test/members')).html
+  const vId = memberIdOf(team, 'v@example.com')
+  const invitation = /name="invitation" value="(\w+)"/.exec(team)![1]
+  const session = /name="session" value="(\w+)"/.exec((await owner.get('/console/test/sessions')).html)![1]
+
+  for (const [action, fields] of [
+    [`/members/${vId}/role`, { role: 'owner' }], [`/members/${vId}/remove`, {}], [`/members/${vId}/transfer`, {}], [`/members/${vId}/reset`, {}],
+    [`/members/${vId}/second-factor/reset`, {}], ['/sessions/end', { session }],
+  ] as const) {
+    assert.equal((await other.submit('/console/test/members', `/console/test${action}`, fields)).status, 404, action)
+  }
+  // An invitation not open at the merchant is withdrawn already, as far as it can tell: nothing to do.
+  assert.equal((await other.submit('/console/test/members', '/console/test/members/invitations/withdraw', { invitation })).status, 303)
+  assert.equal((await owner.get('/console/test/payments')).status, 200, 'the owner\'s session goes on')
+  const roles = await ta.database.pool.query(`select email, role from console_members where merchant_id = $1 and removed_at is null order by email`, [m.id])
+  assert.deepEqual(roles.rows.map((r) => `${r.email} ${r.role}`), [`${m.email} owner`, 'v@example.com viewer'])
+  assert.equal((await new ConsoleBrowser(ta).get(link)).status, 200, 'the invitation still stands')
+
+  assert.equal((await owner.submit('/console/test/members', '/console/test/members/invitations/withdraw', { invitation })).status, 303)
+  assert.equal((await new ConsoleBrowser(ta).post(link, { password: 'a long password' })).status, 404, 'withdrawn')
+})
