@@ -11,6 +11,7 @@ import { hashPassword, verifyPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
 import { newToken, tokenHash } from '../security/tokens.js'
 import * as repo from '../store/repos/console-sign-in.js'
+import { endResets } from '../store/repos/password-resets.js'
 import * as members from '../store/repos/members.js'
 import { removeFactor } from '../store/repos/second-factor.js'
 import { getMerchant } from '../store/repos/merchants.js'
@@ -131,6 +132,7 @@ export async function changePassword(deps: Deps, s: ConsoleSession, current: str
   await deps.db.transaction(async (tx) => {
     await members.setMemberPassword(tx, s.member.id, hash)
     await members.revokeMemberSessions(tx, s.merchant.id, s.member.id, s.tokenHash, now)
+    await endResets(tx, s.member.id, now)
   })
   await recordActivity(deps, { ...who, action: 'password_changed' })
   return 'ok'
@@ -162,6 +164,7 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
       if (login.role !== 'owner') await members.setMemberRole(tx, login.id, 'owner')
       // The way back for an owner who lost both phone and recovery codes: the reset sign-in has no second factor.
       secondFactorReset = await removeFactor(tx, login.id)
+      await endResets(tx, login.id, now)
     } else {
       await members.insertMember(tx, { id: newId('mem'), merchantId, email, passwordHash: hash, role: 'owner', createdAt: now })
     }

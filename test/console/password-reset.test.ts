@@ -160,3 +160,23 @@ test('without SMTP: the page says to ask an owner, who makes a link on the Team 
   assert.equal((await new ConsoleBrowser(ta).signIn('dev@example.com', 'a brand new password')).status, 303)
   assert.match((await owner.get('/console/test/activity')).html, /data-action="password_reset_link_made"/)
 })
+
+test('a reset link made before a new password no longer works: after the member\'s own change, and after the operator\'s set-password', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner, m } = await signedIn(ta)
+  const dev = await memberWithRole(ta, owner, 'developer', 'dev@example.com')
+  const team = (await owner.get('/console/test/members')).html
+  const idOf = (email: string) => new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(team)![1]
+  const linkFor = async (id: string) => pathOf(/id="shown-once-value">([^<]+)</.exec((await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)).html)![1])
+
+  const devLink = await linkFor(idOf('dev@example.com'))
+  assert.equal((await dev.browser.submit('/console/test/password', '/console/test/password', { current: dev.password, password: 'the member\'s own new one' })).status, 303)
+  assert.equal((await new ConsoleBrowser(ta).get(devLink)).status, 404)
+  assert.equal((await new ConsoleBrowser(ta).post(devLink, { password: 'set through the old link' })).status, 404)
+  assert.equal((await new ConsoleBrowser(ta).signIn('dev@example.com', 'the member\'s own new one')).status, 303, 'the member\'s own password stands')
+
+  const ownerLink = await linkFor(idOf(m.email))
+  assert.equal((await ta.admin('POST', `/merchants/${m.id}/password`, { password: 'the operator\'s new one' })).status, 200)
+  assert.equal((await new ConsoleBrowser(ta).post(ownerLink, { password: 'set through the old link' })).status, 404)
+  assert.equal((await new ConsoleBrowser(ta).signIn(m.email, 'the operator\'s new one')).status, 303)
+})
