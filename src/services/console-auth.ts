@@ -64,7 +64,10 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   // A new token at every sign-in; the one the browser had (if any) stops working.
   const now = deps.clock()
   const token = newToken()
-  await deps.db.transaction(async (tx) => {
+  const opened = await deps.db.transaction(async (tx) => {
+    // The password checked must still be the member's: a reset, a change or a removal that committed
+    // meanwhile ended every session, and must end this one too (it waits for this one otherwise).
+    if (!(await members.holdSamePassword(tx, member.id, member.passwordHash!))) return false
     if (input.previousToken) await repo.revokeSession(tx, tokenHash(input.previousToken), now)
     await repo.insertSession(tx, {
       tokenHash: tokenHash(token),
@@ -76,7 +79,12 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
       ip: input.ip,
       userAgent: input.userAgent?.slice(0, 300) ?? null,
     })
+    return true
   })
+  if (!opened) {
+    await recordActivity(deps, { ...who!, action: 'sign_in_failed' })
+    return { ok: false, reason: 'invalid' }
+  }
   await recordActivity(deps, { ...who!, action: 'sign_in' })
   return { ok: true, token, merchantId: member.merchantId, memberId: member.id }
 }

@@ -30,6 +30,17 @@ export async function lockMembers(tx: Executor, merchantId: string) {
   return tx.select().from(consoleMembers).where(active(merchantId)).orderBy(asc(consoleMembers.id)).for('update')
 }
 
+/**
+ * Whether the member is still in place with this password hash, holding their row (`FOR SHARE`) to the
+ * end of the transaction: a new password or a removal (which end every session) waits for it, and one
+ * that went first is seen.
+ */
+export async function holdSamePassword(tx: Executor, memberId: string, passwordHash: string) {
+  const rows = await tx.select({ id: consoleMembers.id }).from(consoleMembers)
+    .where(and(eq(consoleMembers.id, memberId), eq(consoleMembers.passwordHash, passwordHash), isNull(consoleMembers.removedAt))).for('share')
+  return rows.length === 1
+}
+
 export async function setMemberRole(tx: Executor, memberId: string, role: string) {
   await tx.update(consoleMembers).set({ role }).where(eq(consoleMembers.id, memberId))
 }
