@@ -5,7 +5,7 @@ import { INVITATION_MS } from '../../src/services/members.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { ConsoleBrowser, csrfOf, type ConsolePage } from '../helpers/console.js'
 import { invite, inviteLinkOf, memberWithRole, signedInOwner } from '../helpers/members.js'
-import { until } from '../helpers/wait.js'
+import { lockWaiters, until } from '../helpers/wait.js'
 
 const memberIdOf = (html: string, email: string) => {
   const row = new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(html)
@@ -131,19 +131,15 @@ test('a removed member cannot rejoin through another invitation sent to them bef
   assert.equal((await new ConsoleBrowser(ta).signIn('x@example.com', 'x password 2')).status, 401, 'not back in, as an admin or at all')
 })
 
-/** Backends of this test's database waiting on a lock. */
-const lockWaiters = async (ta: TestApp) => (await ta.database.pool.query(
-  `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n as number
-
 /** Holds the merchant's members locked while `first`, then `second`, queue for them; then lets them through in that order. */
 async function queuedOnTheTeam(ta: TestApp, merchantId: string, first: () => Promise<ConsolePage>, second: () => Promise<ConsolePage>) {
   const holder = await ta.database.pool.connect()
   await holder.query('begin')
   await holder.query('select id from console_members where merchant_id = $1 for update', [merchantId])
   const a = first()
-  await until('the first change waiting on the team', 10_000, async () => await lockWaiters(ta) === 1)
+  await until('the first change waiting on the team', 10_000, async () => await lockWaiters(ta.database.pool) === 1)
   const b = second()
-  await until('the second change waiting on the team', 10_000, async () => await lockWaiters(ta) === 2)
+  await until('the second change waiting on the team', 10_000, async () => await lockWaiters(ta.database.pool) === 2)
   await holder.query('commit')
   holder.release()
   return Promise.all([a, b])

@@ -11,7 +11,7 @@ import { startTestApp } from '../helpers/app.js'
 import { ConsoleBrowser, loginTokenOf, signedIn, type ConsolePage } from '../helpers/console.js'
 import { memberWithRole } from '../helpers/members.js'
 import { startSmtpSink } from '../helpers/smtp-sink.js'
-import { until } from '../helpers/wait.js'
+import { lockWaiters, until } from '../helpers/wait.js'
 
 async function withMail(t: TestContext) {
   const sink = await startSmtpSink(t)
@@ -191,7 +191,6 @@ test('a sign-in whose password was checked just before a reset committed does no
 
   // The sign-in is held at the insert of its session, its password already checked, while the reset goes on.
   const holder = await ta.database.pool.connect()
-  const waiting = async () => (await ta.database.pool.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n as number
   const attacker = new ConsoleBrowser(ta)
   let reset: ConsolePage | null = null
   try {
@@ -199,9 +198,9 @@ test('a sign-in whose password was checked just before a reset committed does no
       create trigger hold_sign_in before insert on console_sessions for each row execute function hold_sign_in()`)
     await holder.query('select pg_advisory_lock(4141)')
     const signingIn = attacker.signIn('dev@example.com', dev.password)
-    await until('the sign-in held at its session', 10_000, async () => await waiting() === 1)
+    await until('the sign-in held at its session', 10_000, async () => await lockWaiters(ta.database.pool) === 1)
     const resetting = new ConsoleBrowser(ta).post(link, { password: 'the new password' }).then((r) => (reset = r))
-    await until('the reset done, or waiting for the sign-in', 10_000, async () => reset !== null || await waiting() === 2)
+    await until('the reset done, or waiting for the sign-in', 10_000, async () => reset !== null || await lockWaiters(ta.database.pool) === 2)
     await holder.query('select pg_advisory_unlock(4141)')
     await Promise.all([signingIn, resetting])
   } finally {
