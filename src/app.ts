@@ -19,6 +19,7 @@ import { sessionRoutes } from './api/sessions/route.js'
 import { testHelperRoutes } from './api/test-helpers/route.js'
 import { webhookEndpointRoutes } from './api/webhook-endpoints/route.js'
 import { randomBase62 } from './domain/ids.js'
+import { requestSerializer } from './logging.js'
 import { observeRequest, registerMetrics } from './metrics/route.js'
 import { consoleRoutes } from './console/plugin.js'
 import { pageRoutes } from './pages/plugin.js'
@@ -37,7 +38,7 @@ export interface AppOptions {
 export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<FastifyInstance> {
   const trust = deps.config.trustProxy
   const app = Fastify({
-    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance.child({}, { serializers: { req: requestSerializer } }) } : { logger: opts.logger ?? false }),
     bodyLimit: BODY_LIMIT,
     clientErrorHandler,
     genReqId: () => `req_${randomBase62(20)}`,

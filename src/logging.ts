@@ -25,6 +25,16 @@ export function chooseLogFormat(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean | u
 /** Credentials never reach a log line, whatever its format. */
 const REDACT = ['req.headers.authorization', '*.password', '*.credentials']
 
+/** A one-time link's path ends in its secret (an invitation's, a password reset's): logged without it. */
+const SECRET_PATH = /^(\/console\/(?:invitations|reset)\/)[^/?#]+/
+
+/**
+ * The request as a log line shows it: Fastify's own fields, the path without a link's secret (whoever
+ * reads the logs could otherwise join the team or set a member's password with it).
+ */
+export const requestSerializer = (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) =>
+  ({ method: req.method, url: req.url.replace(SECRET_PATH, '$1…'), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort })
+
 export function createLogger(level: string, format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Pino {
   // With tracing on, a line written inside a traced request or delivery names its trace.
   const options = { level, redact: REDACT, mixin: () => { const id = activeTraceId(); return id ? { trace_id: id } : {} } }

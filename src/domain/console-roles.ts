@@ -27,7 +27,7 @@ export const PERMISSIONS = {
   reconciliation: { owner: true, admin: true, developer: false, support: false, viewer: false },
   settings: { owner: true, admin: true, developer: false, support: false, viewer: false },
   activity: { owner: true, admin: true, developer: false, support: false, viewer: false },
-  /** The member list and the sessions of every member. */
+  /** The member list and pending invitations (every member's sessions: `members`, console/sessions/route.ts). */
   'members.read': { owner: true, admin: true, developer: false, support: false, viewer: false },
   /** Inviting, changing roles, removing members, ending their sessions, transferring ownership. */
   members: { owner: true, admin: false, developer: false, support: false, viewer: false },

@@ -11,6 +11,7 @@ import { hashPassword, verifyPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
 import { newToken, tokenHash } from '../security/tokens.js'
 import * as repo from '../store/repos/console-sign-in.js'
+import { endResets } from '../store/repos/password-resets.js'
 import * as members from '../store/repos/members.js'
 import { removeFactor } from '../store/repos/second-factor.js'
 import { getMerchant } from '../store/repos/merchants.js'
@@ -63,7 +64,10 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   // A new token at every sign-in; the one the browser had (if any) stops working.
   const now = deps.clock()
   const token = newToken()
-  await deps.db.transaction(async (tx) => {
+  const opened = await deps.db.transaction(async (tx) => {
+    // The password checked must still be the member's: a reset, a change or a removal that committed
+    // meanwhile ended every session, and must end this one too (it waits for this one otherwise).
+    if (!(await members.holdSamePassword(tx, member.id, member.passwordHash!))) return false
     if (input.previousToken) await repo.revokeSession(tx, tokenHash(input.previousToken), now)
     await repo.insertSession(tx, {
       tokenHash: tokenHash(token),
@@ -75,7 +79,12 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
       ip: input.ip,
       userAgent: input.userAgent?.slice(0, 300) ?? null,
     })
+    return true
   })
+  if (!opened) {
+    await recordActivity(deps, { ...who!, action: 'sign_in_failed' })
+    return { ok: false, reason: 'invalid' }
+  }
   await recordActivity(deps, { ...who!, action: 'sign_in' })
   return { ok: true, token, merchantId: member.merchantId, memberId: member.id }
 }
@@ -131,6 +140,7 @@ export async function changePassword(deps: Deps, s: ConsoleSession, current: str
   await deps.db.transaction(async (tx) => {
     await members.setMemberPassword(tx, s.member.id, hash)
     await members.revokeMemberSessions(tx, s.merchant.id, s.member.id, s.tokenHash, now)
+    await endResets(tx, s.member.id, now)
   })
   await recordActivity(deps, { ...who, action: 'password_changed' })
   return 'ok'
@@ -162,6 +172,7 @@ export async function setPassword(deps: Deps, merchantId: string, input: { passw
       if (login.role !== 'owner') await members.setMemberRole(tx, login.id, 'owner')
       // The way back for an owner who lost both phone and recovery codes: the reset sign-in has no second factor.
       secondFactorReset = await removeFactor(tx, login.id)
+      await endResets(tx, login.id, now)
     } else {
       await members.insertMember(tx, { id: newId('mem'), merchantId, email, passwordHash: hash, role: 'owner', createdAt: now })
     }

@@ -32,6 +32,12 @@ export class LastOwner extends TillError {
   }
 }
 
+export class NoLongerOwner extends TillError {
+  constructor() {
+    super(403, 'you are no longer an owner of this merchant: nothing was changed')
+  }
+}
+
 type Who = { s: ConsoleSession; ip: string; userAgent?: string }
 
 export async function team(deps: Deps, merchantId: string) {
@@ -87,11 +93,16 @@ export async function acceptInvitation(deps: Deps, token: string, password: stri
   return member
 }
 
-/** Locks the team, finds `memberId` in it, applies `change`, and refuses any outcome without an owner. */
+/**
+ * Locks the team, finds `memberId` in it, applies `change`, and refuses any outcome without an owner.
+ * The acting member must still be an owner once the team is locked: one removed or demoted by a change
+ * that held the lock first was an owner when their request began, and is no longer.
+ */
 async function changeTeam(deps: Deps, w: Who, memberId: string, change: (target: repo.MemberRow, tx: Executor, now: Date) => Promise<Map<string, Role | null>>) {
   const now = deps.clock()
   return deps.db.transaction(async (tx) => {
     const members = await repo.lockMembers(tx, w.s.merchant.id)
+    if (members.find((m) => m.id === w.s.member.id)?.role !== 'owner') throw new NoLongerOwner()
     const target = members.find((m) => m.id === memberId)
     if (!target) throw new NotFound()
     const after = await change(target, tx, now)

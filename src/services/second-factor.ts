@@ -6,7 +6,7 @@
  * claimed by a conditional UPDATE.
  */
 import { createHmac, randomInt } from 'node:crypto'
-import { Conflict, NotFound } from '../domain/errors.js'
+import { Conflict, InvalidField, NotFound } from '../domain/errors.js'
 import { clientNetwork } from '../security/client-network.js'
 import { matchTotpStep, newTotpSecret, totpUri } from '../security/totp.js'
 import * as members from '../store/repos/members.js'
@@ -138,6 +138,12 @@ export class SecondFactorRequired extends Conflict {
   }
 }
 
+export class OwnSecondFactor extends InvalidField {
+  constructor() {
+    super('member', 'is you: turn your own second factor off with a code from your app')
+  }
+}
+
 /** Turns the member's second factor off, with a fresh code from the app. */
 export async function disableSecondFactor(deps: Deps, w: Who, code: string): Promise<Guess> {
   if ((await gateOf(deps, w.s)).required) throw new SecondFactorRequired()
@@ -159,6 +165,8 @@ export const recoveryCodesLeft = (deps: Deps, s: ConsoleSession) => repo.unusedR
  * page. The operator's `till merchants set-password` does the same for the owner it resets (console-auth.ts).
  */
 export async function resetSecondFactor(deps: Deps, merchantId: string, memberId: string, by: { actor: string; memberId?: string; ip?: string; userAgent?: string }) {
+  // One's own is turned off with a fresh code (disableSecondFactor), never by this.
+  if (memberId === by.memberId) throw new OwnSecondFactor()
   const member = (await members.membersOf(deps.db, merchantId)).find((m) => m.id === memberId)
   if (!member) throw new NotFound()
   const removed = await repo.removeFactor(deps.db, memberId)

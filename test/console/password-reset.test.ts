@@ -8,9 +8,10 @@ import { test, type TestContext } from 'node:test'
 import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import { MAX_RESETS_PER_ACCOUNT, MAX_RESETS_PER_ADDRESS, RESET_MS } from '../../src/services/password-reset.js'
 import { startTestApp } from '../helpers/app.js'
-import { ConsoleBrowser, loginTokenOf, signedIn } from '../helpers/console.js'
+import { ConsoleBrowser, loginTokenOf, signedIn, type ConsolePage } from '../helpers/console.js'
 import { memberWithRole } from '../helpers/members.js'
 import { startSmtpSink } from '../helpers/smtp-sink.js'
+import { lockWaiters, until } from '../helpers/wait.js'
 
 async function withMail(t: TestContext) {
   const sink = await startSmtpSink(t)
@@ -159,4 +160,56 @@ test('without SMTP: the page says to ask an owner, who makes a link on the Team 
   assert.equal((await dev.browser.get('/console/test/payments')).status, 303, 'signed out')
   assert.equal((await new ConsoleBrowser(ta).signIn('dev@example.com', 'a brand new password')).status, 303)
   assert.match((await owner.get('/console/test/activity')).html, /data-action="password_reset_link_made"/)
+})
+
+test('a reset link made before a new password no longer works: after the member\'s own change, and after the operator\'s set-password', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner, m } = await signedIn(ta)
+  const dev = await memberWithRole(ta, owner, 'developer', 'dev@example.com')
+  const team = (await owner.get('/console/test/members')).html
+  const idOf = (email: string) => new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(team)![1]
+  const linkFor = async (id: string) => pathOf(/id="shown-once-value">([^<]+)</.exec((await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)).html)![1])
+
+  const devLink = await linkFor(idOf('dev@example.com'))
+  assert.equal((await dev.browser.submit('/console/test/password', '/console/test/password', { current: dev.password, password: 'the member\'s own new one' })).status, 303)
+  assert.equal((await new ConsoleBrowser(ta).get(devLink)).status, 404)
+  assert.equal((await new ConsoleBrowser(ta).post(devLink, { password: 'set through the old link' })).status, 404)
+  assert.equal((await new ConsoleBrowser(ta).signIn('dev@example.com', 'the member\'s own new one')).status, 303, 'the member\'s own password stands')
+
+  const ownerLink = await linkFor(idOf(m.email))
+  assert.equal((await ta.admin('POST', `/merchants/${m.id}/password`, { password: 'the operator\'s new one' })).status, 200)
+  assert.equal((await new ConsoleBrowser(ta).post(ownerLink, { password: 'set through the old link' })).status, 404)
+  assert.equal((await new ConsoleBrowser(ta).signIn(m.email, 'the operator\'s new one')).status, 303)
+})
+
+test('a sign-in whose password was checked just before a reset committed does not outlive the reset', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner } = await signedIn(ta)
+  const dev = await memberWithRole(ta, owner, 'developer', 'dev@example.com')
+  const id = /data-member="dev@example\.com"[\s\S]*?\/members\/(mem_\w+)\//.exec((await owner.get('/console/test/members')).html)![1]
+  const link = pathOf(/id="shown-once-value">([^<]+)</.exec((await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)).html)![1])
+
+  // The sign-in is held at the insert of its session, its password already checked, while the reset goes on.
+  const holder = await ta.database.pool.connect()
+  const attacker = new ConsoleBrowser(ta)
+  let reset: ConsolePage | null = null
+  try {
+    await holder.query(`create function hold_sign_in() returns trigger language plpgsql as $$ begin perform pg_advisory_xact_lock(4141); return new; end $$;
+      create trigger hold_sign_in before insert on console_sessions for each row execute function hold_sign_in()`)
+    await holder.query('select pg_advisory_lock(4141)')
+    const signingIn = attacker.signIn('dev@example.com', dev.password)
+    await until('the sign-in held at its session', 10_000, async () => await lockWaiters(ta.database.pool) === 1)
+    const resetting = new ConsoleBrowser(ta).post(link, { password: 'the new password' }).then((r) => (reset = r))
+    await until('the reset done, or waiting for the sign-in', 10_000, async () => reset !== null || await lockWaiters(ta.database.pool) === 2)
+    await holder.query('select pg_advisory_unlock(4141)')
+    await Promise.all([signingIn, resetting])
+  } finally {
+    // Before the app closes: a sign-in still held would keep it open.
+    await holder.query('select pg_advisory_unlock_all()')
+    holder.release()
+  }
+
+  assert.equal(reset!.status, 303, 'the password is reset')
+  assert.equal((await attacker.get('/console/test/payments')).status, 303, 'the old password\'s session is signed out')
+  assert.equal((await new ConsoleBrowser(ta).signIn('dev@example.com', 'the new password')).status, 303)
 })

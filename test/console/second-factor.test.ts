@@ -184,3 +184,15 @@ test('wrong codes from one address are limited across members: a burst past 30 g
   assert.equal(statuses.filter((s) => s === 401).length, 30, statuses.join())
   assert.equal(statuses.filter((s) => s === 429).length, 5)
 })
+
+test('an owner turns off their own second factor only with a fresh code: the Team page\'s reset is for other members', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser: owner, m } = await signedIn(ta)
+  await enrol(ta, owner)
+  const self = new RegExp(`data-member="${m.email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec((await owner.get('/console/test/members')).html)![1]
+  const reset = await owner.submit('/console/test/members', `/console/test/members/${self}/second-factor/reset`)
+  assert.equal(reset.status, 400)
+  assert.match(reset.html, /Your own two-factor sign-in is turned off here/)
+  assert.match((await owner.get('/console/test/security')).html, /data-second-factor="on"/, 'still on')
+  assert.doesNotMatch((await owner.get('/console/test/activity')).html, /data-action="second_factor_reset"/)
+})

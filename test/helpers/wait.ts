@@ -16,3 +16,7 @@ export function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms).unref()),
   ])
 }
+
+/** Backends of the pool's database waiting on a lock: a change held where the test wants it. */
+export const lockWaiters = async (pool: { query(q: string): Promise<{ rows: { n: number }[] }> }) => (await pool.query(
+  `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n

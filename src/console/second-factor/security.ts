@@ -62,7 +62,13 @@ export const securityRoutes = (deps: Deps): FastifyPluginAsync => async (app) =>
 
   app.post<{ Params: { mode: string; id: string } }>('/:mode/members/:id/second-factor/reset', async (req, reply) => {
     const c = consoleContext(req, reply, '/members')
-    await secondFactor.resetSecondFactor(deps, req.consoleSession!.merchant.id, req.params.id, actorOf(req))
+    try {
+      await secondFactor.resetSecondFactor(deps, req.consoleSession!.merchant.id, req.params.id, actorOf(req))
+    } catch (e) {
+      if (!(e instanceof secondFactor.OwnSecondFactor)) throw e
+      // One's own: this page, where it is turned off with a code.
+      return page(req, reply, 400, { error: c.t('security.resetOwn') })
+    }
     return seeOther(reply, `/console/${c.mode}/members?saved=1`)
   })
 }

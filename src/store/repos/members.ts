@@ -30,6 +30,17 @@ export async function lockMembers(tx: Executor, merchantId: string) {
   return tx.select().from(consoleMembers).where(active(merchantId)).orderBy(asc(consoleMembers.id)).for('update')
 }
 
+/**
+ * Whether the member is still in place with this password hash, holding their row (`FOR SHARE`) to the
+ * end of the transaction: a new password or a removal (which end every session) waits for it, and one
+ * that went first is seen.
+ */
+export async function holdSamePassword(tx: Executor, memberId: string, passwordHash: string) {
+  const rows = await tx.select({ id: consoleMembers.id }).from(consoleMembers)
+    .where(and(eq(consoleMembers.id, memberId), eq(consoleMembers.passwordHash, passwordHash), isNull(consoleMembers.removedAt))).for('share')
+  return rows.length === 1
+}
+
 export async function setMemberRole(tx: Executor, memberId: string, role: string) {
   await tx.update(consoleMembers).set({ role }).where(eq(consoleMembers.id, memberId))
 }
@@ -85,12 +96,19 @@ export async function pendingInvitations(tx: Executor, merchantId: string, now: 
     .orderBy(desc(consoleInvitations.createdAt))
 }
 
-/** Marks an unused, unexpired invitation used and answers it: of two racing accepts, one gets it. */
+/**
+ * Marks an unused, unexpired invitation used and answers it: of two racing accepts, one gets it. Every
+ * other open invitation of the merchant to that email ends with it: one left over would let the
+ * member, once removed, join again.
+ */
 export async function claimInvitation(tx: Executor, tokenHash: string, now: Date): Promise<InvitationRow | null> {
   const [r] = await tx.update(consoleInvitations).set({ usedAt: now })
     .where(and(eq(consoleInvitations.tokenHash, tokenHash), isNull(consoleInvitations.usedAt), gt(consoleInvitations.expiresAt, now)))
     .returning()
-  return r ?? null
+  if (!r) return null
+  await tx.update(consoleInvitations).set({ usedAt: now })
+    .where(and(eq(consoleInvitations.merchantId, r.merchantId), eq(consoleInvitations.email, r.email), isNull(consoleInvitations.usedAt)))
+  return r
 }
 
 export async function findInvitation(tx: Executor, tokenHash: string, now: Date): Promise<InvitationRow | null> {

@@ -24,6 +24,11 @@ export async function findReset(tx: Executor, tokenHash: string, now: Date): Pro
 export async function claimReset(tx: Executor, tokenHash: string, now: Date): Promise<PasswordResetRow | null> {
   const [r] = await tx.update(consolePasswordResets).set({ usedAt: now }).where(open(tokenHash, now)).returning()
   if (!r) return null
-  await tx.update(consolePasswordResets).set({ usedAt: now }).where(and(eq(consolePasswordResets.memberId, r.memberId), isNull(consolePasswordResets.usedAt)))
+  await endResets(tx, r.memberId, now)
   return r
+}
+
+/** Ends every open reset of the member: a password set by any way makes the links before it void. */
+export async function endResets(tx: Executor, memberId: string, now: Date) {
+  await tx.update(consolePasswordResets).set({ usedAt: now }).where(and(eq(consolePasswordResets.memberId, memberId), isNull(consolePasswordResets.usedAt)))
 }

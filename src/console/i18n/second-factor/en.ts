@@ -17,6 +17,7 @@ export const secondFactorEn = {
   'security.throttled': 'Too many wrong codes. Wait 15 minutes and try again.',
   'security.codesTitle': 'Your recovery codes',
   'security.codesNote': 'Each code signs you in once if you lose your phone. Keep them somewhere safe: they are shown only now.',
+  'security.resetOwn': 'Your own two-factor sign-in is turned off here, under “Turn off two-factor sign-in”, with a current code from your app.',
   'security.disableTitle': 'Turn off two-factor sign-in',
   'security.disable': 'Turn off',
   'security.disabled': 'Two-factor sign-in is off.',

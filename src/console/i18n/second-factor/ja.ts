@@ -19,6 +19,7 @@ export const secondFactorJa: Record<keyof typeof secondFactorEn, string> = {
   'security.throttled': 'コードの誤りが多すぎます。15 分待ってからもう一度お試しください。',
   'security.codesTitle': 'リカバリーコード',
   'security.codesNote': 'スマートフォンをなくしたとき、各コードで 1 回サインインできます。表示されるのは今回だけなので、安全な場所に保管してください。',
+  'security.resetOwn': 'ご自身の 2 段階認証は、このページの「2 段階認証をオフにする」で、アプリに表示されている現在のコードを入力してオフにしてください。',
   'security.disableTitle': '2 段階認証をオフにする',
   'security.disable': 'オフにする',
   'security.disabled': '2 段階認証をオフにしました。',

@@ -19,6 +19,7 @@ export const secondFactorZhCN: Record<keyof typeof secondFactorEn, string> = {
   'security.throttled': '验证码错误次数过多。请 15 分钟后再试。',
   'security.codesTitle': '你的恢复码',
   'security.codesNote': '手机丢失时，每个恢复码可用于登录一次。请妥善保存：它们只显示这一次。',
+  'security.resetOwn': '你自己的两步验证请在本页“关闭两步验证”处关闭，需输入应用中当前显示的验证码。',
   'security.disableTitle': '关闭两步验证',
   'security.disable': '关闭',
   'security.disabled': '两步验证已关闭。',

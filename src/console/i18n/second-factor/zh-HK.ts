@@ -19,6 +19,7 @@ export const secondFactorZhHK: Record<keyof typeof secondFactorEn, string> = {
   'security.throttled': '驗證碼錯誤次數太多。請 15 分鐘後再試。',
   'security.codesTitle': '你的復原碼',
   'security.codesNote': '遺失手機時，每個復原碼可用作登入一次。請妥善保管：復原碼只會顯示這一次。',
+  'security.resetOwn': '你自己的雙重驗證請在本頁「停用雙重驗證」處停用，須輸入應用程式目前顯示的驗證碼。',
   'security.disableTitle': '停用雙重驗證',
   'security.disable': '停用',
   'security.disabled': '雙重驗證已停用。',
