@@ -107,6 +107,24 @@ test('an event whose object claims another attempt is not believed: Stripe\'s ow
   assert.deepEqual([res.ack.status, res.facts[0].kind], [200, 'ignored'])
 })
 
+test('a secret key of another account than the webhook\'s: the paid session\'s event is refused (Stripe sends it again) and the attempt is not called closed', async (t) => {
+  const s = await setup(t)
+  const { a, made } = await s.paid()
+  // The merchant pasted another account's key: the webhook's events are genuine, the key cannot read their sessions.
+  const otherKey = { ...s.cfg, credentials: { ...s.cfg.credentials, secretKey: s.fake.addAccount().secretKey } }
+  const nowSec = s.clock().getTime() / 1000
+  const body = Buffer.from(JSON.stringify({ id: 'evt_y', object: 'event', type: 'checkout.session.completed', data: { object: { id: made.providerRef, client_reference_id: a.attemptId } } }))
+  const res = await s.provider.parseNotification(otherKey, { body, headers: { 'stripe-signature': `t=${nowSec},v1=${signPayload(String(s.cfg.credentials.webhookSecret), nowSec, body)}` } })
+  assert.equal(res.ack.status, 503, 'not acknowledged: a paid session must not be dropped')
+  assert.deepEqual(res.facts.map((f) => f.kind), ['ignored'], 'no payment fact')
+  const ref = { attemptId: a.attemptId, providerRef: made.providerRef!, data: made.data! }
+  await assert.rejects(s.provider.queryPayment(otherKey, ref), (e: unknown) => e instanceof ProviderError && e.outcome === 'unknown')
+  await assert.rejects(s.provider.closePayment(otherKey, ref), (e: unknown) => e instanceof ProviderError && e.outcome === 'unknown')
+  // With the right key again, the same event pays.
+  const again = await s.provider.parseNotification(s.cfg, { body, headers: { 'stripe-signature': `t=${nowSec},v1=${signPayload(String(s.cfg.credentials.webhookSecret), nowSec, body)}` } })
+  assert.deepEqual([again.ack.status, again.facts[0].kind], [200, 'payment'])
+})
+
 test('a declined card leaves the session open and sends nothing; the 3-D Secure card pays after its challenge', async (t) => {
   const s = await setup(t)
   const made = await s.provider.createAttempt(s.cfg, s.attempt())

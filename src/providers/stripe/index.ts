@@ -39,12 +39,14 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
   const now = opts.now ?? (() => new Date())
 
   /** The Checkout Session behind an attempt with its PaymentIntent, or null when Stripe never made one (or never heard of it). */
-  async function sessionOf(cfg: ProviderConfig, id: string, attemptId: string): Promise<CheckoutSession | null> {
+  async function sessionOf(cfg: ProviderConfig, id: string, attemptId: string): Promise<CheckoutSession> {
     let s: CheckoutSession
     try {
       s = await client.call<CheckoutSession>(cfg, 'GET', `${PATHS.checkoutSessions}/${enc(id)}?expand[]=payment_intent`)
     } catch (e) {
-      if (e instanceof ProviderError && e.code === 'not_found') return null
+      // Stripe made this session and keeps it: a key that cannot read it is another account's or mode's
+      // (the key was changed). Unknown, never closed: a payment on it must be recorded once the key is right.
+      if (e instanceof ProviderError && e.code === 'not_found') throw new ProviderError('unknown', 'not_found', `Checkout Session ${id} is unknown to this secret key: is it another account's or mode's?`)
       throw e
     }
     // A session made for another attempt must never settle this one.
@@ -56,7 +58,7 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
   async function paymentIntentOf(cfg: ProviderConfig, ref: PaymentRef): Promise<string> {
     if (typeof ref.data.paymentIntentId === 'string') return ref.data.paymentIntentId
     const id = checkoutIdOf(ref)
-    const pi = id ? idOf((await sessionOf(cfg, id, ref.attemptId))?.payment_intent) : undefined
+    const pi = id ? idOf((await sessionOf(cfg, id, ref.attemptId)).payment_intent) : undefined
     if (!pi) throw new ProviderError('rejected', 'no_payment_intent', `Stripe shows no payment for attempt ${ref.attemptId}`, false)
     return pi
   }
@@ -65,15 +67,15 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
   async function sessionEvent(cfg: ProviderConfig, type: string, obj: CheckoutSession): Promise<NotificationResult> {
     const attemptId = obj.client_reference_id
     if (!attemptId || !obj.id) return ignore(`${type} for a Checkout Session Till did not make`)
-    let s: CheckoutSession | null
+    let s: CheckoutSession
     try {
       s = await sessionOf(cfg, obj.id, attemptId)
     } catch (e) {
       // Stripe's own session names another attempt: the event's object is not to be believed, and asking again changes nothing.
       if (e instanceof ProviderError && e.code === 'reference_mismatch') return ignore(e.message)
+      // Unreadable (Stripe down, or a key that cannot see it): Stripe sends the event again.
       return refuse(503, `Checkout Session ${obj.id} could not be read back: ${(e as Error).message}`)
     }
-    if (!s) return ignore(`Checkout Session ${obj.id} unknown to Stripe`)
     const fact = paymentFact(s)
     if (fact.status === 'pending') return ignore(`${type}: Checkout Session ${s.id} is ${s.status}/${s.payment_status}`)
     return accept([fact])
@@ -143,10 +145,9 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
 
     async queryPayment(cfg, ref) {
       const id = checkoutIdOf(ref)
-      const s = id ? await sessionOf(cfg, id, ref.attemptId) : null
-      // Never made, or unknown to Stripe: nothing can be paid there.
-      if (!s) return { status: id ? 'closed' : 'pending' }
-      return paymentState(s)
+      // Never made: nothing can be paid there yet.
+      if (!id) return { status: 'pending' }
+      return paymentState(await sessionOf(cfg, id, ref.attemptId))
     },
 
     /**
@@ -163,7 +164,7 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
         if (!(e instanceof ProviderError && e.outcome === 'rejected')) throw e
       }
       const s = await sessionOf(cfg, id, ref.attemptId)
-      if (s && paymentState(s).status === 'succeeded') return { alreadyPaid: { ...paymentFact(s), attemptId: ref.attemptId } }
+      if (paymentState(s).status === 'succeeded') return { alreadyPaid: { ...paymentFact(s), attemptId: ref.attemptId } }
       return { closed: true }
     },
 
