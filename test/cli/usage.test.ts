@@ -8,7 +8,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { till } from '../helpers/cli.js'
-import { freePort } from '../helpers/process.js'
+import { refusedPort } from '../helpers/process.js'
 
 const COMMANDS = [
   'merchants create', 'merchants show',
@@ -117,8 +117,8 @@ test('missing or malformed configuration is a usage error that says what to set'
   assert.match(live.stderr, /^till webhooks listen: webhooks listen forwards test-mode events only: use a test key \(sk_test_…\)\n/)
 })
 
-test('a Till that is not running: exit 1 with the address and the hint, for admin and merchant commands', async () => {
-  const url = `http://127.0.0.1:${await freePort()}`
+test('a Till that is not running: exit 1 with the address and the hint, for admin and merchant commands', async (t) => {
+  const url = `http://127.0.0.1:${await refusedPort(t)}`
   const [admin, merchant, flag] = await Promise.all([
     till(['merchants', 'create', '--name', 'Acme'], { env: { TILL_URL: url, ADMIN_TOKEN: 'x' } }),
     till(['events', 'list'], { env: { TILL_URL: url, TILL_API_KEY: 'sk_test_x' } }),
@@ -131,8 +131,8 @@ test('a Till that is not running: exit 1 with the address and the hint, for admi
   }
 })
 
-test('--till-url is Till\'s address in every command\'s help; --url, its old name, still works and says it is deprecated', async () => {
-  const url = `http://127.0.0.1:${await freePort()}`
+test('--till-url is Till\'s address in every command\'s help; --url, its old name, still works and says it is deprecated', async (t) => {
+  const url = `http://127.0.0.1:${await refusedPort(t)}`
   const [help, old, bad, both] = await Promise.all([
     till(['events', 'list', '--help']),
     till(['events', 'list', '--url', url], { env: { TILL_API_KEY: 'sk_test_x' } }),

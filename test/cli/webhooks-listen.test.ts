@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js'
 import { deliverDue } from '../../src/jobs/outbox.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { envFor, startCli } from '../helpers/cli.js'
-import { freePort } from '../helpers/process.js'
+import { freePort, refusedPort } from '../helpers/process.js'
 import { startReceiver, verifySignature } from '../helpers/receiver.js'
 
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ'
@@ -79,9 +79,10 @@ Ctrl-C removes the endpoint and stops.
 test('webhooks listen removes endpoints left by a listener that is gone, applies --events and --secret, and reports a receiver that is down', async (t) => {
   const ta = await startTestApp(t)
   const create = (url: string) => ta.request('POST', '/api/v1/webhook_endpoints', { key: ta.merchant.testKey, body: { url } })
-  const stale = (await create(`http://127.0.0.1:${await freePort()}/till-listen/abcdefghijklmnop`)).body
+  // Ports that certainly refuse: a listener that is gone (stale), a receiver that is down.
+  const stale = (await create(`http://127.0.0.1:${await refusedPort(t)}/till-listen/abcdefghijklmnop`)).body
   const other = (await create(`http://127.0.0.1:${await freePort()}/hooks`)).body
-  const down = `http://127.0.0.1:${await freePort()}/hook`
+  const down = `http://127.0.0.1:${await refusedPort(t)}/hook`
   const fixed = 'whsec_0123456789abcdefghijABCDEFGHIJKL'
 
   const cli = startCli(t, ['webhooks', 'listen', '--forward-to', down, '--events', 'payment.failed', '--secret', fixed], envFor(ta))

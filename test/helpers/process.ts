@@ -35,6 +35,24 @@ export async function freePort(): Promise<number> {
   return port
 }
 
+/**
+ * A loopback port that refuses connections for the rest of the test: the local end of an open
+ * connection held until then. Nothing listens there, and nothing can start to (EADDRINUSE), where a
+ * port that freePort() found free may be taken by another test's listener before it is used.
+ */
+export async function refusedPort(t: TestContext): Promise<number> {
+  const accepted: net.Socket[] = []
+  const server = net.createServer((socket) => accepted.push(socket))
+  await new Promise<void>((resolve, reject) => server.listen(0, '127.0.0.1', resolve).once('error', reject))
+  const held = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1')
+  await new Promise<void>((resolve, reject) => held.once('connect', resolve).once('error', reject))
+  t.after(() => new Promise<void>((resolve) => {
+    for (const socket of [held, ...accepted]) socket.destroy()
+    server.close(() => resolve())
+  }))
+  return held.localPort!
+}
+
 /** A live process: signal 0 reaches it and it is not a zombie (PID 1 here may reap exited orphans late). */
 export function alive(pid: number): boolean {
   try {

@@ -11,6 +11,7 @@ import { test } from 'node:test'
 import { createSessionSignals, SessionSignals } from '../../src/services/session-signals.js'
 import { DbClient } from '../../src/store/db.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
+import { until } from '../helpers/wait.js'
 
 const ID = 'sess_SIGNALSIGNALSIGNALSIGNA'
 const silent = { info() {}, warn() {}, error() {} }
@@ -82,6 +83,9 @@ test('after losing its connection the listener reconnects, wakes waiters to re-r
   await relistening
   // A notification may have been missed while disconnected: waiters re-read.
   assert.equal(await waited, 'signalled')
+  // PostgreSQL tells the client it is ending the connection before the old backend has left
+  // pg_stat_activity: wait for that, then exactly one LISTEN connection, the new one, is left.
+  await until('the terminated backend left pg_stat_activity', 30_000, async () => !(await listenerPids(ta)).includes(pid))
   const pids = await listenerPids(ta)
   assert.equal(pids.length, 1)
   assert.notEqual(pids[0], pid)

@@ -19,8 +19,15 @@ test('a backfill runs in batches, logs its progress, and writes to the rows it h
   await pool.query('create table items (id serial primary key, a integer not null, b integer)')
   await pool.query('insert into items (a) select g from generate_series(1, 2500) g')
 
+  // The batch that reaches row 2500 (the third) waits until the writer's update has landed, so the
+  // update is certainly to a row not reached yet, however slowly this machine runs either side.
+  let wrote!: () => void
+  const written = new Promise<void>((resolve) => (wrote = resolve))
+  let batches = 0
+  const gated = { query: async (text: string, values: unknown[]) => (++batches === 3 && (await written), pool.query(text, values)) } as unknown as pg.Pool
+
   const lines: string[] = []
-  const running = runBackfill(pool, {
+  const running = runBackfill(gated, {
     name: 'items.b',
     batch: 'update items set b = a * 2 where id in (select id from items where b is null order by id limit $1 for update skip locked)',
     size: 1000,
@@ -30,6 +37,7 @@ test('a backfill runs in batches, logs its progress, and writes to the rows it h
   // A row the backfill has not reached: updated at once, not after the whole backfill.
   await writer.query("set statement_timeout = '10s'")
   await writer.query('update items set a = 0 where id = 2500')
+  wrote()
 
   assert.equal(await within(60_000, running, 'the backfill'), 2500)
   assert.deepEqual(lines.map((l) => l.replace(/ \(.*\)$/, '')), [

@@ -135,24 +135,29 @@ test('a 429 waits for Retry-After before the retry (real timer)', async (t) => {
 
 function recordingSender(baseUrl: string, over: Partial<ConstructorParameters<typeof RequestSender>[0]> = {}) {
   const sleeps: number[] = []
+  /** When each sleep was asked for (Date.now()). */
+  const sleptAt: number[] = []
   const sender = new RequestSender({
     apiKey: KEY, baseUrl, timeoutMs: 5000, maxRetries: 3, retryBaseMs: 100, retryMaxMs: 300, maxRetryAfterMs: 60_000,
-    fetch, sleep: async (ms) => void sleeps.push(ms), ...over,
+    fetch, sleep: async (ms) => void (sleeps.push(ms), sleptAt.push(Date.now())), ...over,
   })
-  return { sender, sleeps }
+  return { sender, sleeps, sleptAt }
 }
 
 test('Retry-After (seconds or HTTP date) sets the wait; without it, backoff doubles with jitter up to the cap', async (t) => {
-  const date = new Date(Date.now() + 30_000).toUTCString()
-  const srv = await faultServer(t, (_s, n) => [
-    { status: 429, headers: { 'retry-after': '2' } },
-    { status: 503, headers: { 'retry-after': date } },
-    { status: 200, body: {} },
-  ][n - 1] ?? { status: 200, body: {} })
-  const { sender, sleeps } = recordingSender(srv.baseUrl)
+  // The date is made as the answer is sent; the wait must run up to it from the moment the client read it.
+  let sentAt = 0
+  let date = 0
+  const srv = await faultServer(t, (_s, n) => {
+    if (n !== 2) return n === 1 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200, body: {} }
+    sentAt = Date.now()
+    date = Math.floor((sentAt + 30_000) / 1000) * 1000 // an HTTP date holds whole seconds
+    return { status: 503, headers: { 'retry-after': new Date(date).toUTCString() } }
+  })
+  const { sender, sleeps, sleptAt } = recordingSender(srv.baseUrl)
   await sender.request('POST', '/api/v1/refunds', { body: {} })
   assert.equal(sleeps[0], 2000)
-  assert.ok(sleeps[1] > 28_000 && sleeps[1] <= 30_000, `HTTP date → ${sleeps[1]} ms`)
+  assert.ok(sleeps[1] >= date - sleptAt[1] && sleeps[1] <= date - sentAt, `HTTP date ${date - sentAt} ms ahead when sent → ${sleeps[1]} ms, read ${sleptAt[1] - sentAt} ms later`)
 
   const srv2 = await faultServer(t, () => ({ status: 502 }))
   const rec = recordingSender(srv2.baseUrl, { maxRetries: 4 })
