@@ -109,7 +109,7 @@ test('an event whose object claims another attempt is not believed: Stripe\'s ow
 
 test('a secret key of another account than the webhook\'s: the paid session\'s event is refused (Stripe sends it again) and the attempt is not called closed', async (t) => {
   const s = await setup(t)
-  const { a, made } = await s.paid()
+  const { a, made, fact } = await s.paid()
   // The merchant pasted another account's key: the webhook's events are genuine, the key cannot read their sessions.
   const otherKey = { ...s.cfg, credentials: { ...s.cfg.credentials, secretKey: s.fake.addAccount().secretKey } }
   const nowSec = s.clock().getTime() / 1000
@@ -120,6 +120,12 @@ test('a secret key of another account than the webhook\'s: the paid session\'s e
   const ref = { attemptId: a.attemptId, providerRef: made.providerRef!, data: made.data! }
   await assert.rejects(s.provider.queryPayment(otherKey, ref), (e: unknown) => e instanceof ProviderError && e.outcome === 'unknown')
   await assert.rejects(s.provider.closePayment(otherKey, ref), (e: unknown) => e instanceof ProviderError && e.outcome === 'unknown')
+  // A dispute on the payment, its event to the same endpoint: refused alike, not dropped.
+  const { dispute } = await s.ctl.dispute(String(fact.data!.paymentIntentId))
+  const disputeBody = Buffer.from(JSON.stringify({ id: 'evt_d', object: 'event', type: 'charge.dispute.created', data: { object: { id: dispute, object: 'dispute' } } }))
+  const signed = (b: Buffer) => ({ 'stripe-signature': `t=${nowSec},v1=${signPayload(String(s.cfg.credentials.webhookSecret), nowSec, b)}` })
+  assert.equal((await s.provider.parseNotification(otherKey, { body: disputeBody, headers: signed(disputeBody) })).ack.status, 503)
+  assert.equal((await s.provider.parseNotification(s.cfg, { body: disputeBody, headers: signed(disputeBody) })).facts[0].kind, 'dispute')
   // With the right key again, the same event pays.
   const again = await s.provider.parseNotification(s.cfg, { body, headers: { 'stripe-signature': `t=${nowSec},v1=${signPayload(String(s.cfg.credentials.webhookSecret), nowSec, body)}` } })
   assert.deepEqual([again.ack.status, again.facts[0].kind], [200, 'payment'])

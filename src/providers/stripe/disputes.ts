@@ -6,7 +6,6 @@
  */
 import { accept, ignore, refuse } from '../json-acks.js'
 import type { DisputeFact, NotificationResult, ProviderConfig } from '../types.js'
-import { ProviderError } from '../types.js'
 import { META, PATHS } from './constants.js'
 import type { StripeClient } from './http.js'
 import { idOf, objectOf, type Dispute } from './wire.js'
@@ -35,8 +34,8 @@ export async function disputeEvent(client: StripeClient, cfg: ProviderConfig, ty
   try {
     d = await client.call<Dispute>(cfg, 'GET', `${PATHS.disputes}/${encodeURIComponent(obj.id)}?expand[]=payment_intent`)
   } catch (e) {
-    // A dispute this account's key cannot read is not this configuration's: nothing to retry for.
-    if (e instanceof ProviderError && e.code === 'not_found') return ignore(`${type}: dispute ${obj.id} unknown to Stripe`)
+    // Unreadable, Stripe sends it again. A 404 too: a signed event names a dispute of the endpoint's own
+    // account, so a key that cannot read it is another account's or mode's (replaced), and must be put right.
     return refuse(503, `dispute ${obj.id} could not be read back: ${(e as Error).message}`)
   }
   const fact = disputeFact(d)
