@@ -38,7 +38,7 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
   const client = new StripeClient({ timeoutMs: opts.timeoutMs ?? 10_000, dispatcher: opts.dispatcher })
   const now = opts.now ?? (() => new Date())
 
-  /** The Checkout Session behind an attempt with its PaymentIntent, or null when Stripe never made one (or never heard of it). */
+  /** The Checkout Session behind an attempt, with its PaymentIntent, read back from Stripe. */
   async function sessionOf(cfg: ProviderConfig, id: string, attemptId: string): Promise<CheckoutSession> {
     let s: CheckoutSession
     try {
