@@ -4,14 +4,8 @@ import { test } from 'node:test'
 import { INVITATION_MS } from '../../src/services/members.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { ConsoleBrowser, csrfOf, type ConsolePage } from '../helpers/console.js'
-import { invite, inviteLinkOf, memberWithRole, signedInOwner } from '../helpers/members.js'
+import { invite, inviteLinkOf, memberIdOf, memberWithRole, signedInOwner } from '../helpers/members.js'
 import { lockWaiters, until } from '../helpers/wait.js'
-
-const memberIdOf = (html: string, email: string) => {
-  const row = new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(html)
-  if (!row) throw new Error(`no row for ${email}`)
-  return row[1]
-}
 
 test('an invitation link works once, before it expires, and its member signs in with the role it names', async (t) => {
   const ta = await startTestApp(t)

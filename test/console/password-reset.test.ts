@@ -9,7 +9,7 @@ import { JOBS, startJobs } from '../../src/jobs/runner.js'
 import { MAX_RESETS_PER_ACCOUNT, MAX_RESETS_PER_ADDRESS, RESET_MS } from '../../src/services/password-reset.js'
 import { startTestApp } from '../helpers/app.js'
 import { ConsoleBrowser, loginTokenOf, signedIn, type ConsolePage } from '../helpers/console.js'
-import { memberWithRole } from '../helpers/members.js'
+import { inviteLinkOf, memberIdOf, memberWithRole } from '../helpers/members.js'
 import { startSmtpSink } from '../helpers/smtp-sink.js'
 import { lockWaiters, until } from '../helpers/wait.js'
 
@@ -150,11 +150,11 @@ test('without SMTP: the page says to ask an owner, who makes a link on the Team 
   assert.doesNotMatch(asked.html, /<form/)
 
   const team = (await owner.get('/console/test/members')).html
-  const id = new RegExp('data-member="dev@example\\.com"[\\s\\S]*?/members/(mem_\\w+)/').exec(team)![1]
+  const id = memberIdOf(team, 'dev@example.com')
   const made = await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)
   assert.equal(made.status, 200)
   assert.match(made.html, /Password reset link for dev@example\.com/)
-  const link = /id="shown-once-value">([^<]+)</.exec(made.html)![1]
+  const link = inviteLinkOf(made.html)
   assert.match(link, /\/console\/reset\/[\w-]{43}$/)
   assert.equal((await new ConsoleBrowser(ta).post(pathOf(link), { password: 'a brand new password' })).status, 303)
   assert.equal((await dev.browser.get('/console/test/payments')).status, 303, 'signed out')
@@ -167,16 +167,15 @@ test('a reset link made before a new password no longer works: after the member\
   const { browser: owner, m } = await signedIn(ta)
   const dev = await memberWithRole(ta, owner, 'developer', 'dev@example.com')
   const team = (await owner.get('/console/test/members')).html
-  const idOf = (email: string) => new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(team)![1]
-  const linkFor = async (id: string) => pathOf(/id="shown-once-value">([^<]+)</.exec((await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)).html)![1])
+  const linkFor = async (id: string) => pathOf(inviteLinkOf((await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)).html))
 
-  const devLink = await linkFor(idOf('dev@example.com'))
+  const devLink = await linkFor(memberIdOf(team, 'dev@example.com'))
   assert.equal((await dev.browser.submit('/console/test/password', '/console/test/password', { current: dev.password, password: 'the member\'s own new one' })).status, 303)
   assert.equal((await new ConsoleBrowser(ta).get(devLink)).status, 404)
   assert.equal((await new ConsoleBrowser(ta).post(devLink, { password: 'set through the old link' })).status, 404)
   assert.equal((await new ConsoleBrowser(ta).signIn('dev@example.com', 'the member\'s own new one')).status, 303, 'the member\'s own password stands')
 
-  const ownerLink = await linkFor(idOf(m.email))
+  const ownerLink = await linkFor(memberIdOf(team, m.email))
   assert.equal((await ta.admin('POST', `/merchants/${m.id}/password`, { password: 'the operator\'s new one' })).status, 200)
   assert.equal((await new ConsoleBrowser(ta).post(ownerLink, { password: 'set through the old link' })).status, 404)
   assert.equal((await new ConsoleBrowser(ta).signIn(m.email, 'the operator\'s new one')).status, 303)
@@ -186,8 +185,8 @@ test('a sign-in whose password was checked just before a reset committed does no
   const ta = await startTestApp(t)
   const { browser: owner } = await signedIn(ta)
   const dev = await memberWithRole(ta, owner, 'developer', 'dev@example.com')
-  const id = /data-member="dev@example\.com"[\s\S]*?\/members\/(mem_\w+)\//.exec((await owner.get('/console/test/members')).html)![1]
-  const link = pathOf(/id="shown-once-value">([^<]+)</.exec((await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)).html)![1])
+  const id = memberIdOf((await owner.get('/console/test/members')).html, 'dev@example.com')
+  const link = pathOf(inviteLinkOf((await owner.submit('/console/test/members', `/console/test/members/${id}/reset`)).html))
 
   // The sign-in is held at the insert of its session, its password already checked, while the reset goes on.
   const holder = await ta.database.pool.connect()

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import { startTestApp } from '../helpers/app.js'
 import { envFor, till } from '../helpers/cli.js'
 import { ConsoleBrowser, merchantWithLogin } from '../helpers/console.js'
-import { memberWithRole, signedInOwner } from '../helpers/members.js'
+import { memberIdOf, memberWithRole, signedInOwner } from '../helpers/members.js'
 
 test('set-password gives a merchant without a login one, and resets a password signing every session out', async (t) => {
   const ta = await startTestApp(t)
@@ -48,7 +48,7 @@ test('set-password with a member\'s email resets that member and makes them owne
   const { browser: owner, m } = await signedInOwner(ta)
   const next = await memberWithRole(ta, owner, 'developer', 'next@example.com')
   const team = (await owner.get('/console/test/members')).html
-  const nextId = new RegExp('data-member="next@example\\.com"[\\s\\S]*?/members/(mem_\\w+)/').exec(team)![1]
+  const nextId = memberIdOf(team, 'next@example.com')
   assert.equal((await owner.submit('/console/test/members', `/console/test/members/${nextId}/transfer`)).status, 303)
 
   const set = await ta.admin('POST', `/merchants/${m.id}/password`, { password: 'the owner is back', email: 'Next@Example.com' })

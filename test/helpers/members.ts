@@ -2,6 +2,13 @@
 import { ConsoleBrowser, signedIn } from './console.js'
 import type { TestApp } from './app.js'
 
+/** A member's id, from their row on the Team page. */
+export const memberIdOf = (html: string, email: string) => {
+  const row = new RegExp(`data-member="${email.replace(/[.]/g, '\\.')}"[\\s\\S]*?/members/(mem_\\w+)/`).exec(html)
+  if (!row) throw new Error(`no row for ${email}`)
+  return row[1]
+}
+
 /** The one-time link the members page shows when no mail was sent. */
 export const inviteLinkOf = (html: string) => {
   const m = /id="shown-once-value">([^<]+)</.exec(html)

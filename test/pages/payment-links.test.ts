@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { getPage, postForm, tokenOf } from '../helpers/pages.js'
+import { lockWaiters } from '../helpers/wait.js'
 
 const createLink = async (ta: TestApp, body: Record<string, unknown>) => {
   const res = await ta.request('POST', '/api/v1/payment_links', { key: ta.merchant.testKey, body })
@@ -113,10 +114,6 @@ test('an inactive, expired or used-up link says so in the buyer\'s language and 
   assert.equal((await getPage(ta, `/l/${live.id}`)).status, 410)
 })
 
-/** Backends of this test's database waiting on a lock. */
-const lockWaiters = async (ta: TestApp) => (await ta.database.pool.query(
-  `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n as number
-
 test('two buyers racing for the last payment: one gets a session, the other is told the link is busy; a lapsed session frees it', async (t) => {
   const ta = await startTestApp(t)
   const link = await createLink(ta, { amount: 100, currency: 'JPY', maxPayments: 2 })
@@ -127,7 +124,7 @@ test('two buyers racing for the last payment: one gets a session, the other is t
   await holder.query('begin')
   await holder.query('lock table sessions in share mode')
   const racing = Promise.all([postForm(ta, `/l/${link.id}`, { token }), postForm(ta, `/l/${link.id}`, { token })])
-  while (await lockWaiters(ta) < 2) await new Promise((r) => setImmediate(r))
+  while (await lockWaiters(ta.database.pool) < 2) await new Promise((r) => setImmediate(r))
   await holder.query('commit')
   holder.release()
   const answers = await racing
