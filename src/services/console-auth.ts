@@ -81,12 +81,8 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
     })
     return true
   })
-  if (!opened) {
-    await recordActivity(deps, { ...who!, action: 'sign_in_failed' })
-    return { ok: false, reason: 'invalid' }
-  }
-  await recordActivity(deps, { ...who!, action: 'sign_in' })
-  return { ok: true, token, merchantId: member.merchantId, memberId: member.id }
+  await recordActivity(deps, { ...who!, action: opened ? 'sign_in' : 'sign_in_failed' })
+  return opened ? { ok: true, token, merchantId: member.merchantId, memberId: member.id } : { ok: false, reason: 'invalid' }
 }
 
 export interface ConsoleSession {
