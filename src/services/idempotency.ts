@@ -159,46 +159,52 @@ export function idempotencyKeys(deps: Deps) {
     await Promise.race([attempt(), pause(SETTLE_WAIT_MS)])
   }
 
-  /** One request's key: claimed before its work (`claimFirst`) or with it (`once`), settled when its answer is sent (`finish`). */
-  class HeldKey implements RequestKey {
+  /**
+   * One request's key: claimed before its work (`claimFirst`) or with it (`once`), settled when its
+   * answer is sent (`finish`). It is also the work's `KeyInWork` (one object a request, no closures).
+   */
+  class HeldKey implements RequestKey, KeyInWork {
     private readonly claim: KeyClaim
-    /** The key's part in the work's own statements. */
-    private readonly inWork: KeyInWork
     /** Claimed before the work, under this lease: this request alone may release it or answer it. */
     private claimedFirst = false
     /** Claimed in flight by the work (a refund's reservation): answered when the work returns. */
     private inFlight = false
     /** The work's statements store its answer (committed once the work returns). */
     private storedInWork = false
-    /** The work stored its answer, or the answer is another request's row: nothing left to store. */
-    private answered = false
+    /** The work stored its answer, or the answer is another request's row: nothing left to store (`finish` has nothing to do). */
+    answered = false
     /** The bytes to send, as stored. */
     sent: string | null = null
 
     constructor(private readonly r: KeyRequest) {
       const now = deps.clock()
       this.claim = { merchantId: r.scope.merchantId, mode: r.scope.mode, key: r.key, fingerprint: r.fingerprint, now, lockedUntil: new Date(now.getTime() + LEASE_MS) }
-      this.inWork = {
-        key: r.key,
-        claimAnswered: (view) => {
-          this.storedInWork = true
-          return { ...this.claim, answer: this.stored(view) }
-        },
-        reserve: async (tx, rows) => {
-          this.inFlight = true
-          return keptFor(await rows.claiming(tx, this.claim), tx, rows, deps.clock())
-        },
-        answering: (view) => {
-          this.storedInWork = true
-          const { scope, key } = this.r
-          return { merchantId: scope.merchantId, mode: scope.mode, key, ...this.stored(view) }
-        },
-        answer: async (ex, view) => {
-          const { status, body } = this.stored(view)
-          await saveResponse(ex, this.r.scope, this.r.key, status, body)
-          this.storedInWork = true
-        },
-      }
+    }
+
+    get key() {
+      return this.r.key
+    }
+
+    claimAnswered(view: unknown): KeyClaim {
+      this.storedInWork = true
+      return { ...this.claim, answer: this.stored(view) }
+    }
+
+    async reserve<T extends { createdAt: Date }, A>(tx: Executor, rows: KeptRows<T, A>) {
+      this.inFlight = true
+      return keptFor(await rows.claiming(tx, this.claim), tx, rows, deps.clock())
+    }
+
+    answering(view: unknown): KeyAnswer {
+      this.storedInWork = true
+      const { scope, key } = this.r
+      return { merchantId: scope.merchantId, mode: scope.mode, key, ...this.stored(view) }
+    }
+
+    async answer(ex: Executor, view: unknown) {
+      const { status, body } = this.stored(view)
+      await saveResponse(ex, this.r.scope, this.r.key, status, body)
+      this.storedInWork = true
     }
 
     private stored(view: unknown) {
@@ -213,11 +219,11 @@ export function idempotencyKeys(deps: Deps) {
       for (;;) {
         this.inFlight = this.storedInWork = false
         try {
-          const view = await work(this.inWork)
+          const view = await work(this)
           // The answer alone, when the work's statements did not hold it.
           if (!this.storedInWork) {
             if (!this.inFlight) throw new Error('a keyed work returned without claiming its key')
-            await this.inWork.answer(deps.db, view)
+            await this.answer(deps.db, view)
           }
           this.answered = true
           return view

@@ -28,14 +28,16 @@ const replay = (reply: FastifyReply, r: Replayed) => reply.code(r.status).header
 
 /**
  * Runs a `keyWithWork` route's service with the request's key, and sends the answer exactly as its
- * work stored it; a key another request holds answers as that request's row says.
+ * work stored it; a key another request holds answers as that request's row says. The bytes are
+ * returned, not sent here: a handler returning `reply` would have Fastify wait for the response's end.
  */
 export async function answerOnce<V>(deps: Deps, req: FastifyRequest, reply: FastifyReply, work: (key: RequestKey) => Promise<V>) {
   const held = req.idempotency
   if (!held) return work(keptOnRow(null, deps.clock))
   try {
     await work(held)
-    return reply.type(JSON_TYPE).send(held.sent)
+    reply.type(JSON_TYPE)
+    return held.sent
   } catch (e) {
     if (e instanceof Replayed) return replay(reply, e).send(e.body)
     throw e
@@ -69,17 +71,20 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
     if (v) return replay(reply, v).send(v.body)
   })
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  // Not async: most answers have nothing to settle (no key, or a work that stored its answer), and skip the promise.
+  app.addHook('onSend', (req, reply, payload, done) => {
     const held = req.idempotency
-    if (!held) return payload
+    if (!held) return done(null, payload)
     req.idempotency = null
-    const v = await held.finish(reply.statusCode, String(payload))
-    if (!v) return payload
-    if (v instanceof Replayed) {
-      replay(reply, v)
-      return v.body
-    }
-    reply.code(v.status)
-    return reply.serialize(errorBody(v))
+    if (held.answered) return done(null, payload)
+    held.finish(reply.statusCode, String(payload)).then((v) => {
+      if (!v) return done(null, payload)
+      if (v instanceof Replayed) {
+        replay(reply, v)
+        return done(null, v.body)
+      }
+      reply.code(v.status)
+      done(null, reply.serialize(errorBody(v)))
+    }, done)
   })
 }

@@ -4,7 +4,7 @@ import { storedStatusesFor, type SessionStatus } from '../../domain/session-mach
 import type { Executor } from '../db.js'
 import { rawStatement, tableRows } from '../prepared.js'
 import { attempts, sessions } from '../schema.js'
-import { CLAIM_SQL, claimValues, FRESH_KEY_SQL, isKeyThere, KeyTaken, type KeyClaim } from './idempotency.js'
+import { CLAIM_SQL, claimValues, isKeyThere, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
 import type { Scope } from './scope.js'
 
@@ -32,11 +32,14 @@ export async function insertSessionRow(tx: Executor, row: SessionRow) {
 // The key's claim and the session in one command, so one commit. A fresh key (nearly every one) is
 // inserted plainly: ON CONFLICT's speculative insertion and the INSERT … SELECT that waits on its
 // answer cost a keyed checkout about 20 µs of PostgreSQL, a sixth of the session's own insert
-// (bench/keyed-statement.ts). A key already there fails that command, inserting nothing, and the
-// claim is made again by the full one: the session inserted only if the key was claimed (a lapsed
-// claim of the same request taken over), nothing at all if it was not.
-const insertFreshKeyStmt = rawStatement('session_insert_fresh_key', `with claim as (${FRESH_KEY_SQL})
-  insert into sessions (${COLUMNS}) values (${params(9)})`)
+// (bench/keyed-statement.ts). Its row takes the session's merchant, mode and created_at ($2, $3,
+// $15) rather than parameters of its own to send and parse. A key already there fails that command,
+// inserting nothing, and the claim is made again by the full one: the session inserted only if the
+// key was claimed (a lapsed claim of the same request taken over), nothing at all if it was not.
+const insertFreshKeyStmt = rawStatement('session_insert_fresh_key', `with claim as (
+    insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)
+    values ($2, $3, $19, $20, $21::int, $22::text, null, $15))
+  insert into sessions (${COLUMNS}) values (${params(1)})`)
 const insertClaimingStmt = rawStatement('session_insert_claiming_key', `with claim as (${CLAIM_SQL})
   insert into sessions (${COLUMNS})
   select ${params(9)}
@@ -49,14 +52,17 @@ const insertClaimingStmt = rawStatement('session_insert_claiming_key', `with cla
  */
 export async function insertSession(tx: Executor, row: SessionRow, claim: KeyClaim | null) {
   if (!claim) return insertSessionRow(tx, row)
-  const values = [...claimValues(claim, claim.answer ?? null), ...rowValues(row)]
-  try {
-    await insertFreshKeyStmt(tx, values)
-    return
-  } catch (e) {
-    if (!isKeyThere(e)) throw e
+  const values = rowValues(row)
+  const { answer } = claim
+  if (answer) {
+    try {
+      await insertFreshKeyStmt(tx, [...values, claim.key, claim.fingerprint, answer.status, answer.body])
+      return
+    } catch (e) {
+      if (!isKeyThere(e)) throw e
+    }
   }
-  const { rowCount } = await insertClaimingStmt(tx, values)
+  const { rowCount } = await insertClaimingStmt(tx, [...claimValues(claim, answer ?? null), ...values])
   if (!rowCount) throw new KeyTaken()
 }
 
