@@ -71,6 +71,12 @@ test('the SDK pointed at the fake: sessions, refunds, balance transactions and w
 
   const endpoint = await sdk.webhookEndpoints.create({ url: 'https://till.example/hooks/stripe/pc_sdk', enabled_events: ['checkout.session.completed'] })
   assert.ok(endpoint.secret?.startsWith('whsec_'))
+  // What Till does when it replaces its endpoint: list them (no secrets), delete the old one.
+  const listed = await sdk.webhookEndpoints.list({ limit: 100 })
+  assert.deepEqual(listed.data.filter((e) => e.id === endpoint.id).map((e) => [e.url, e.secret]), [[endpoint.url, undefined]])
+  assert.deepEqual(await sdk.webhookEndpoints.del(endpoint.id), { id: endpoint.id, object: 'webhook_endpoint', deleted: true })
+  assert.equal((await sdk.webhookEndpoints.list({ limit: 100 })).data.some((e) => e.id === endpoint.id), false)
+  await assert.rejects(sdk.webhookEndpoints.del(endpoint.id), (e: Stripe.errors.StripeError) => e.type === 'StripeInvalidRequestError' && e.statusCode === 404)
 })
 
 test('the SDK\'s constructEvent accepts the fake\'s signed events, both secrets of a rotation; Till\'s verifier accepts the SDK\'s test header', async (t) => {

@@ -140,6 +140,41 @@ test('a configuration saved without a signing secret: Till adds its endpoint at 
   assert.deepEqual(labels, ['auto', 'cards'])
 })
 
+test('new credentials saved without a signing secret: the same endpoint within 24 hours, a replacement after, never two', async (t) => {
+  const c = await stripeTill(t)
+  const account = c.fake.store.accounts.get(c.secretKey)!
+  const made = await c.ta.admin('POST', `/merchants/${c.ta.merchant.id}/provider_configs`, { provider: 'stripe', label: 'auto', credentials: { secretKey: c.secretKey }, settings: { apiBase: c.fake.url } })
+  assert.equal(made.status, 201, JSON.stringify(made.body))
+  const url = `${c.ta.baseUrl}/hooks/stripe/${made.body.id}`
+  const atUrl = () => account.endpoints.filter((e) => e.url === url)
+  const resave = async () => {
+    const res = await c.ta.admin('PATCH', `/merchants/${c.ta.merchant.id}/provider_configs/${made.body.id}`, { credentials: { secretKey: c.secretKey } })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+  }
+  const first = atUrl()
+  assert.equal(first.length, 1)
+
+  // Within Stripe's 24 hours the create is the same request: the same endpoint, nothing deleted.
+  c.ta.clock.advance(3600_000)
+  await resave()
+  assert.deepEqual(atUrl().map((e) => e.id), [first[0].id])
+
+  // A day later Stripe has forgotten the key and makes another endpoint; the first goes.
+  c.ta.clock.advance(24 * 3600_000)
+  await resave()
+  const now = atUrl()
+  assert.equal(now.length, 1)
+  assert.notEqual(now[0].id, first[0].id)
+  assert.deepEqual((await c.ctl.requests()).filter((r) => r.method === 'DELETE').map((r) => [r.path, r.status]), [[`/v1/webhook_endpoints/${first[0].id}`, 200]])
+
+  // The secret kept is the new endpoint's: a payment through the configuration is delivered once and accepted.
+  const res = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 1234, currency: 'HKD', providerHints: { stripe: 'auto' } } })
+  const { attempt } = await startAttempt(c.ta.deps, res.body.id, { provider: 'stripe', providerConfigId: made.body.id, channel: null })
+  await c.ctl.complete(attempt.providerRef!)
+  assert.equal((await c.read(res.body.id)).status, 'paid')
+  assert.deepEqual((await c.ctl.deliveries()).filter((d) => d.url === url).map((d) => d.status), [200])
+})
+
 test('every spec currency through one Stripe configuration: CNY, USD, HKD, JPY, EUR in Stripe\'s minor units, each paid and refunded', async (t) => {
   const c = await stripeTill(t)
   const amounts = { CNY: 8888, USD: 1999, HKD: 9900, JPY: 1500, EUR: 1234 }

@@ -34,12 +34,12 @@ export class StripeClient {
     ({ dispatcher: this.dispatcher, close: this.close } = clientDispatcher(opts.dispatcher, opts.timeoutMs))
   }
 
-  async call<T>(cfg: ProviderConfig, method: 'GET' | 'POST', path: string, o: CallOptions = {}): Promise<T> {
+  async call<T>(cfg: ProviderConfig, method: 'GET' | 'POST' | 'DELETE', path: string, o: CallOptions = {}): Promise<T> {
     return this.callWith<T>(apiBaseOf(cfg), credentialsOf(cfg).secretKey, method, path, o)
   }
 
   /** A call with a key not yet saved (configuration checks before the save). */
-  async callWith<T>(apiBase: string, secretKey: string, method: 'GET' | 'POST', path: string, o: CallOptions = {}): Promise<T> {
+  async callWith<T>(apiBase: string, secretKey: string, method: 'GET' | 'POST' | 'DELETE', path: string, o: CallOptions = {}): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${secretKey}`, accept: 'application/json', 'user-agent': USER_AGENT }
     const body = method === 'POST' ? formEncode(o.body ?? {}) : undefined
     if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'

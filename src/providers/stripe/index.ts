@@ -18,7 +18,7 @@ import { disputeEvent } from './disputes.js'
 import { stripeStatements } from './statements.js'
 import {
   checkoutRequest, idOf, paymentFact, paymentState, refundFact, refundRequest, refundState,
-  type CheckoutSession, type Dispute, type List, type Refund, type StripeEvent,
+  type CheckoutSession, type Dispute, type List, type Refund, type StripeEvent, type WebhookEndpoint,
 } from './wire.js'
 
 export interface StripeProviderOptions {
@@ -52,6 +52,19 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
     // A session made for another attempt must never settle this one.
     if (s.client_reference_id !== attemptId) throw new ProviderError('unknown', 'reference_mismatch', `Checkout Session ${id} belongs to ${s.client_reference_id ?? 'nobody'}, not ${attemptId}`)
     return s
+  }
+
+  /** Till's endpoints at `url` other than `keep`: every page listed first, then each deleted. */
+  async function deleteOtherEndpoints(cfg: ProviderConfig, url: string, keep: string) {
+    const others: string[] = []
+    let after: string | undefined
+    for (;;) {
+      const page = await client.call<List<WebhookEndpoint>>(cfg, 'GET', `${PATHS.webhookEndpoints}?limit=100${after ? `&starting_after=${enc(after)}` : ''}`)
+      for (const e of page.data ?? []) if (e.id && e.url === url && e.id !== keep) others.push(e.id)
+      after = page.data?.at(-1)?.id
+      if (!page.has_more || !after) break
+    }
+    for (const id of others) await client.call(cfg, 'DELETE', `${PATHS.webhookEndpoints}/${enc(id)}`)
   }
 
   /** The PaymentIntent a refund names: kept with the payment, or read from the Checkout Session. */
@@ -211,13 +224,16 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
      * Without a signing secret, Till adds its own endpoint (`POST /v1/webhook_endpoints`, the events
      * it reads) and keeps the secret Stripe answers, which Stripe shows only then. The key must be
      * allowed to (Webhook Endpoints: Write); a refusal saves nothing and says to add it by hand.
+     * Saved again within 24 hours, the same Idempotency-Key answers the same endpoint; later, Stripe
+     * has forgotten the key and makes another, so Till's earlier endpoints at this URL (whose secrets
+     * it no longer keeps: their deliveries would only be refused) are deleted.
      */
     async completeCredentials({ credentials, settings }, notifyUrl) {
       if (credentials.webhookSecret !== undefined) return credentials
       const cfg: ProviderConfig = { id: '', label: '', credentials, settings }
-      let endpoint: { secret?: string }
+      let endpoint: WebhookEndpoint
       try {
-        endpoint = await client.call<{ secret?: string }>(cfg, 'POST', PATHS.webhookEndpoints, {
+        endpoint = await client.call<WebhookEndpoint>(cfg, 'POST', PATHS.webhookEndpoints, {
           body: { url: notifyUrl, enabled_events: WEBHOOK_EVENTS, description: 'Till' },
           idempotencyKey: `till-endpoint-${notifyUrl.slice(notifyUrl.lastIndexOf('/') + 1)}`,
         })
@@ -225,6 +241,9 @@ export function createStripeProvider(opts: StripeProviderOptions = {}): PaymentP
         throw new InvalidField('credentials.webhookSecret', `Stripe did not add Till's webhook endpoint (${(e as Error).message}): add ${notifyUrl} in the Dashboard and give its signing secret`)
       }
       if (!endpoint.secret) throw new InvalidField('credentials.webhookSecret', "Stripe answered the webhook endpoint without its secret: give the endpoint's signing secret")
+      // The new endpoint works without this: an earlier one left behind (Stripe refused to list or
+      // delete) only has its deliveries refused, as before the save.
+      if (endpoint.id) await deleteOtherEndpoints(cfg, notifyUrl, endpoint.id).catch(() => {})
       return { ...credentials, webhookSecret: endpoint.secret }
     },
 

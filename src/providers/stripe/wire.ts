@@ -85,6 +85,13 @@ export interface StripeEvent {
   data?: { object?: unknown }
 }
 
+/** A webhook endpoint: its secret only in the answer that made it. */
+export interface WebhookEndpoint {
+  id?: string
+  url?: string
+  secret?: string
+}
+
 export interface List<T> {
   object?: 'list'
   data?: T[]

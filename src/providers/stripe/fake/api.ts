@@ -1,8 +1,9 @@
 /**
  * The fake's /v1 API, what Till uses of Stripe's: Checkout Sessions (create, read, expire), refunds
- * (create, read, list by PaymentIntent), disputes (read), balance transactions by created range, webhook endpoints.
- * Each request is scoped to the account its key names; a POST with an Idempotency-Key answers the
- * same again for the same parameters, and refuses other parameters under a used key, as Stripe does.
+ * (create, read, list by PaymentIntent), disputes (read), balance transactions by created range, webhook
+ * endpoints (create, list, delete). Each request is scoped to the account its key names; a POST with an
+ * Idempotency-Key answers the same again for the same parameters, and refuses other parameters under a
+ * used key, as Stripe does, for 24 hours of the fake's clock (Stripe removes keys once 24 hours old).
  * Forced errors (the `errors` knob) answer before or after acting, or late.
  */
 import { createHash, randomBytes } from 'node:crypto'
@@ -12,8 +13,10 @@ import { PATHS } from '../constants.js'
 import { createRefund, expireSession, refundable } from './actions.js'
 import { authenticate, expands, invalid, missing, parseForm, readSession, StripeError } from './checks.js'
 import type { Notifier } from './notify.js'
-import { stripeId, type Account, type FakeStore } from './store.js'
+import { stripeId, type Account, type Endpoint, type FakeStore } from './store.js'
 import { balanceView, disputeView, refundView, sessionView } from './views.js'
+
+const IDEMPOTENCY_KEPT_MS = 24 * 3600_000
 
 interface Ctx {
   account: Account
@@ -34,7 +37,8 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     const fingerprint = createHash('sha256').update(`${req.method} ${req.url}\n${raw}`).digest('hex')
     try {
       const account = authenticate(store, req.headers)
-      const remembered = idemKey ? store.idempotency.get(`${account.secretKey} ${idemKey}`) : undefined
+      const kept = idemKey ? store.idempotency.get(`${account.secretKey} ${idemKey}`) : undefined
+      const remembered = kept && store.clock().getTime() - kept.atMs < IDEMPOTENCY_KEPT_MS ? kept : undefined
       if (remembered && remembered.fingerprint !== fingerprint) {
         throw new StripeError(400, 'idempotency_error', `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idemKey}' if you meant to execute a different request.`)
       }
@@ -46,7 +50,7 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
         // What was done is kept under the key even when the answer is then lost (a forced error after acting).
         const act = async () => {
           const done = await fn({ account, req, body: parseForm(raw) })
-          if (idemKey) store.idempotency.set(`${account.secretKey} ${idemKey}`, { fingerprint, status: 200, body: done })
+          if (idemKey) store.idempotency.set(`${account.secretKey} ${idemKey}`, { fingerprint, status: 200, body: done, atMs: store.clock().getTime() })
           return done
         }
         out = await withForcedError(store.knobs.errors, route, (e) => new StripeError(e.status, e.status >= 500 ? 'api_error' : 'invalid_request_error', e.message), act)
@@ -132,10 +136,26 @@ export function registerApi(app: FastifyInstance, store: FakeStore, notifier: No
     if (typeof body.url !== 'string' || !URL.canParse(body.url)) throw invalid('Invalid URL', 'url', 'url_invalid')
     const events = Array.isArray(body.enabled_events) ? body.enabled_events.map(String) : []
     if (events.length === 0) throw invalid('Missing required param: enabled_events.', 'enabled_events', 'parameter_missing')
-    const endpoint = { id: stripeId('we'), url: body.url, secret: `whsec_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`, events }
+    const endpoint = { id: stripeId('we'), url: body.url, secret: `whsec_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`, events, created: store.nowSec() }
     account.endpoints.push(endpoint)
-    return { id: endpoint.id, object: 'webhook_endpoint', url: endpoint.url, enabled_events: events, secret: endpoint.secret, status: 'enabled', livemode: false, created: store.nowSec(), metadata: {} }
+    return { ...endpointView(endpoint), secret: endpoint.secret }
   }))
+
+  // Listed without their secrets, newest first, as Stripe lists them.
+  app.get(PATHS.webhookEndpoints, handle('listWebhookEndpoints', ({ account, req }) =>
+    page(account.endpoints.map(endpointView).reverse(), req.query as Record<string, string | undefined>, PATHS.webhookEndpoints)))
+
+  app.delete<{ Params: { id: string } }>(`${PATHS.webhookEndpoints}/:id`, handle('deleteWebhookEndpoint', ({ account, req }) => {
+    const id = (req.params as { id: string }).id
+    const at = account.endpoints.findIndex((e) => e.id === id)
+    if (at < 0) throw missing('webhook_endpoint', id)
+    account.endpoints.splice(at, 1)
+    return { id, object: 'webhook_endpoint', deleted: true }
+  }))
+
+  function endpointView(e: Endpoint) {
+    return { id: e.id, object: 'webhook_endpoint', url: e.url, enabled_events: e.events, status: 'enabled', livemode: false, created: e.created, metadata: {} }
+  }
 }
 
 /** A list page: limit (1–100, default 10) and starting_after, as Stripe pages. */

@@ -14,6 +14,8 @@ export interface Endpoint {
   url: string
   secret: string
   events: string[]
+  /** Unix seconds; absent on endpoints added by the control API or a state file. */
+  created?: number
 }
 
 export interface Account {
@@ -156,7 +158,7 @@ export class FakeStore {
   readonly events = new Map<string, StoredEvent>()
   readonly deliveries: Delivery[] = []
   /** Idempotency-Key → the request it came with and the answer given (Stripe keeps them 24 h). */
-  readonly idempotency = new Map<string, { fingerprint: string; status: number; body: unknown }>()
+  readonly idempotency = new Map<string, { fingerprint: string; status: number; body: unknown; atMs: number }>()
   readonly requests: Array<{ method: string; path: string; request?: unknown; idempotencyKey?: string; status: number; body: unknown; atMs: number }> = []
   readonly knobs = {
     clockSkewSec: 0,
