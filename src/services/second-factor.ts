@@ -70,11 +70,13 @@ export async function enrolment(deps: Deps, w: Who, fresh: boolean): Promise<Enr
   if (existing?.confirmedAt) return null
   let secret: string
   if (!fresh) {
-    if (!existing) return null
+    // Shown only to the session that began it: another session of the member (left signed in
+    // elsewhere, or someone else's) must not learn the secret about to be confirmed.
+    if (!existing || existing.beganByTokenHash !== s.tokenHash) return null
     secret = deps.box.open(existing.secretEnc, aad(s))
   } else {
     secret = newTotpSecret()
-    const begun = await repo.beginEnrolment(deps.db, { memberId: s.member.id, merchantId: s.merchant.id, secretEnc: deps.box.seal(secret, aad(s)), createdAt: deps.clock() })
+    const begun = await repo.beginEnrolment(deps.db, { memberId: s.member.id, merchantId: s.merchant.id, secretEnc: deps.box.seal(secret, aad(s)), beganByTokenHash: s.tokenHash, createdAt: deps.clock() })
     if (!begun) return null
     await log(deps, w, 'second_factor_enrolment_started')
   }
@@ -89,12 +91,12 @@ export async function confirmEnrolment(deps: Deps, w: Who, code: string): Promis
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode)
   const result = await limitedGuess(deps, limits(w), async () => {
     const factor = await repo.factorOf(deps.db, w.s.member.id)
-    if (!factor || factor.confirmedAt) return false
+    if (!factor || factor.confirmedAt || factor.beganByTokenHash !== w.s.tokenHash) return false
     const step = matchTotpStep(deps.box.open(factor.secretEnc, aad(w.s)), code, deps.clock())
     if (step === null) return false
     const now = deps.clock()
     return deps.db.transaction(async (tx) => {
-      if (!(await repo.claimStep(tx, w.s.member.id, step, now))) return false
+      if (!(await repo.claimStep(tx, w.s.member.id, step, { at: now, tokenHash: w.s.tokenHash, secretEnc: factor.secretEnc }))) return false
       await repo.insertRecoveryCodes(tx, w.s.member.id, codes.map((c) => recoveryHash(deps, w.s.member.id, c)), now)
       await repo.markSessionChecked(tx, w.s.tokenHash, now)
       return true

@@ -10,7 +10,8 @@ import { createdAt, merchants, ts } from './schema.js'
 
 /**
  * A member's TOTP secret, sealed with SECRETS_KEY (the AAD names the member). `confirmedAt` null: an
- * enrolment begun and not yet confirmed with a code, which asks nothing at sign-in.
+ * enrolment begun and not yet confirmed with a code, which asks nothing at sign-in, and which only
+ * the console session that began it (`beganByTokenHash`) is shown and may confirm.
  */
 export const consoleSecondFactors = pgTable('console_second_factors', {
   memberId: text('member_id').primaryKey().references(() => consoleMembers.id),
@@ -19,6 +20,8 @@ export const consoleSecondFactors = pgTable('console_second_factors', {
   confirmedAt: ts('confirmed_at'),
   /** The last TOTP time step accepted: a code must be of a later one (a conditional UPDATE claims it). */
   lastStep: bigint('last_step', { mode: 'number' }).notNull().default(0),
+  /** The session that began the enrolment; null on rows begun before migration 0021 (shown to none: begun again). */
+  beganByTokenHash: text('began_by_token_hash'),
   createdAt: createdAt(),
 }, (t) => [index('console_second_factors_merchant_idx').on(t.merchantId)])
 

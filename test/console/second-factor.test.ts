@@ -6,6 +6,7 @@ import { ConsoleBrowser, csrfOf, signedIn } from '../helpers/console.js'
 import { memberIdOf, memberWithRole } from '../helpers/members.js'
 import { enrol, recoveryCodesOf, secretOf } from '../helpers/second-factor.js'
 import { hotp, totpAt } from '../helpers/totp.js'
+import { claimStep, factorOf } from '../../src/store/repos/second-factor.js'
 
 test('the test helper computes RFC 6238\'s published SHA-1 vectors', () => {
   const key = Buffer.from('12345678901234567890')
@@ -46,6 +47,48 @@ test('enrolment shows a QR code, the otpauth URI and the key; a wrong code turns
   assert.match(after.html, /data-second-factor="on"/)
   assert.deepEqual(recoveryCodesOf(after.html), [], 'shown once')
   assert.match((await browser.get('/console/test/activity')).html, /data-action="second_factor_enabled"/)
+})
+
+test('an enrolment under way is shown only to the session that began it, and only that session confirms it', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser: a } = await signedIn(ta)
+  const b = new ConsoleBrowser(ta)
+  assert.equal((await b.signIn(m.email, m.password)).status, 303)
+  const begun = await a.submit('/console/test/security', '/console/test/security/enrol')
+  const secret = secretOf(begun.html)!
+  assert.ok(secret)
+  assert.equal(secretOf((await a.get('/console/test/security')).html), secret, 'shown again to the session that began it')
+
+  // The member's other session sees no enrolment under way, and a code of that secret confirms nothing there.
+  const other = await b.get('/console/test/security')
+  assert.match(other.html, /data-second-factor="off"/)
+  assert.equal(secretOf(other.html), undefined)
+  const refused = await b.post('/console/test/security/confirm', { csrf: csrfOf(other.html), code: totpAt(secret, ta.clock()) })
+  assert.equal(refused.status, 400)
+  assert.equal(secretOf((await a.get('/console/test/security')).html), secret, 'still under way, not turned on')
+
+  // The session that began it confirms it.
+  const done = await a.post('/console/test/security/confirm', { csrf: csrfOf(begun.html), code: totpAt(secret, ta.clock()) })
+  assert.equal(done.status, 200)
+  assert.equal(new Set(recoveryCodesOf(done.html)).size, 10)
+})
+
+test('a confirmation racing an enrolment begun again: a code checked against the first secret does not confirm the second', async (t) => {
+  const ta = await startTestApp(t)
+  const { browser } = await signedIn(ta)
+  const first = await browser.submit('/console/test/security', '/console/test/security/enrol')
+  const { rows: [session] } = await ta.database.pool.query('select token_hash, member_id from console_sessions')
+  // What the confirmation read and checked its code against…
+  const read = (await factorOf(ta.deps.db, session.member_id))!
+  // …then the enrolment begun again (another tab of the same session) before its claim.
+  const again = await browser.submit('/console/test/security', '/console/test/security/enrol')
+  assert.notEqual(secretOf(again.html), secretOf(first.html))
+  const step = Math.floor(ta.clock().getTime() / 30_000)
+  const confirming = { at: ta.clock(), tokenHash: session.token_hash }
+  assert.equal(await claimStep(ta.deps.db, session.member_id, step, { ...confirming, secretEnc: read.secretEnc }), false)
+  assert.equal((await factorOf(ta.deps.db, session.member_id))!.confirmedAt, null)
+  const now = (await factorOf(ta.deps.db, session.member_id))!
+  assert.equal(await claimStep(ta.deps.db, session.member_id, step, { ...confirming, secretEnc: now.secretEnc }), true)
 })
 
 test('after the password a member with a second factor is asked for a code; a code works once; drift of one step is accepted, two refused', async (t) => {

@@ -29,10 +29,14 @@ export async function gateOf(tx: Executor, merchantId: string, memberId: string,
   return { enrolled: r.enrolled, checkedAt: r.checked_at === null ? null : new Date(r.checked_at), required: r.required }
 }
 
-/** A new enrolment's secret, replacing one begun and not confirmed; none when a confirmed one is in place. */
-export async function beginEnrolment(tx: Executor, row: { memberId: string; merchantId: string; secretEnc: string; createdAt: Date }) {
+/** A new enrolment's secret, begun by the session `beganByTokenHash`, replacing one begun and not confirmed; none when a confirmed one is in place. */
+export async function beginEnrolment(tx: Executor, row: { memberId: string; merchantId: string; secretEnc: string; beganByTokenHash: string; createdAt: Date }) {
   const rows = await tx.insert(consoleSecondFactors).values(row)
-    .onConflictDoUpdate({ target: consoleSecondFactors.memberId, set: { secretEnc: row.secretEnc, createdAt: row.createdAt, lastStep: 0 }, setWhere: isNull(consoleSecondFactors.confirmedAt) })
+    .onConflictDoUpdate({
+      target: consoleSecondFactors.memberId,
+      set: { secretEnc: row.secretEnc, beganByTokenHash: row.beganByTokenHash, createdAt: row.createdAt, lastStep: 0 },
+      setWhere: isNull(consoleSecondFactors.confirmedAt),
+    })
     .returning({ memberId: consoleSecondFactors.memberId })
   return rows.length === 1
 }
@@ -40,15 +44,18 @@ export async function beginEnrolment(tx: Executor, row: { memberId: string; merc
 /**
  * Claims time step `step` for the member's factor: one statement, so of two racing uses of one code
  * exactly one finds `last_step` below it. `confirming`: the claim also confirms a begun enrolment
- * (and only such a one); otherwise only a confirmed factor is matched.
+ * (and only such a one, begun by that session and with the secret the code was checked against: not
+ * one begun again meanwhile); otherwise only a confirmed factor is matched.
  */
-export async function claimStep(tx: Executor, memberId: string, step: number, confirming: Date | null) {
+export async function claimStep(tx: Executor, memberId: string, step: number, confirming: { at: Date; tokenHash: string; secretEnc: string } | null) {
   const rows = await tx.update(consoleSecondFactors)
-    .set(confirming ? { lastStep: step, confirmedAt: confirming } : { lastStep: step })
+    .set(confirming ? { lastStep: step, confirmedAt: confirming.at } : { lastStep: step })
     .where(and(
       eq(consoleSecondFactors.memberId, memberId),
       lt(consoleSecondFactors.lastStep, step),
-      confirming ? isNull(consoleSecondFactors.confirmedAt) : isNotNull(consoleSecondFactors.confirmedAt),
+      ...(confirming
+        ? [isNull(consoleSecondFactors.confirmedAt), eq(consoleSecondFactors.beganByTokenHash, confirming.tokenHash), eq(consoleSecondFactors.secretEnc, confirming.secretEnc)]
+        : [isNotNull(consoleSecondFactors.confirmedAt)]),
     ))
     .returning({ memberId: consoleSecondFactors.memberId })
   return rows.length === 1
