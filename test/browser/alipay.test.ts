@@ -112,7 +112,7 @@ test('phone: the mobile cashier (wap), paid, back to successUrl with paid_confir
     await desk.page.getByLabel('Amount to refund (CNY)').fill(amount)
     await desk.page.getByRole('button', { name: 'Review refund' }).click()
     await desk.page.getByRole('button', { name: `Refund ${shown.replace('\\', '')}\u00a0CNY` }).click()
-    assert.ok(await desk.page.getByText(new RegExp(`Refund ref_\\w+: ${shown}\u00a0CNY, Succeeded\\.`)).isVisible(), amount)
+    await desk.page.getByText(new RegExp(`Refund ref_\\w+: ${shown}\u00a0CNY, Succeeded\\.`)).waitFor()
   }
   await screenshot(desk.page, 'alipay-refunded-console')
   const read = await s.read(session.id)

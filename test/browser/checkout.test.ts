@@ -27,7 +27,7 @@ test('Pay on the test page arrives at successUrl with session_id, record_id and 
   await page.goto(s.url)
   assert.equal(await page.locator('h1').textContent(), 'Pay Acme')
   assert.equal(await page.locator('.amount-value').textContent(), '¥99.00\u00a0CNY')
-  assert.ok(await page.locator('.test-banner').isVisible())
+  await page.locator('.test-banner').waitFor()
   await page.getByRole('radio', { name: 'Stay pending, then settle' }).check()
   await screenshot(page, 'browser-pay-before-desktop-en')
   await Promise.all([page.waitForURL(`${merchant.origin}/thanks?**`), page.getByRole('button', { name: 'Pay ¥99.00' }).click()])

@@ -44,14 +44,14 @@ for (const [lang, viewport] of [['en', DESKTOP], ['zh-CN', PHONE]] as const) {
     await page.locator('input[name="password"]').fill(password)
     await Promise.all([page.waitForURL('**/console/test/payments'), page.locator('form button[type="submit"]').first().click()])
     await page.goto(`${ta.baseUrl}/console/test/activity`)
-    assert.ok(await page.getByRole('heading', { name: w.activity }).isVisible())
+    await page.getByRole('heading', { name: w.activity }).waitFor()
     assert.ok(await page.locator(`tr[data-member="${devId}"]`).count() > 0 && await page.locator('tr[data-member]:not([data-member="' + devId + '"])').count() > 0)
 
     await page.locator('#member').selectOption(devId)
     await Promise.all([page.waitForURL(`**/console/test/activity?member=${devId}*`), page.getByRole('button', { name: w.filter }).click()])
     const members = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-member')))
     assert.deepEqual([...new Set(members)], [devId])
-    assert.ok(await page.locator('tr[data-action="key_created"]').getByText(w.keyCreated).isVisible())
+    await page.locator('tr[data-action="key_created"]').getByText(w.keyCreated).waitFor()
     await screenshot(page, `console-activity-filtered-${lang}`)
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: w.export }).click()])

@@ -31,7 +31,7 @@ async function setPassword(page: Page, link: string, password: string, submit: s
   await page.goto(link)
   await page.locator('#password').fill(password)
   await Promise.all([page.waitForURL('**/console/login?notice=password-reset'), page.getByRole('button', { name: submit }).click()])
-  assert.ok(await page.getByText(done).isVisible())
+  await page.getByText(done).waitFor()
 }
 
 test('password reset by mail (en, desktop): Forgot password?, the mailed link, a new password, signed in', async (t) => {
@@ -45,7 +45,7 @@ test('password reset by mail (en, desktop): Forgot password?, the mailed link, a
   await member.page.getByRole('link', { name: 'Forgot password?' }).click()
   await member.page.locator('#email').fill(m.email)
   await member.page.getByRole('button', { name: 'Email me a link' }).click()
-  assert.ok(await member.page.getByText('a link to set a new password is on its way').isVisible())
+  await member.page.getByText('a link to set a new password is on its way').waitFor()
   await screenshot(member.page, 'console-reset-asked-en')
 
   const [mail] = await sink.received(1)
@@ -66,19 +66,19 @@ test('password reset without mail (zh-CN, phone): the owner makes the link on th
   const member = await openPage(t, browser, { ...PHONE, locale: 'zh-CN' })
   await member.page.goto(`${ta.baseUrl}/console/login`)
   await member.page.getByRole('link', { name: '忘记密码？' }).click()
-  assert.ok(await member.page.getByText('此 Till 不发送邮件').isVisible())
+  await member.page.getByText('此 Till 不发送邮件').waitFor()
 
   const owner = await openPage(t, browser, { ...PHONE, locale: 'zh-CN' })
   await signIn(owner.page, ta, m.email, m.password)
   await owner.page.goto(`${ta.baseUrl}/console/test/members`)
   await owner.page.locator('tr[data-member="help@example.com"]').getByRole('button', { name: '重置密码' }).click()
-  assert.ok(await owner.page.getByText('help@example.com 的密码重置链接').isVisible())
+  await owner.page.getByText('help@example.com 的密码重置链接').waitFor()
   const link = (await owner.page.locator('#shown-once-value').textContent())!.trim()
   await screenshot(owner.page, 'console-reset-link-zh-CN')
 
   await setPassword(member.page, link, '新的客服密码 2026', '设置密码', '密码已重置')
   await signIn(member.page, ta, 'help@example.com', '新的客服密码 2026')
   await owner.page.goto(`${ta.baseUrl}/console/test/activity`)
-  assert.ok(await owner.page.locator('[data-action="password_reset"]').first().isVisible())
+  await owner.page.locator('[data-action="password_reset"]').first().waitFor()
   assert.deepEqual([...owner.problems, ...member.problems], [])
 })

@@ -47,10 +47,10 @@ for (const [lang, viewport] of [['en', DESKTOP], ['zh-CN', PHONE]] as const) {
 
     const dev = await openPage(t, browser, { ...viewport, locale: lang })
     await dev.page.goto(link)
-    assert.ok(await dev.page.getByText('dev@example.com').first().isVisible())
+    await dev.page.getByText('dev@example.com').first().waitFor()
     await dev.page.locator('#password').fill('developer password')
     await Promise.all([dev.page.waitForURL('**/console/login?notice=joined'), dev.page.getByRole('button', { name: w.join }).click()])
-    assert.ok(await dev.page.getByText(w.joined).isVisible())
+    await dev.page.getByText(w.joined).waitFor()
     await signIn(dev.page, ta, 'dev@example.com', 'developer password')
     assert.equal(await dev.page.getByRole('link', { name: w.team, exact: true }).count(), 0, 'a developer is not offered the team page')
     assert.equal((await dev.page.request.get(`${ta.baseUrl}/console/live/keys/x/revoke`, { maxRedirects: 0 })).status(), 403, 'live keys are closed to a developer')
@@ -60,7 +60,7 @@ for (const [lang, viewport] of [['en', DESKTOP], ['zh-CN', PHONE]] as const) {
     await owner.page.getByRole('link', { name: w.sessions, exact: true }).click()
     await screenshot(owner.page, `console-team-sessions-${lang}`)
     await owner.page.locator('tr[data-session="dev@example.com"]').getByRole('button', { name: w.end }).click()
-    assert.ok(await owner.page.getByText(w.ended).isVisible())
+    await owner.page.getByText(w.ended).waitFor()
     await dev.page.reload()
     assert.match(dev.page.url(), /\/console\/login/, 'the ended session is signed out')
 

@@ -42,7 +42,7 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   await page.goto(`${ta.baseUrl}/console/login`)
   await screenshot(page, 'console-login-desktop-en')
   await signIn(page, ta, m)
-  assert.ok(await page.locator('.test-banner').isVisible())
+  await page.locator('.test-banner').waitFor()
   await screenshot(page, 'console-payments-desktop-en')
 
   // API keys: create, use, revoke, 401.
@@ -50,7 +50,7 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   await page.getByRole('button', { name: 'Create key' }).click()
   const key = (await page.locator('#shown-once-value').textContent())!.trim()
   assert.match(key, /^sk_test_\w{32}$/)
-  assert.ok(await page.getByRole('button', { name: 'Copy' }).isVisible(), 'the copy button is shown with the script')
+  await page.getByRole('button', { name: 'Copy' }).waitFor() // the copy button is shown with the script
   await screenshot(page, 'console-key-created-desktop-en')
   assert.equal((await ta.request('POST', '/api/v1/checkout', { key, body: { amount: 500, currency: 'CNY' } })).status, 200)
   await page.getByRole('link', { name: 'API keys' }).click()
@@ -59,7 +59,7 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   // case, may also be in the other key's row ("Active", "Revoke", its dates), which has a Revoke link too.
   await page.locator('tr', { hasText: `sk_test_…${key.slice(-4)}` }).getByRole('link', { name: 'Revoke' }).click()
   await page.getByRole('button', { name: 'Revoke this key' }).click()
-  assert.ok(await page.getByText(`The key ending in ${key.slice(-4)} was revoked.`).isVisible())
+  await page.getByText(`The key ending in ${key.slice(-4)} was revoked.`).waitFor()
   assert.equal((await ta.request('POST', '/api/v1/checkout', { key, body: { amount: 500, currency: 'CNY' } })).status, 401)
 
   // Providers (live): a WeChat Pay configuration against the fake, marked default over an older one.
@@ -92,11 +92,11 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   const secret = (await page.locator('#shown-once-value').textContent())!.trim()
   assert.match(secret, /^whsec_/)
   await page.getByRole('button', { name: 'Send test event' }).click()
-  assert.ok(await page.getByText('A test payment.succeeded event was sent.').isVisible())
+  await page.getByText('A test payment.succeeded event was sent.').waitFor()
   await deliverDue(ta.deps)
   assert.equal(rx.requests.length, 1)
   await page.getByRole('link', { name: 'Refresh' }).click()
-  assert.ok(await page.locator('.badge', { hasText: 'Delivered' }).isVisible())
+  await page.locator('.badge', { hasText: 'Delivered' }).waitFor()
   await screenshot(page, 'console-endpoint-desktop-en')
 
   // Payments: find the paid one by its metadata, refund 25.50 of it.
@@ -111,10 +111,10 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   await page.getByRole('button', { name: 'Review refund' }).click()
   // A confirmation first: the amount and what will be left, in yuan.
   assert.equal(await page.locator('h1').textContent(), 'Refund ¥25.50\u00a0CNY?')
-  assert.ok(await page.locator('dd', { hasText: '¥73.50\u00a0CNY' }).isVisible())
+  await page.locator('dd', { hasText: '¥73.50\u00a0CNY' }).waitFor()
   await screenshot(page, 'console-refund-confirm-desktop-en')
   await page.getByRole('button', { name: 'Refund ¥25.50\u00a0CNY' }).click()
-  assert.ok(await page.getByText(/Refund ref_\w+: ¥25\.50\u00a0CNY, Succeeded\./).isVisible())
+  await page.getByText(/Refund ref_\w+: ¥25\.50\u00a0CNY, Succeeded\./).waitFor()
   await screenshot(page, 'console-refunded-desktop-en')
   // The refund's id reads on one line at desktop width (the table once squeezed it onto four).
   const idLines = await page.locator('tr[data-refund] td.mono').first().evaluate((td) => {
@@ -130,7 +130,7 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
 
   await page.getByRole('link', { name: 'Activity' }).click()
   for (const what of ['Signed in', 'Created a key', 'Revoked a key', 'Added a webhook endpoint', 'Sent a test event', 'Refunded a payment']) {
-    assert.ok(await page.locator('td', { hasText: what }).first().isVisible(), what)
+    await page.locator('td', { hasText: what }).first().waitFor()
   }
   await screenshot(page, 'console-activity-desktop-en')
   assert.deepEqual(problems, [])
@@ -142,7 +142,7 @@ test('在手机上使用中文控制台：登录、密钥、支付与退款，�
   const paid = await paidOrder(ta, m)
   const { page, problems } = await openPage(t, browser, { ...PHONE, locale: 'zh-CN' })
   await signIn(page, ta, m, { email: '邮箱', password: '密码', submit: '登录' })
-  assert.ok(await page.getByText('测试模式', { exact: true }).isVisible())
+  await page.getByText('测试模式', { exact: true }).waitFor()
   await screenshot(page, 'console-payments-phone-zh')
   const width = await page.evaluate(() => document.documentElement.scrollWidth)
   assert.ok(width <= 375, `no sideways scrolling (${width}px)`)
@@ -172,10 +172,10 @@ test('在手机上使用中文控制台：登录、密钥、支付与退款，�
   assert.equal(await noJs.page.locator('h1').textContent(), '退款 ¥10.00\u00a0CNY？')
   await screenshot(noJs.page, 'console-refund-confirm-phone-zh')
   await noJs.page.getByRole('button', { name: '确认退款 ¥10.00\u00a0CNY' }).click()
-  assert.ok(await noJs.page.getByText(/退款 ref_\w+：¥10\.00\u00a0CNY，成功。/).isVisible())
+  await noJs.page.getByText(/退款 ref_\w+：¥10\.00\u00a0CNY，成功。/).waitFor()
   await screenshot(noJs.page, 'console-refunded-phone-zh')
   assert.equal((await ta.request('GET', `/api/v1/records/${paid.record.id}`, { key: m.testKey })).body.refundedAmount, 1000)
   await noJs.page.getByRole('link', { name: '操作记录' }).click()
-  assert.ok(await noJs.page.locator('td', { hasText: '发起退款' }).isVisible())
+  await noJs.page.locator('td', { hasText: '发起退款' }).waitFor()
   await screenshot(noJs.page, 'console-activity-phone-zh')
 })

@@ -53,7 +53,7 @@ test('in Shanghai, in Chinese: yuan marked as CNY, Shanghai time with the zone a
   assert.equal(await page.locator('time').textContent(), '2026年11月21日 17:30\u00a0GMT+8')
   assert.equal(await page.locator('.amount-paid').textContent(), '已付 ¥99.00\u00a0CNY')
   assert.equal(await page.locator('.amount-refunded').textContent(), '已退 ¥10.00\u00a0CNY')
-  assert.ok(await page.locator('.amount-refunded').isVisible())
+  await page.locator('.amount-refunded').waitFor()
   await screenshot(page, 'browser-receipt-partial-refund-phone-zh')
   assert.deepEqual(problems, [])
 })

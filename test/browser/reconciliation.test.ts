@@ -47,17 +47,17 @@ for (const [device, opts, lang] of [['desktop', DESKTOP, 'en'], ['phone', PHONE,
     assert.equal(await page.locator('[data-item]').count(), 3)
     // The provider's own text is text on the page, never markup.
     await page.locator('[data-category="missing_in_till"] summary').click()
-    assert.ok(await page.getByText('<script>alert("x")</script>').isVisible())
+    await page.getByText('<script>alert("x")</script>').waitFor()
     await screenshot(page, `console-reconciliation-day-${device}-${lang}`)
 
     const item = page.locator('[data-category="amount_differs"]')
     await item.getByLabel(t9n.note).fill('customer paid the rest by card')
     await item.getByRole('button', { name: t9n.ack }).click()
     await page.getByText(t9n.acked).waitFor()
-    assert.ok(await page.getByText('customer paid the rest by card').isVisible())
+    await page.getByText('customer paid the rest by card').waitFor()
     await page.getByRole('button', { name: t9n.recheck }).click()
     await page.getByText(t9n.rechecked).waitFor()
-    assert.ok(await page.getByText('customer paid the rest by card').isVisible(), 'the acknowledgement outlives the re-check')
+    await page.getByText('customer paid the rest by card').waitFor() // the acknowledgement outlives the re-check
     await screenshot(page, `console-reconciliation-acknowledged-${device}-${lang}`)
     assert.deepEqual(problems, [])
   })
