@@ -10,7 +10,8 @@
  */
 import { readFileSync } from 'node:fs'
 
-function runQueueWaitMs(): () => number {
+/** A reader of the main thread's run-queue wait so far (ms): the time the machine left it waiting for a CPU; 0 off Linux. */
+export function runQueueWaitMs(): () => number {
   try {
     const read = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6
     if (Number.isFinite(read())) return read
