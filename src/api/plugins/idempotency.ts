@@ -78,13 +78,13 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
     req.idempotency = null
     if (held.answered) return done(null, payload)
     held.finish(reply.statusCode, String(payload)).then((v) => {
-      if (!v) return done(null, payload)
+      if (!v) return payload
       if (v instanceof Replayed) {
         replay(reply, v)
-        return done(null, v.body)
+        return v.body
       }
       reply.code(v.status)
-      done(null, reply.serialize(errorBody(v)))
-    }, done)
+      return reply.serialize(errorBody(v))
+    }).then((out) => done(null, out), done)
   })
 }
