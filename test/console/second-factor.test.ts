@@ -52,8 +52,7 @@ test('enrolment shows a QR code, the otpauth URI and the key; a wrong code turns
 test('an enrolment under way is shown only to the session that began it, and only that session confirms it', async (t) => {
   const ta = await startTestApp(t)
   const { m, browser: a } = await signedIn(ta)
-  const b = new ConsoleBrowser(ta)
-  assert.equal((await b.signIn(m.email, m.password)).status, 303)
+  const b = await passwordOnly(ta, m.email, m.password)
   const begun = await a.submit('/console/test/security', '/console/test/security/enrol')
   const secret = secretOf(begun.html)!
   assert.ok(secret)

@@ -113,6 +113,15 @@ test('a bad signature is refused and changes nothing; Stripe\'s retry, signed, p
   assert.equal((await c.read(id)).status, 'paid')
 })
 
+/** A session paid through the configuration labelled `auto`: its status checked, the statuses of Stripe's deliveries to `url`. */
+async function paidThroughAuto(c: Awaited<ReturnType<typeof stripeTill>>, configId: string, url: string) {
+  const res = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 1234, currency: 'HKD', providerHints: { stripe: 'auto' } } })
+  const { attempt } = await startAttempt(c.ta.deps, res.body.id, { provider: 'stripe', providerConfigId: configId, channel: null })
+  await c.ctl.complete(attempt.providerRef!)
+  assert.equal((await c.read(res.body.id)).status, 'paid')
+  return (await c.ctl.deliveries()).filter((d) => d.url === url).map((d) => d.status)
+}
+
 test('a configuration saved without a signing secret: Till adds its endpoint at Stripe and keeps the secret; a refusal saves nothing', async (t) => {
   const c = await stripeTill(t)
   const made = await c.ta.admin('POST', `/merchants/${c.ta.merchant.id}/provider_configs`, { provider: 'stripe', label: 'auto', credentials: { secretKey: c.secretKey }, settings: { apiBase: c.fake.url } })
@@ -121,11 +130,7 @@ test('a configuration saved without a signing secret: Till adds its endpoint at 
   assert.equal(endpoint.url, `${c.ta.baseUrl}/hooks/stripe/${made.body.id}`)
   assert.deepEqual(endpoint.events.sort(), ['charge.dispute.closed', 'charge.dispute.created', 'charge.refunded', 'checkout.session.async_payment_failed', 'checkout.session.async_payment_succeeded', 'checkout.session.completed', 'checkout.session.expired', 'refund.created', 'refund.failed', 'refund.updated'])
   // The kept secret verifies what Stripe sends there: a session paid through this configuration.
-  const res = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 1234, currency: 'HKD', providerHints: { stripe: 'auto' } } })
-  const { attempt } = await startAttempt(c.ta.deps, res.body.id, { provider: 'stripe', providerConfigId: made.body.id, channel: null })
-  await c.ctl.complete(attempt.providerRef!)
-  assert.equal((await c.read(res.body.id)).status, 'paid')
-  assert.deepEqual((await c.ctl.deliveries()).filter((d) => d.url === endpoint.url).map((d) => d.status), [200])
+  assert.deepEqual(await paidThroughAuto(c, made.body.id, endpoint.url), [200])
 
   // A label already taken is refused before Stripe is asked to make anything.
   const endpoints = c.fake.store.accounts.get(c.secretKey)!.endpoints.length
@@ -168,11 +173,7 @@ test('new credentials saved without a signing secret: the same endpoint within 2
   assert.deepEqual((await c.ctl.requests()).filter((r) => r.method === 'DELETE').map((r) => [r.path, r.status]), [[`/v1/webhook_endpoints/${first[0].id}`, 200]])
 
   // The secret kept is the new endpoint's: a payment through the configuration is delivered once and accepted.
-  const res = await c.ta.request('POST', '/api/v1/checkout', { key: c.ta.merchant.liveKey, body: { amount: 1234, currency: 'HKD', providerHints: { stripe: 'auto' } } })
-  const { attempt } = await startAttempt(c.ta.deps, res.body.id, { provider: 'stripe', providerConfigId: made.body.id, channel: null })
-  await c.ctl.complete(attempt.providerRef!)
-  assert.equal((await c.read(res.body.id)).status, 'paid')
-  assert.deepEqual((await c.ctl.deliveries()).filter((d) => d.url === url).map((d) => d.status), [200])
+  assert.deepEqual(await paidThroughAuto(c, made.body.id, url), [200])
 })
 
 test('every spec currency through one Stripe configuration: CNY, USD, HKD, JPY, EUR in Stripe\'s minor units, each paid and refunded', async (t) => {

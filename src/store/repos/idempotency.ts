@@ -84,9 +84,10 @@ export class KeyTaken extends Error {
   }
 }
 
-// The key's row, inserted. Alone (FRESH_KEY_SQL), a key already there fails the statement with a
-// unique violation (isKeyThere) and nothing of it is done.
-export const FRESH_KEY_SQL = `insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)
+/** The key's row inserted, its columns in claimValues' order; alone, a key already there fails the statement (isKeyThere). */
+export const KEY_INSERT = 'insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)'
+// With claimValues' parameters; the claims below add their ON CONFLICT.
+export const FRESH_KEY_SQL = `${KEY_INSERT}
   values ($1, $2, $3, $4, $5::int, $6::text, $7::timestamptz, $8::timestamptz)`
 
 /** The unique violation of a key already there: its statement did nothing, and the claim is for CLAIM_SQL to decide. */
@@ -104,8 +105,7 @@ export const claimValues = (c: KeyClaim, answer: { status: number; body: string 
 
 // An answer made apart from the work's statements (a refusal): the key inserted answered, or its row
 // answered if it is this claim's in flight ($9, its lease) or a lapsed claim of the same request.
-const answerStmt = rawStatement('idempotency_answer', `insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)
-  values ($1, $2, $3, $4, $5::int, $6::text, $7::timestamptz, $8::timestamptz)
+const answerStmt = rawStatement('idempotency_answer', `${FRESH_KEY_SQL}
   on conflict (merchant_id, mode, key) do update
     set response_status = excluded.response_status, response_body = excluded.response_body, locked_until = null
     where idempotency_keys.response_status is null and idempotency_keys.fingerprint = excluded.fingerprint

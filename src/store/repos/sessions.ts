@@ -4,7 +4,7 @@ import { storedStatusesFor, type SessionStatus } from '../../domain/session-mach
 import type { Executor } from '../db.js'
 import { rawStatement, tableRows } from '../prepared.js'
 import { attempts, sessions } from '../schema.js'
-import { CLAIM_SQL, claimValues, isKeyThere, KeyTaken, type KeyClaim } from './idempotency.js'
+import { CLAIM_SQL, claimValues, isKeyThere, KEY_INSERT, KeyTaken, type KeyClaim } from './idempotency.js'
 import { before, newestFirst, toPage, type Cursor } from './page.js'
 import type { Scope } from './scope.js'
 
@@ -37,7 +37,7 @@ export async function insertSessionRow(tx: Executor, row: SessionRow) {
 // inserting nothing, and the claim is made again by the full one: the session inserted only if the
 // key was claimed (a lapsed claim of the same request taken over), nothing at all if it was not.
 const insertFreshKeyStmt = rawStatement('session_insert_fresh_key', `with claim as (
-    insert into idempotency_keys (merchant_id, mode, key, fingerprint, response_status, response_body, locked_until, created_at)
+    ${KEY_INSERT}
     values ($2, $3, $19, $20, $21::int, $22::text, null, $15))
   insert into sessions (${COLUMNS}) values (${params(1)})`)
 const insertClaimingStmt = rawStatement('session_insert_claiming_key', `with claim as (${CLAIM_SQL})
