@@ -10,7 +10,7 @@ import type { Browser } from 'playwright-core'
 import { tillCredentials } from '../helpers/alipay-till.js'
 import { alipayWithApps } from '../helpers/alipay.js'
 import { startTestApp } from '../helpers/app.js'
-import { DESKTOP, launchBrowser, openPage, screenshot } from '../helpers/browser.js'
+import { clickToNextPage, DESKTOP, launchBrowser, openPage, screenshot } from '../helpers/browser.js'
 import { merchantWithLogin } from '../helpers/console.js'
 import { startFake } from '../helpers/wechat.js'
 
@@ -45,7 +45,7 @@ test('WeChat Pay Global and Alipay\'s desktop setting from the console; a refuse
   await page.getByLabel('Service').selectOption('cross_border')
   await page.getByLabel('Settlement currency (WeChat Pay Global)').selectOption('JPY')
   // No merchant category code yet: refused, in the form's words, with what was typed still there.
-  await page.getByRole('button', { name: 'Save' }).click()
+  await clickToNextPage(page, page.getByRole('button', { name: 'Save' }))
   assert.equal(await page.locator('.notice').first().textContent(), 'Merchant category code (WeChat Pay Global): must be the 4-digit merchant category code WeChat Pay assigned')
   assert.equal(await page.locator('textarea[name="privateKey"]').inputValue(), escaped)
   assert.equal(await page.getByLabel('Service').inputValue(), 'cross_border')

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { deliverDue } from '../../src/jobs/outbox.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
-import { DESKTOP, launchBrowser, openPage, PHONE, screenshot } from '../helpers/browser.js'
+import { clickToNextPage, DESKTOP, launchBrowser, openPage, PHONE, screenshot } from '../helpers/browser.js'
 import { merchantWithLogin } from '../helpers/console.js'
 import { startReceiver } from '../helpers/receiver.js'
 import { startFake } from '../helpers/wechat.js'
@@ -53,7 +53,7 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   await page.getByRole('button', { name: 'Copy' }).waitFor() // the copy button is shown with the script
   await screenshot(page, 'console-key-created-desktop-en')
   assert.equal((await ta.request('POST', '/api/v1/checkout', { key, body: { amount: 500, currency: 'CNY' } })).status, 200)
-  await page.getByRole('link', { name: 'API keys' }).click()
+  await clickToNextPage(page, page.getByRole('link', { name: 'API keys' }))
   assert.equal(await page.locator('#shown-once-value').count(), 0, 'shown once only')
   // The row by the key as the table writes it: four random characters alone, matched regardless of
   // case, may also be in the other key's row ("Active", "Revoke", its dates), which has a Revoke link too.
@@ -66,8 +66,9 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   const { fake } = await startFake(t, { clock: ta.clock })
   const creds = fake.addMerchant() as unknown as Record<string, string>
   assert.equal((await ta.admin('POST', `/merchants/${m.id}/provider_configs`, { provider: 'wechat', label: 'old', credentials: creds, settings: { apiBase: fake.url } })).status, 201)
-  await page.getByRole('link', { name: 'Live' }).click()
-  await page.getByRole('link', { name: 'Providers' }).click()
+  await clickToNextPage(page, page.getByRole('link', { name: 'Live' }))
+  await clickToNextPage(page, page.getByRole('link', { name: 'Providers' }))
+  assert.match(page.url(), /\/console\/live\/providers$/)
   assert.equal(await page.locator('.test-banner').count(), 0, 'no test marker in live mode')
   await page.getByRole('link', { name: 'Add WeChat Pay' }).click()
   await page.getByLabel('Label').fill('main')
@@ -85,7 +86,7 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
 
   // Webhooks (test): an endpoint, its secret once, a test event delivered.
   const rx = await startReceiver(t, () => ({ status: 200, body: 'received' }))
-  await page.getByRole('link', { name: 'Test', exact: true }).click()
+  await clickToNextPage(page, page.getByRole('link', { name: 'Test', exact: true }))
   await page.getByRole('link', { name: 'Webhooks' }).click()
   await page.getByLabel('Endpoint URL').fill(rx.url)
   await page.getByRole('button', { name: 'Add an endpoint' }).click()
@@ -102,7 +103,7 @@ test('a merchant runs a day from the console: keys, a WeChat Pay configuration, 
   // Payments: find the paid one by its metadata, refund 25.50 of it.
   await page.getByRole('link', { name: 'Payments' }).click()
   await page.getByLabel('Search').fill('A-1042')
-  await page.getByRole('button', { name: 'Filter' }).click()
+  await clickToNextPage(page, page.getByRole('button', { name: 'Filter' }))
   assert.equal(await page.locator('tr[data-session]').count(), 1)
   await page.locator(`tr[data-session="${paid.id}"]`).getByRole('link', { name: paid.id }).click()
   await page.getByLabel('Amount to refund (CNY)').fill('25.50')
@@ -152,12 +153,12 @@ test('在手机上使用中文控制台：登录、密钥、支付与退款，�
   assert.match((await page.locator('#shown-once-value').textContent())!, /^sk_test_/)
   await screenshot(page, 'console-keys-phone-zh')
 
-  await page.getByRole('link', { name: 'Webhook' }).first().click()
+  await clickToNextPage(page, page.getByRole('link', { name: 'Webhook' }).first())
   await screenshot(page, 'console-webhooks-phone-zh')
-  await page.getByRole('link', { name: '支付渠道' }).click()
-  await page.getByRole('link', { name: '正式', exact: true }).click()
+  await clickToNextPage(page, page.getByRole('link', { name: '支付渠道' }))
+  await clickToNextPage(page, page.getByRole('link', { name: '正式', exact: true }))
   await screenshot(page, 'console-providers-phone-zh')
-  await page.getByRole('link', { name: '设置' }).click()
+  await clickToNextPage(page, page.getByRole('link', { name: '设置' }))
   await screenshot(page, 'console-settings-phone-zh')
   assert.deepEqual(problems, [])
 
@@ -168,7 +169,7 @@ test('在手机上使用中文控制台：登录、密钥、支付与退款，�
   await noJs.page.getByRole('button', { name: '筛选' }).click()
   await noJs.page.locator(`tr[data-session="${paid.id}"] a.mono`).click()
   await noJs.page.getByLabel('退款金额（CNY）').fill('10')
-  await noJs.page.getByRole('button', { name: '核对退款' }).click()
+  await clickToNextPage(noJs.page, noJs.page.getByRole('button', { name: '核对退款' }))
   assert.equal(await noJs.page.locator('h1').textContent(), '退款 ¥10.00\u00a0CNY？')
   await screenshot(noJs.page, 'console-refund-confirm-phone-zh')
   await noJs.page.getByRole('button', { name: '确认退款 ¥10.00\u00a0CNY' }).click()

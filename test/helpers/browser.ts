@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import type { TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core'
 import { TEST_TLS } from './receiver.js'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -42,6 +42,15 @@ export async function openPage(t: TestContext, browser: Browser, opts: BrowserCo
   })
   page.on('pageerror', (e) => problems.push(e.message))
   return { page, problems }
+}
+
+/**
+ * Clicks something that loads the next page (at another address or the same one) and returns once
+ * that page is parsed: a read right after a bare click may still see the page before.
+ */
+export async function clickToNextPage(page: Page, target: Locator) {
+  await Promise.all([page.waitForEvent('framenavigated', (f) => f === page.mainFrame()), target.click()])
+  await page.waitForLoadState('domcontentloaded')
 }
 
 /** Saves a full-page screenshot as test-artifacts/<name>.png (not committed). */
