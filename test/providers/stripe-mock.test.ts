@@ -28,8 +28,12 @@ function stripeMockBinary(): string | null {
 
 const binary = stripeMockBinary()
 
-/** stripe-mock on loopback only (its HTTPS listener too), and a recording proxy in front of it. */
-async function startJudge(t: import('node:test').TestContext) {
+/**
+ * stripe-mock on loopback only (its HTTPS listener too), and a recording proxy in front of it;
+ * `patch` may change a valid answer where a fixture lacks what Stripe would hold (the request is still judged).
+ */
+type Patch = (method: string, path: string, answer: Record<string, any>) => void
+async function startJudge(t: import('node:test').TestContext, patch?: Patch) {
   const child = spawn(binary!, ['-http-addr', '127.0.0.1:', '-https-addr', '127.0.0.1:'], { stdio: ['ignore', 'pipe', 'pipe'] })
   t.after(() => child.kill())
   const upstream = await new Promise<string>((resolve, reject) => {
@@ -48,7 +52,12 @@ async function startJudge(t: import('node:test').TestContext) {
     const body = await gathered((async function* () { for await (const c of req) yield c as Buffer })())
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>
     const answer = await fetch(upstream + req.url, { method: req.method, headers, body: req.method === 'POST' ? body.toString('utf8') : undefined })
-    const text = await answer.text()
+    let text = await answer.text()
+    if (patch && answer.ok) {
+      const json = JSON.parse(text)
+      patch(req.method!, req.url!, json)
+      text = JSON.stringify(json)
+    }
     seen.push({ method: req.method!, path: req.url!, status: answer.status, ...(answer.ok ? {} : { error: text }) })
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text)
   })
@@ -57,8 +66,19 @@ async function startJudge(t: import('node:test').TestContext) {
   return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, seen }
 }
 
+const NOTIFY_URL = 'https://till.example/hooks/stripe/pc_mock'
+
 test('stripe-mock accepts every request of the Stripe adapter', { skip: binary ? false : 'no Go toolchain to build stripe-mock' }, async (t) => {
-  const judge = await startJudge(t)
+  // The endpoint's fixture has no secret (Stripe shows it on creation), and its list no earlier
+  // endpoint of Till's: given both, over two pages, so that the clean-up's requests are judged too.
+  const judge = await startJudge(t, (method, path, answer) => {
+    if (method === 'POST' && path === '/v1/webhook_endpoints') answer.secret = 'whsec_mock'
+    if (method === 'GET' && path.startsWith('/v1/webhook_endpoints?')) {
+      const first = !path.includes('starting_after')
+      answer.data = [{ ...answer.data[0], id: first ? 'we_old' : 'we_other', url: first ? NOTIFY_URL : 'https://elsewhere.example/hook' }]
+      answer.has_more = first
+    }
+  })
   const now = () => new Date('2026-05-20T04:00:00Z')
   const provider = createStripeProvider({ now, timeoutMs: 10_000 })
   t.after(() => provider.client.close())
@@ -83,7 +103,8 @@ test('stripe-mock accepts every request of the Stripe adapter', { skip: binary ?
     const body = Buffer.from(JSON.stringify({ id: 'evt_mock', object: 'event', type, data: { object } }))
     await provider.parseNotification(cfg, { body, headers: { 'stripe-signature': `t=${nowSec},v1=${signPayload('whsec_judge123', nowSec, body)}` } })
   }
-  await tryIt(() => provider.completeCredentials!({ credentials: { secretKey: 'sk_test_123' }, settings: { apiBase: judge.url } }, 'https://till.example/hooks/stripe/pc_mock'))
+  const completed = await provider.completeCredentials!({ credentials: { secretKey: 'sk_test_123' }, settings: { apiBase: judge.url } }, NOTIFY_URL)
+  assert.equal(completed.webhookSecret, 'whsec_mock')
   const day = await provider.statements!.fetch(cfg, '2026-05-18')
   assert.ok(day.ready)
   for await (const f of day.files) await gathered(f.body)
@@ -101,8 +122,12 @@ test('stripe-mock accepts every request of the Stripe adapter', { skip: binary ?
     'GET /v1/refunds/re_mock',
     'GET /v1/disputes/dp_mock',
     'POST /v1/webhook_endpoints',
+    'GET /v1/webhook_endpoints',
+    'GET /v1/webhook_endpoints',
+    'DELETE /v1/webhook_endpoints/we_old',
     'GET /v1/balance_transactions',
   ])
+  assert.match(judge.seen.find((r) => r.path.includes('starting_after'))?.path ?? '', /^\/v1\/webhook_endpoints\?limit=100&starting_after=we_old$/)
 })
 
 test('stripe-mock refuses what Stripe would: the judge is not a rubber stamp', { skip: binary ? false : 'no Go toolchain to build stripe-mock' }, async (t) => {
