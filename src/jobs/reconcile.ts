@@ -16,6 +16,12 @@ import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
 
+/** Closed on our side only while still open: a payment recorded since the query (its notification) stays succeeded. */
+const closeIfOpen = (deps: Deps, attemptId: string) => deps.db.transaction(async (tx) => {
+  const now = await sessions.getAttemptUnscoped(tx, attemptId, true)
+  if (now?.status === 'processing') await sessions.updateAttempt(tx, attemptId, { status: 'closed', nextCheckAt: null }, deps.clock())
+})
+
 export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number> {
   const now = deps.clock()
   const due = await deps.db.transaction(async (tx) => {
@@ -41,7 +47,7 @@ export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number>
       if (state.status === 'closed' || superseded || !open) {
         const closed = state.status === 'closed' ? { closed: true as const } : await provider.closePayment(cfg, paymentRef(a))
         if ('alreadyPaid' in closed) await applyFacts(deps, a.provider, a.providerConfigId, [closed.alreadyPaid])
-        else await sessions.updateAttempt(deps.db, a.id, { status: 'closed', nextCheckAt: null }, deps.clock())
+        else await closeIfOpen(deps, a.id)
       }
     } catch (e) {
       deps.log.warn({ err: e, attemptId: a.id }, 'attempt reconciliation failed; will retry')

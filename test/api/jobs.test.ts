@@ -2,9 +2,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newId } from '../../src/domain/ids.js'
-import { reconcileRefunds } from '../../src/jobs/reconcile.js'
+import { reconcileAttempts, reconcileRefunds } from '../../src/jobs/reconcile.js'
 import { JOBS } from '../../src/jobs/runner.js'
+import type { Fact } from '../../src/providers/types.js'
 import { startAttempt } from '../../src/services/attempts.js'
+import { sendMockNotification } from '../../src/services/test-helpers.js'
 import { expireDue } from '../../src/services/sessions.js'
 import { paidSession, startTestApp, type TestApp } from '../helpers/app.js'
 import { getSession, refund } from '../helpers/merchant-api.js'
@@ -185,6 +187,33 @@ test('two reconciliation passes at once settle a pending refund once', async (t)
   assert.equal((await refundStatus(ta, res.body.refund.id)).status, 'succeeded')
   const evs = await eventsWhere(ta, 'refundId', res.body.refund.id)
   assert.deepEqual(evs.map((e) => e.type).sort(), ['refund.pending', 'refund.succeeded'])
+})
+
+test('a payment that lands while reconciliation closes an expired session\'s attempt keeps its attempt succeeded: the provider\'s resend is no paid_twice', async (t) => {
+  const ta = await startTestApp(t)
+  const s = await createSession(ta, { amount: 1000, currency: 'CNY', expiresInSeconds: 60 })
+  const { attempt } = await startAttempt(ta.deps, s.id, { provider: 'mock', providerConfigId: null, channel: 'mock' })
+  ta.clock.advance(61_000)
+  assert.equal(await expireDue(ta.deps), 1)
+  const paid: Fact = { kind: 'payment', attemptId: attempt.id, status: 'succeeded', providerRef: 'mock_pay_late', amount: 1000, currency: 'CNY' }
+  // The customer's payment is notified while the provider is being asked to close the order (which cannot be closed any more).
+  const mock = ta.deps.providers.get('mock')!
+  const closing = Object.assign(Object.create(mock), {
+    async closePayment() {
+      await sendMockNotification(ta.deps, [paid])
+      return { closed: true }
+    },
+  })
+  const registry = ta.deps.providers
+  ta.deps.providers = { get: (id) => (id === 'mock' ? closing : registry.get(id)) }
+  assert.equal(await reconcileAttempts(ta.deps), 1)
+  assert.equal((await sessionRow(ta, s.id)).status, 'paid')
+  const stored = await ta.database.pool.query('select status from attempts where id = $1', [attempt.id])
+  assert.equal(stored.rows[0].status, 'succeeded')
+  // The provider delivers the same notification again: the same payment, nothing more.
+  await sendMockNotification(ta.deps, [paid])
+  assert.deepEqual((await ta.admin('GET', '/discrepancies')).body.data, [])
+  assert.deepEqual((await eventsWhere(ta, 'sessionId', s.id)).map((e) => e.type).sort(), ['payment.succeeded', 'session.expired'])
 })
 
 test('the idempotency purge job keeps a key 24 h: at 24 h − 1 s it replays, at 24 h + 1 s the same key is a new request', async (t) => {
