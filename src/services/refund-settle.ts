@@ -2,6 +2,7 @@
 import type { DiscrepancyKind } from '../domain/discrepancies.js'
 import { refundEventData, refundEventType } from '../domain/events.js'
 import { newId } from '../domain/ids.js'
+import { nextRefundCheck } from '../domain/reconcile-backoff.js'
 import { inRecordCurrency, recordStatus, refundable } from '../domain/refund-math.js'
 import { nextStatus, type SessionStatus } from '../domain/session-machine.js'
 import type { RefundFact, RefundState } from '../providers/types.js'
@@ -160,6 +161,8 @@ export async function applyRefundFact(tx: Tx, deps: Deps, provider: string, conf
     providerRef: fact.providerRefundRef,
     reason: fact.reason ?? null,
     initiatedBy: 'provider',
+    // Left pending, reconciliation asks after it as after ours: its final notification may be lost.
+    nextCheckAt: nextRefundCheck(now, 0),
     createdAt: now,
     updatedAt: now,
   })

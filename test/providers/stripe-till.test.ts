@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { reconcileAttempts } from '../../src/jobs/reconcile.js'
+import { reconcileAttempts, reconcileRefunds } from '../../src/jobs/reconcile.js'
 import { startAttempt } from '../../src/services/attempts.js'
 import { cancelSession, expireDue } from '../../src/services/sessions.js'
 import { stripeTill } from '../helpers/stripe-till.js'
@@ -97,6 +97,31 @@ test('a dropped checkout.session.completed: reconciliation reads the session bac
   c.ta.clock.advance(60_000)
   assert.equal(await reconcileAttempts(c.ta.deps), 1)
   assert.equal((await c.read(id)).status, 'paid')
+})
+
+test('a refund made in Stripe\'s Dashboard, pending, whose refund.updated is lost: reconciliation reads it back from Stripe and settles it', async (t) => {
+  const c = await stripeTill(t)
+  const { id, recordId, paymentIntent } = await c.paid()
+  await c.ctl.refundOutcome({ status: 'succeeded', delayMs: 60_000 })
+  // The Dashboard's refund carries no metadata of Till's: refund.created makes it one Till did not start, pending.
+  const made = await fetch(`${c.fake.url}/v1/refunds`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ payment_intent: paymentIntent, amount: '500' }),
+  })
+  assert.equal(made.status, 200, await made.text())
+  const [refund] = await c.query('select id, status, initiated_by from refunds where record_id = $1', [recordId])
+  assert.deepEqual([refund.status, refund.initiated_by], ['pending', 'provider'])
+  assert.equal((await c.read(id)).record.status, 'refunding')
+  // Stripe settles it and its refund.updated never arrives.
+  await c.ctl.notifications({ mode: 'drop' })
+  c.ta.clock.advance(60_000)
+  await c.ctl.tick()
+  c.ta.clock.advance(3600_000)
+  await reconcileRefunds(c.ta.deps)
+  const s = await c.read(id)
+  assert.deepEqual([s.record.status, s.record.refundedAmount], ['partially_refunded', 500])
+  assert.deepEqual(await c.types('refundId', refund.id), ['refund.pending', 'refund.succeeded'])
 })
 
 test('a bad signature is refused and changes nothing; Stripe\'s retry, signed, pays', async (t) => {
