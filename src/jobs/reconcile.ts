@@ -18,8 +18,8 @@ import * as sessions from '../store/repos/sessions.js'
 
 /** Closed on our side only while still open: a payment recorded since the query (its notification) stays succeeded. */
 const closeIfOpen = (deps: Deps, attemptId: string) => deps.db.transaction(async (tx) => {
-  const now = await sessions.getAttemptUnscoped(tx, attemptId, true)
-  if (now?.status === 'processing') await sessions.updateAttempt(tx, attemptId, { status: 'closed', nextCheckAt: null }, deps.clock())
+  const current = await sessions.getAttemptUnscoped(tx, attemptId, true)
+  if (current?.status === 'processing') await sessions.updateAttempt(tx, attemptId, { status: 'closed', nextCheckAt: null }, deps.clock())
 })
 
 export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number> {
