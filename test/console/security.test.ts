@@ -336,3 +336,18 @@ test('the sign-in-failure-purge job drops counters whose window has passed, and 
   await purge.run()
   assert.equal(await count(), 0)
 })
+
+test('a console request whose query fails logs the failure, never the query\'s parameters (a new password\'s hash)', async (t) => {
+  const lines: string[] = []
+  const ta = await startTestApp(t, {}, { log: (line) => void lines.push(line) })
+  const { m, browser } = await signedIn(ta)
+  // Any database failure will do (a lost connection, a timeout): here a constraint the new hash breaks.
+  await ta.database.pool.query(`alter table console_members add constraint no_new_hash check (password_hash is null) not valid`)
+  const changed = await browser.submit('/console/test/password', '/console/test/password', { current: m.password, password: 'a new password' })
+  assert.equal(changed.status, 500)
+  const logged = lines.join('\n')
+  assert.match(logged, /console error/)
+  assert.match(logged, /23514/, 'the failure is logged by its code')
+  assert.doesNotMatch(logged, /scrypt\$/, 'no password hash in the log')
+  assert.doesNotMatch(logged, /params:/)
+})
