@@ -19,7 +19,7 @@ import { setDefaultPageHeaders } from '../web/security.js'
 import { activityRoutes } from './activity/route.js'
 import { CONSOLE_ASSETS } from './assets.js'
 import { isMode } from './context.js'
-import { DuplicateField, formFields } from './form.js'
+import { DuplicateField, formFields, UnstorableField } from './form.js'
 import { consoleTranslator, type ConsoleT } from './i18n/index.js'
 import { keyRoutes } from './keys/route.js'
 import { linkRoutes } from './links/route.js'
@@ -63,7 +63,10 @@ function messagePage(req: FastifyRequest, reply: FastifyReply, status: number, b
 }
 
 /** What the page can say about an error beyond its status. */
-const explain = (err: unknown) => err instanceof DuplicateField ? (t: ConsoleT) => t('error.duplicateField', { field: err.field.slice(0, 40) }) : undefined
+const explain = (err: unknown) =>
+  err instanceof DuplicateField ? (t: ConsoleT) => t('error.duplicateField', { field: err.field.slice(0, 40) })
+  : err instanceof UnstorableField ? (t: ConsoleT) => t('error.unstorableField', { field: err.field.slice(0, 40), character: err.character })
+  : undefined
 
 /** A file field of a multipart form, as the routes see it. */
 export interface UploadedFile {

@@ -72,3 +72,24 @@ test('every console form refuses a duplicated field and changes nothing: sign-in
   assert.match(key.html, /“csrf” was sent more than once/)
   assert.equal(Number((await ta.database.pool.query('select count(*) from api_keys where merchant_id = $1', [m.id])).rows[0].count), 2, 'the two keys it was made with')
 })
+
+test('a console form field holding NUL is refused with a 400 that names it, in the page language, and changes nothing (urlencoded and multipart)', async (t) => {
+  const ta = await startTestApp(t)
+  const { m, browser } = await signedIn(ta)
+
+  const hook = await browser.submit('/console/test/webhooks', '/console/test/webhooks', { url: 'https://a.example.com/ho\u0000ok' })
+  assert.equal(hook.status, 400)
+  assert.match(hook.html, /The form field “url” holds a character that cannot be stored \(U\+0000\)/)
+  assert.match(hook.html, /Nothing was changed/)
+  assert.equal(Number((await ta.database.pool.query('select count(*) from webhook_endpoints where merchant_id = $1', [m.id])).rows[0].count), 0)
+
+  const zh = new ConsoleBrowser(ta, { 'accept-language': 'zh-CN' })
+  zh.cookies.set('till_console', browser.cookies.get('till_console')!)
+  const settings = await zh.submit('/console/test/settings', '/console/test/settings', { displayName: 'Blue\u0000Mugs' }, { multipart: {} })
+  assert.equal(settings.status, 400)
+  assert.match(settings.html, /表单字段“displayName”含有无法保存的字符（U\+0000）/)
+  assert.equal((await ta.database.pool.query('select display_name from merchants where id = $1', [m.id])).rows[0].display_name, null)
+
+  // The same forms without it are taken.
+  assert.equal((await browser.submit('/console/test/settings', '/console/test/settings', { displayName: 'Blue Mugs' }, { multipart: {} })).status, 303)
+})

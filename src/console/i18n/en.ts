@@ -347,6 +347,7 @@ export const en = {
   'password.throttled': 'Too many wrong passwords for this account. Wait 15 minutes and try again.',
 
   'error.duplicateField': 'The form field “{field}” was sent more than once, so it cannot be read one way. Nothing was changed: reload the page and send the form again.',
+  'error.unstorableField': 'The form field “{field}” holds a character that cannot be stored ({character}). Nothing was changed: remove it and send the form again.',
   'nav.members': 'Team',
   'nav.sessions': 'Sessions',
   'members.pageTitle': 'Team',

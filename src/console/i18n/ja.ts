@@ -349,6 +349,7 @@ export const ja: ConsoleCatalogue = {
   'password.throttled': 'このアカウントでパスワードの誤りが多すぎます。15 分後にもう一度お試しください。',
 
   'error.duplicateField': 'フォームの項目「{field}」が複数回送信されたため、内容を一意に読み取れません。何も変更されていません。ページを再読み込みしてフォームをもう一度送信してください。',
+  'error.unstorableField': 'フォームの項目「{field}」に保存できない文字（{character}）が含まれています。何も変更されていません。その文字を削除してフォームをもう一度送信してください。',
   'nav.members': 'チーム',
   'nav.sessions': 'セッション',
   'members.pageTitle': 'チームメンバー',

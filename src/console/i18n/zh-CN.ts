@@ -349,6 +349,7 @@ export const zhCN: ConsoleCatalogue = {
   'password.throttled': '此账号密码错误次数过多，请 15 分钟后再试。',
 
   'error.duplicateField': '表单字段“{field}”提交了不止一次，无法确定其含义。未做任何更改：请刷新页面后重新提交。',
+  'error.unstorableField': '表单字段“{field}”含有无法保存的字符（{character}）。未做任何更改：请删除该字符后重新提交。',
   'nav.members': '团队',
   'nav.sessions': '登录会话',
   'members.pageTitle': '团队成员',

@@ -349,6 +349,7 @@ export const zhHK: ConsoleCatalogue = {
   'password.throttled': '此帳戶密碼錯誤次數過多，請於 15 分鐘後再試。',
 
   'error.duplicateField': '表格欄位「{field}」提交了多於一次，無法確定其內容。未有作出任何更改：請重新載入頁面再提交表格。',
+  'error.unstorableField': '表格欄位「{field}」含有無法儲存的字元（{character}）。未有作出任何更改：請刪除該字元後再提交表格。',
   'nav.members': '團隊',
   'nav.sessions': '登入工作階段',
   'members.pageTitle': '團隊成員',
