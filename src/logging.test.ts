@@ -50,3 +50,20 @@ test('credentials are redacted in both formats', () => {
     assert.match(sink.text(), /\[Redacted\]/, format)
   }
 })
+
+test('an error logged under err never prints the SQL parameters of a failed query, in either format, whoever logs it', () => {
+  const pg = Object.assign(new Error('new row for relation "members" violates check constraint "x"'), { code: '23514', constraint: 'x' })
+  const failed = Object.assign(new Error('Failed query: update members set password_hash = $1\nparams: scrypt$secret-hash'), {
+    query: 'update members set password_hash = $1', params: ['scrypt$secret-hash'], cause: pg,
+  })
+  for (const format of ['json', 'pretty'] as const) {
+    const sink = capture()
+    createLogger('info', format, sink.stream).error({ err: failed }, 'console error')
+    assert.doesNotMatch(sink.text(), /scrypt\$secret-hash|password_hash/, format)
+    assert.match(sink.text(), /23514/, format)
+  }
+  // An error that is not a query's keeps its message.
+  const sink = capture()
+  createLogger('info', 'json', sink.stream).warn({ err: new Error('provider timed out') }, 'x')
+  assert.equal(JSON.parse(sink.text()).err.message, 'provider timed out')
+})

@@ -35,9 +35,12 @@ const SECRET_PATH = /^(\/console\/(?:invitations|reset)\/)[^/?#]+/
 export const requestSerializer = (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) =>
   ({ method: req.method, url: req.url.replace(SECRET_PATH, '$1…'), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort })
 
+/** An error logged under `err`, by any caller: what loggableError keeps (a value made by it already, or not an error, as it is). */
+const errorSerializer = (e: unknown) => (e instanceof Error ? loggableError(e) : e)
+
 export function createLogger(level: string, format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Pino {
   // With tracing on, a line written inside a traced request or delivery names its trace.
-  const options = { level, redact: REDACT, mixin: () => { const id = activeTraceId(); return id ? { trace_id: id } : {} } }
+  const options = { level, redact: REDACT, serializers: { err: errorSerializer }, mixin: () => { const id = activeTraceId(); return id ? { trace_id: id } : {} } }
   if (format === 'json') return pino(options, destination)
   // Synchronous, so the lines written just before process.exit are not lost.
   return pino(options, pretty({ destination, sync: true, colorize: destination === process.stdout, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true }))
