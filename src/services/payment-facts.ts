@@ -6,6 +6,7 @@
 import { newId } from '../domain/ids.js'
 import type { Fact, PaymentFact } from '../providers/types.js'
 import type { Tx } from '../store/db.js'
+import { hasPaymentReport } from '../store/repos/discrepancies.js'
 import { getRecordBySession, insertRecord } from '../store/repos/records.js'
 import * as sessions from '../store/repos/sessions.js'
 import type { Deps } from './deps.js'
@@ -30,6 +31,8 @@ async function applyPaymentFact(tx: Tx, deps: Deps, provider: string, configId: 
     if (attempt.status === 'succeeded') return // duplicate
     // Paid is recorded only for the amount and currency the session asked for, both reported.
     if (fact.amount !== session.amount || fact.currency !== session.currency) {
+      // Reconciliation asks again and again (hourly, once backed off) while the attempt is open: the same report is recorded once.
+      if (await hasPaymentReport(tx, attempt.id, fact.amount, fact.currency)) return
       await recordDiscrepancy(tx, deps, {
         provider, providerConfigId: configId, merchantId: session.merchantId, kind: 'payment_amount',
         report: fact, expected: { attemptId: attempt.id, amount: session.amount, currency: session.currency },

@@ -228,6 +228,9 @@ test('a notification with a wrong signature is refused with 401 and changes noth
   assert.equal(wrongKey.status, 401)
   const missing = await postHook(ta, body, { 'content-type': 'application/json' })
   assert.equal(missing.status, 401)
+  // A forged signature as long in characters but longer in bytes (a Latin-1 header character): refused, not a 500.
+  const nonAscii = await postHook(ta, body, { ...headers, 'x-mock-signature': `\u00e9${forged.slice(1)}` })
+  assert.equal(nonAscii.status, 401)
   // The right signature over other bytes does not carry over.
   const tampered = Buffer.from(body.toString('utf8').replace('"amount":1000', '"amount":1001'))
   assert.notDeepEqual(tampered, body)

@@ -94,7 +94,7 @@ test('a dropped checkout.completed: reconciliation asks Creem and records the pa
   assert.deepEqual(await c.types('sessionId', id), ['payment.succeeded'])
 })
 
-test('reconciliation checks the currency Creem shows: a USD order on a EUR session is not recorded as paid', async (t) => {
+test('reconciliation checks the currency Creem shows: a USD order on a EUR session is not recorded as paid, and is recorded as a discrepancy once however often it is asked', async (t) => {
   const c = await creemTill(t)
   await c.ctl.notifications({ mode: 'drop' })
   // The configuration's remembered EUR product is (wrongly) a USD one: Creem charges dollars.
@@ -112,6 +112,12 @@ test('reconciliation checks the currency Creem shows: a USD order on a EUR sessi
   assert.equal(await reconcileAttempts(c.ta.deps), 1)
   assert.notEqual((await c.read(id)).status, 'paid')
   assert.deepEqual(await c.types('sessionId', id), [])
+  // Asked again every hour while the attempt is open, Creem says the same: recorded once, not once an hour.
+  for (let i = 0; i < 3; i++) {
+    c.ta.clock.advance(3_600_000)
+    assert.equal(await reconcileAttempts(c.ta.deps), 1)
+  }
+  assert.deepEqual(await c.query(`select kind, report->>'currency' as currency from discrepancies`, []), [{ kind: 'payment_amount', currency: 'USD' }])
 })
 
 test('a tampered body or a bad signature is refused with 401 and changes nothing; the genuine retry pays', async (t) => {

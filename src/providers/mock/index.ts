@@ -49,9 +49,10 @@ export function createMockProvider(now: () => Date): PaymentProvider {
     },
 
     async parseNotification(cfg, raw) {
-      const given = String(raw.headers[MOCK_SIGNATURE_HEADER] ?? '')
-      const expected = sign(signingKey(cfg), raw.body)
-      const ok = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+      // Compared as bytes: a header's Latin-1 character is one character but two UTF-8 bytes.
+      const given = Buffer.from(String(raw.headers[MOCK_SIGNATURE_HEADER] ?? ''))
+      const expected = Buffer.from(sign(signingKey(cfg), raw.body))
+      const ok = given.length === expected.length && timingSafeEqual(given, expected)
       if (!ok) return { ack: { status: 401, body: { error: 'invalid signature' } }, facts: [] }
       const notice = JSON.parse(raw.body.toString('utf8')) as MockNotice
       const facts = notice.facts.map((f) => (f.kind === 'payment' && f.paidAt ? { ...f, paidAt: new Date(f.paidAt) }

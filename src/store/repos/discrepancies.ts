@@ -16,6 +16,17 @@ export async function listDiscrepanciesUnscoped(ex: Executor, o: { limit: number
   return ex.select().from(discrepancies).where(and(page, merchant)).orderBy(desc(discrepancies.createdAt), desc(discrepancies.id)).limit(o.limit)
 }
 
+/** Whether a `payment_amount` report of this amount and currency (either may be absent) is already stored for the attempt. */
+export async function hasPaymentReport(ex: Executor, attemptId: string, amount: number | undefined, currency: string | undefined): Promise<boolean> {
+  const [r] = await ex.select({ id: discrepancies.id }).from(discrepancies).where(and(
+    eq(discrepancies.kind, 'payment_amount'),
+    sql`${discrepancies.expected}->>'attemptId' = ${attemptId}`,
+    sql`${discrepancies.report}->>'amount' is not distinct from ${amount === undefined ? null : String(amount)}::text`,
+    sql`${discrepancies.report}->>'currency' is not distinct from ${currency ?? null}::text`,
+  )).limit(1)
+  return r !== undefined
+}
+
 /** A merchant's `paid_twice` reports for one session, oldest first. */
 export async function listPaidTwice(ex: Executor, merchantId: string, sessionId: string): Promise<DiscrepancyRow[]> {
   return ex.select().from(discrepancies)
