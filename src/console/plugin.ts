@@ -8,7 +8,6 @@ import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { toTillError } from '../api/plugins/errors.js'
 import { TillError } from '../domain/errors.js'
-import { loggableError } from '../logging.js'
 import { loadConsoleSession } from '../services/console-auth.js'
 import type { Deps } from '../services/deps.js'
 import { servedAssets } from '../web/assets.js'
@@ -105,8 +104,7 @@ export const consoleRoutes = (deps: Deps): FastifyPluginAsync => async (app) => 
   app.addHook('onRequest', async (_req, reply) => setDefaultPageHeaders(reply))
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const status = toTillError(err)?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500)
-    // A failed query's error quotes its parameters (a new password's hash, a session's CSRF token): only its kind and codes are logged.
-    if (status >= 500) req.log.error({ err: loggableError(err) }, 'console error')
+    if (status >= 500) req.log.error({ err }, 'console error')
     return messagePage(req, reply, status, explain(err))
   })
   app.setNotFoundHandler((req, reply) => messagePage(req, reply, 404))

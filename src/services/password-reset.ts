@@ -6,7 +6,6 @@
  */
 import { NotFound } from '../domain/errors.js'
 import type { Locale } from '../domain/locales.js'
-import { loggableError } from '../logging.js'
 import { hashPassword } from '../security/api-keys.js'
 import { clientNetwork } from '../security/client-network.js'
 import { newToken, tokenHash } from '../security/tokens.js'
@@ -54,7 +53,7 @@ export async function requestReset(deps: Deps, input: { email: string; ip: strin
     if (!m) return
     await deps.db.transaction((tx) => issue(deps, tx, m, null, input.locale))
     await recordActivity(deps, { merchantId: m.merchantId, memberId: m.id, actor: m.email, action: 'password_reset_requested', subject: m.email, ip: input.ip, userAgent: input.userAgent })
-  })().catch((err: unknown) => deps.log.error({ err: loggableError(err) }, 'a password reset asked for could not be made'))
+  })().catch((err: unknown) => deps.log.error({ err }, 'a password reset asked for could not be made'))
   return { result: 'ok', issued }
 }
 

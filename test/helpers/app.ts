@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type pg from 'pg'
-import pino from 'pino'
+import { createLogger } from '../../src/logging.js'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { createDeps } from '../../src/deps.js'
@@ -82,7 +82,8 @@ export async function startTestApp(t: TestContext, overrides: Partial<Config> = 
     webhookAllowPrivate: true,
     ...overrides,
   }
-  const logger = opts.log ? pino({ level: 'info' }, { write: opts.log }) : undefined
+  // The process's own logger (its redaction and error serializer), writing JSON lines to the test.
+  const logger = opts.log ? createLogger('info', 'json', { write: opts.log } as unknown as NodeJS.WritableStream) : undefined
   const deps = createDeps(config, database.db, randomBytes(32), logger ?? silent, clock)
   const app = await buildApp(deps, logger ? { loggerInstance: logger } : {})
   guardDocumentedErrors(t, app)
