@@ -11,16 +11,10 @@ import { configFor } from '../services/attempts.js'
 import { applyFacts } from '../services/payment-facts.js'
 import { settleRefund } from '../services/refund-settle.js'
 import { sendRefund } from '../services/refunds.js'
-import { paymentRef } from '../services/session-close.js'
+import { closeIfOpen, paymentRef } from '../services/session-close.js'
 import * as records from '../store/repos/records.js'
 import * as refundRepo from '../store/repos/refunds.js'
 import * as sessions from '../store/repos/sessions.js'
-
-/** Closed on our side only while still open: a payment recorded since the query (its notification) stays succeeded. */
-const closeIfOpen = (deps: Deps, attemptId: string) => deps.db.transaction(async (tx) => {
-  const current = await sessions.getAttemptUnscoped(tx, attemptId, true)
-  if (current?.status === 'processing') await sessions.updateAttempt(tx, attemptId, { status: 'closed', nextCheckAt: null }, deps.clock())
-})
 
 export async function reconcileAttempts(deps: Deps, limit = 20): Promise<number> {
   const now = deps.clock()

@@ -21,6 +21,15 @@ export const paymentRef = (a: Pick<AttemptRow, 'id' | 'providerRef' | 'providerD
 })
 
 /**
+ * An attempt the provider closed, closed on Till's side only while still open: a payment recorded
+ * meanwhile (its notification, or Creem, which cannot close) stays succeeded.
+ */
+export const closeIfOpen = (deps: Deps, attemptId: string) => deps.db.transaction(async (tx) => {
+  const current = await sessions.getAttemptUnscoped(tx, attemptId, true)
+  if (current?.status === 'processing') await sessions.updateAttempt(tx, attemptId, { status: 'closed', nextCheckAt: null }, deps.clock())
+})
+
+/**
  * Closes one open attempt at its provider. A close that finds the order paid records the payment
  * (the session is then paid, and the merchant's close is refused). A provider that cannot be reached
  * does not stop the close: the attempt stays open and reconciliation closes it (or records its
@@ -33,11 +42,7 @@ async function closeAtProvider(deps: Deps, a: AttemptRow) {
     const cfg = await configFor(deps, deps.db, a.provider, a.providerConfigId)
     const closed = await provider.closePayment(cfg, paymentRef(a))
     if ('alreadyPaid' in closed) return await applyFacts(deps, a.provider, a.providerConfigId, [closed.alreadyPaid])
-    await deps.db.transaction(async (tx) => {
-      // Only an attempt still open: a payment recorded meanwhile (Creem, which cannot close) stays succeeded.
-      const now = await sessions.getAttemptUnscoped(tx, a.id, true)
-      if (now?.status === 'processing') await sessions.updateAttempt(tx, a.id, { status: 'closed', nextCheckAt: null }, deps.clock())
-    })
+    await closeIfOpen(deps, a.id)
   } catch (err) {
     deps.log.warn({ err, attemptId: a.id }, 'closing an attempt at its provider failed; reconciliation closes it')
   }
